@@ -1,0 +1,68 @@
+package expr
+
+import (
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// AggKind is an aggregate function.
+type AggKind uint8
+
+// The aggregates streamdb computes, in batch and incrementally.
+const (
+	AggCount     AggKind = iota // count(x): non-NULL inputs
+	AggCountStar                // count(*)
+	AggSum
+	AggAvg
+	AggMin
+	AggMax
+)
+
+// AggByName returns the aggregate called name (lower case).
+func AggByName(name string) (AggKind, bool) {
+	switch name {
+	case "count":
+		return AggCount, true
+	case "sum":
+		return AggSum, true
+	case "avg":
+		return AggAvg, true
+	case "min":
+		return AggMin, true
+	case "max":
+		return AggMax, true
+	}
+	return 0, false
+}
+
+func (k AggKind) String() string {
+	return [...]string{"count", "count(*)", "sum", "avg", "min", "max"}[k]
+}
+
+// AggResultType is the type of agg(arg) as Postgres gives it: count is
+// bigint; sum of smallint/integer is bigint, of bigint and numeric numeric,
+// of real real, of double double; avg of integers and numeric is numeric,
+// of floats double; min/max the argument's type.
+func AggResultType(k AggKind, arg types.Type) (types.Type, error) { return aggResultType(k, arg) }
+
+// SumState is the retractable running state of sum and avg: the sum of the
+// non-NULL inputs (as a Datum of AccType) and how many there were.
+type SumState struct {
+	Sum   types.Datum
+	Count int64
+}
+
+// AccType is the type sum/avg accumulate in for an argument type: bigint for
+// smallint/integer... (numeric for bigint and numeric, double for floats).
+func AccType(arg types.Type) types.Type { return accType(arg) }
+
+// Accumulate adds (retract=false) or removes (retract=true) one non-NULL
+// input value v of type arg to st.
+func (st *SumState) Accumulate(v types.Datum, arg types.Type, retract bool) error {
+	return st.accumulate(v, arg, retract)
+}
+
+// Result is the value of sum (avg=false) or avg over the state; NULL when
+// Count is 0. result is the aggregate's result type.
+func (st *SumState) Result(avg bool, result types.Type) (types.Datum, error) {
+	return st.result(avg, result)
+}

@@ -1,0 +1,96 @@
+// Package catalog describes the relations streamdb knows: tables and
+// materialized views, their columns, keys and dependencies. Descriptors are
+// plain data, persisted as JSON in the store by the root package, which owns
+// the catalog and guards it with its own lock.
+package catalog
+
+import (
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Kind tells tables from materialized views.
+type Kind uint8
+
+// Relation kinds.
+const (
+	KindTable Kind = iota
+	KindMaterializedView
+)
+
+func (k Kind) String() string {
+	if k == KindTable {
+		return "table"
+	}
+	return "materialized view"
+}
+
+// State is where a relation is in its life.
+type State uint8
+
+// Relation states. A view is Creating until its backfill completes.
+const (
+	StateCreated State = iota
+	StateCreating
+)
+
+// Column describes one column. Hidden columns (a table's generated row id, a
+// view's stream key columns that the query does not project) are stored but
+// not shown by SELECT * or \d.
+type Column struct {
+	Name    string     `json:"name"`
+	Type    types.Type `json:"type"`
+	NotNull bool       `json:"not_null,omitempty"`
+	Hidden  bool       `json:"hidden,omitempty"`
+}
+
+// Relation is a table or a materialized view.
+type Relation struct {
+	ID      uint32   `json:"id"`
+	Name    string   `json:"name"`
+	Kind    Kind     `json:"kind"`
+	State   State    `json:"state"`
+	Columns []Column `json:"columns"`
+	// PK holds the indexes of the primary (stream) key columns: rows are
+	// unique on them and stored in their order.
+	PK []int `json:"pk"`
+	// DistKey holds the indexes of the columns whose hash picks a row's
+	// vnode (a subset of PK).
+	DistKey []int `json:"dist_key"`
+	// RowID is true when PK is a hidden generated row id.
+	RowID bool `json:"row_id,omitempty"`
+	// Definition is the SELECT of a materialized view, as written.
+	Definition string `json:"definition,omitempty"`
+	// Deps lists the relations a view reads.
+	Deps []uint32 `json:"deps,omitempty"`
+	// Internal lists the ids of the state tables the view's operators own,
+	// in the order the planner allocated them.
+	Internal []uint32 `json:"internal,omitempty"`
+}
+
+// VisibleColumns returns the indexes of the columns that are not hidden.
+func (r *Relation) VisibleColumns() []int {
+	var out []int
+	for i, c := range r.Columns {
+		if !c.Hidden {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ColumnTypes returns the types of all columns, hidden included.
+func (r *Relation) ColumnTypes() []types.Type {
+	ts := make([]types.Type, len(r.Columns))
+	for i, c := range r.Columns {
+		ts[i] = c.Type
+	}
+	return ts
+}
+
+// Reader is the catalog as the binder and planner see it.
+type Reader interface {
+	// Relation returns the relation named name (already case-folded).
+	Relation(name string) (*Relation, bool)
+	// RelationByID returns the relation with the given id.
+	RelationByID(id uint32) (*Relation, bool)
+}

@@ -1,0 +1,175 @@
+package chunk
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// ArrowType returns the Arrow type that holds values of t.
+func ArrowType(t types.Type) arrow.DataType {
+	switch t.ID {
+	case types.IDBool:
+		return arrow.FixedWidthTypes.Boolean
+	case types.IDInt16:
+		return arrow.PrimitiveTypes.Int16
+	case types.IDInt32:
+		return arrow.PrimitiveTypes.Int32
+	case types.IDInt64:
+		return arrow.PrimitiveTypes.Int64
+	case types.IDFloat32:
+		return arrow.PrimitiveTypes.Float32
+	case types.IDFloat64:
+		return arrow.PrimitiveTypes.Float64
+	case types.IDDate:
+		return arrow.FixedWidthTypes.Date32
+	case types.IDTimestamp:
+		return &arrow.TimestampType{Unit: arrow.Microsecond}
+	case types.IDTimestampTZ:
+		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	case types.IDInterval:
+		return arrow.FixedWidthTypes.MonthDayNanoInterval
+	default: // numeric, text, varchar, unknown
+		return arrow.BinaryTypes.String
+	}
+}
+
+// Schema returns the Arrow schema for columns of the given types.
+func Schema(ts []types.Type) *arrow.Schema {
+	fields := make([]arrow.Field, len(ts))
+	for i, t := range ts {
+		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: ArrowType(t), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Value returns row i of column col, whose SQL type is t, as a Datum.
+func Value(col arrow.Array, t types.Type, i int) types.Datum {
+	if col.IsNull(i) {
+		return nil
+	}
+	switch a := col.(type) {
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Int16:
+		return int64(a.Value(i))
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Float32:
+		return float64(a.Value(i))
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Date32:
+		return types.Date(a.Value(i))
+	case *array.Timestamp:
+		return types.Timestamp(a.Value(i))
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return types.Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
+	case *array.String:
+		s := a.Value(i)
+		if t.ID == types.IDNumeric {
+			d, _, err := apd.NewFromString(s)
+			if err != nil {
+				panic(fmt.Sprintf("chunk: corrupt numeric %q: %v", s, err))
+			}
+			return d
+		}
+		return s
+	}
+	panic(fmt.Sprintf("chunk: unsupported arrow column %T", col))
+}
+
+// Builder accumulates rows into a Chunk.
+type Builder struct {
+	types []types.Type
+	rb    *array.RecordBuilder
+	ops   []Op
+	n     int
+}
+
+// NewBuilder returns a builder for rows of the given column types.
+func NewBuilder(ts []types.Type) *Builder {
+	return &Builder{types: ts, rb: array.NewRecordBuilder(memory.DefaultAllocator, Schema(ts))}
+}
+
+// Len returns the number of rows appended since the last Build.
+func (b *Builder) Len() int { return b.n }
+
+// Append adds a row with its operation. The Datums must match the builder's
+// types (see package types).
+func (b *Builder) Append(op Op, row []types.Datum) {
+	for j, v := range row {
+		appendValue(b.rb.Field(j), v)
+	}
+	b.ops = append(b.ops, op)
+	b.n++
+}
+
+// Build returns the rows appended so far as a Chunk and resets the builder.
+func (b *Builder) Build() *Chunk {
+	rec := b.rb.NewRecordBatch()
+	c := &Chunk{Rec: rec, Ops: b.ops, Types: b.types}
+	b.ops = nil
+	b.n = 0
+	return c
+}
+
+// Release frees the builder's buffers.
+func (b *Builder) Release() { b.rb.Release() }
+
+func appendValue(fb array.Builder, v types.Datum) {
+	if v == nil {
+		fb.AppendNull()
+		return
+	}
+	switch f := fb.(type) {
+	case *array.BooleanBuilder:
+		f.Append(v.(bool))
+	case *array.Int16Builder:
+		f.Append(int16(v.(int64)))
+	case *array.Int32Builder:
+		f.Append(int32(v.(int64)))
+	case *array.Int64Builder:
+		f.Append(v.(int64))
+	case *array.Float32Builder:
+		f.Append(float32(v.(float64)))
+	case *array.Float64Builder:
+		f.Append(v.(float64))
+	case *array.Date32Builder:
+		f.Append(arrow.Date32(v.(types.Date)))
+	case *array.TimestampBuilder:
+		f.Append(arrow.Timestamp(v.(types.Timestamp)))
+	case *array.MonthDayNanoIntervalBuilder:
+		iv := v.(types.Interval)
+		f.Append(arrow.MonthDayNanoInterval{Months: iv.Months, Days: iv.Days, Nanoseconds: iv.Micros * 1000})
+	case *array.StringBuilder:
+		switch s := v.(type) {
+		case string:
+			f.Append(s)
+		case *apd.Decimal:
+			f.Append(s.Text('f'))
+		default:
+			panic(fmt.Sprintf("chunk: %T in string column", v))
+		}
+	default:
+		panic(fmt.Sprintf("chunk: unsupported builder %T", fb))
+	}
+}
+
+// FromRows builds a chunk of the given rows, all with operation op.
+func FromRows(ts []types.Type, op Op, rows [][]types.Datum) *Chunk {
+	b := NewBuilder(ts)
+	defer b.Release()
+	for _, r := range rows {
+		b.Append(op, r)
+	}
+	return b.Build()
+}

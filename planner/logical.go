@@ -1,0 +1,160 @@
+// Package planner turns bound queries (logical plans, built by the binder in
+// package sql) into executable plans: batch executor trees for SELECT and
+// DML, and stream fragment graphs for materialized views.
+//
+// Logical plan nodes are plain data. Every node outputs a row of Columns;
+// expressions inside a node refer to its input row by column index (for a
+// Join, the left row followed by the right row).
+package planner
+
+import (
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Column is one output column of a plan node.
+type Column struct {
+	Name string
+	Type types.Type
+	// Table is the name (or alias) qualifying the column, for binding.
+	Table string
+	// Hidden columns are carried for keys but not shown to the user.
+	Hidden bool
+}
+
+// Node is a logical plan node.
+type Node interface {
+	Columns() []Column
+	Inputs() []Node
+}
+
+// Scan reads every column of a table or materialized view, hidden ones
+// included, in catalog column order.
+type Scan struct {
+	Rel   *catalog.Relation
+	Alias string
+	Cols  []Column
+}
+
+// Values produces constant rows (each expression has no column references).
+type Values struct {
+	Rows [][]expr.Expr
+	Cols []Column
+}
+
+// GenerateSeries produces one column of integers (or timestamps, with an
+// interval step) from Start to Stop inclusive. Start, Stop and Step are
+// constant expressions.
+type GenerateSeries struct {
+	Start, Stop, Step expr.Expr
+	Cols              []Column
+}
+
+// Filter keeps the rows for which Cond is true.
+type Filter struct {
+	Input Node
+	Cond  expr.Expr
+}
+
+// Project computes one expression per output column.
+type Project struct {
+	Input Node
+	Exprs []expr.Expr
+	Cols  []Column
+}
+
+// AggCall is one aggregate of an Aggregate node.
+type AggCall struct {
+	Kind     expr.AggKind
+	Arg      int // input column; -1 for count(*)
+	Distinct bool
+	Type     types.Type // result type
+}
+
+// Aggregate groups its input by GroupBy columns and computes Aggs per group.
+// Its output is the group columns, in order, followed by one column per
+// AggCall. With no GroupBy it yields exactly one row (even for no input).
+// SELECT DISTINCT is an Aggregate with no Aggs.
+type Aggregate struct {
+	Input   Node
+	GroupBy []int
+	Aggs    []AggCall
+	Cols    []Column
+}
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// Join kinds.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+)
+
+func (k JoinKind) String() string {
+	return [...]string{"inner", "left outer", "right outer", "full outer"}[k]
+}
+
+// Join joins Left and Right on LeftKeys[i] = RightKeys[i] for every i (an
+// equi-join; NULL keys never match), then keeps pairs for which Cond (over
+// the concatenated row; nil means true) holds. Outer joins pad the
+// unmatched side with NULLs. Output: left columns then right columns.
+type Join struct {
+	Left, Right         Node
+	Kind                JoinKind
+	LeftKeys, RightKeys []int
+	Cond                expr.Expr
+}
+
+// SortKey is one ORDER BY key over the input columns.
+type SortKey struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool // Postgres default: NULLS LAST for ASC, FIRST for DESC
+}
+
+// Sort orders its input.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// Limit skips Offset rows and then passes at most Count rows (Count < 0:
+// no limit).
+type Limit struct {
+	Input         Node
+	Count, Offset int64
+}
+
+// UnionAll concatenates inputs with identical column types.
+type UnionAll struct {
+	Ins  []Node
+	Cols []Column
+}
+
+func (n *Scan) Columns() []Column           { return n.Cols }
+func (n *Values) Columns() []Column         { return n.Cols }
+func (n *GenerateSeries) Columns() []Column { return n.Cols }
+func (n *Filter) Columns() []Column         { return n.Input.Columns() }
+func (n *Project) Columns() []Column        { return n.Cols }
+func (n *Aggregate) Columns() []Column      { return n.Cols }
+func (n *Sort) Columns() []Column           { return n.Input.Columns() }
+func (n *Limit) Columns() []Column          { return n.Input.Columns() }
+func (n *UnionAll) Columns() []Column       { return n.Cols }
+func (n *Join) Columns() []Column {
+	return append(append([]Column{}, n.Left.Columns()...), n.Right.Columns()...)
+}
+
+func (n *Scan) Inputs() []Node           { return nil }
+func (n *Values) Inputs() []Node         { return nil }
+func (n *GenerateSeries) Inputs() []Node { return nil }
+func (n *Filter) Inputs() []Node         { return []Node{n.Input} }
+func (n *Project) Inputs() []Node        { return []Node{n.Input} }
+func (n *Aggregate) Inputs() []Node      { return []Node{n.Input} }
+func (n *Sort) Inputs() []Node           { return []Node{n.Input} }
+func (n *Limit) Inputs() []Node          { return []Node{n.Input} }
+func (n *UnionAll) Inputs() []Node       { return n.Ins }
+func (n *Join) Inputs() []Node           { return []Node{n.Left, n.Right} }

@@ -1,0 +1,67 @@
+package planner
+
+import (
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// The binder turns each SQL statement into one of the bound statements
+// below; the root package executes them.
+
+// Query is a bound SELECT. Only the columns not Hidden are shown.
+type Query struct {
+	Plan Node
+}
+
+// Insert inserts the rows of Source (whose columns are already cast to the
+// target columns' types, one per column of Rel, in catalog order; a hidden
+// row id column is left NULL and filled by the table).
+type Insert struct {
+	Rel    *catalog.Relation
+	Source Node
+}
+
+// Update sets columns of the rows of Rel matching Filter (nil: all rows).
+// Set[i] computes the new value of column Cols[i] from the old row.
+type Update struct {
+	Rel    *catalog.Relation
+	Filter expr.Expr
+	Cols   []int
+	Set    []expr.Expr
+}
+
+// Delete deletes the rows of Rel matching Filter (nil: all rows).
+type Delete struct {
+	Rel    *catalog.Relation
+	Filter expr.Expr
+}
+
+// CreateTable creates a table. PK empty means a hidden row id is added.
+type CreateTable struct {
+	Name        string
+	IfNotExists bool
+	Columns     []catalog.Column
+	PK          []int
+}
+
+// CreateView creates a materialized view from a bound query.
+type CreateView struct {
+	Name        string
+	IfNotExists bool
+	Definition  string // the SELECT text as the user wrote it
+	Query       *Query
+	// ColNames optionally renames the output columns.
+	ColNames []string
+}
+
+// Drop drops a table or view.
+type Drop struct {
+	Kind     catalog.Kind
+	Names    []string
+	IfExists bool
+	Cascade  bool
+}
+
+// ensure types import is used by doc references
+var _ = types.TUnknown

@@ -1,0 +1,158 @@
+// Package sql is streamdb's SQL front end: a Postgres-aware lexer that
+// splits a query string into statements, recognizes the statements streamdb
+// parses itself (stream DDL, CREATE TABLE, DROP, SET/SHOW, transactions,
+// FLUSH ...), and rewrites Postgres-only syntax into text the TiDB parser
+// accepts, with reserved markers that the binder (package sql/binder) undoes.
+//
+// # Markers
+//
+// The rewrite never produces text a user could have written, because every
+// marker starts with the reserved prefix "__sdb_" (identifiers starting with
+// it are rejected in user input):
+//
+//   - x::T, CAST(x AS T), and typed literals (DATE '...', TIMESTAMP '...',
+//     INTERVAL '...') become __sdb_cast(x, 'T'), T being the Postgres type
+//     name as written, lower case, with modifiers: 'numeric(10,2)',
+//     'varchar(20)', 'timestamp with time zone', 'int'.
+//   - A table function in FROM (generate_series(1, 10) [AS] g[(x)]) becomes
+//     the table name __sdb_tf_N (N = 0, 1, ...); Statement.TableFuncs[N] keeps
+//     its name and arguments.
+//   - a FULL [OUTER] JOIN b ON cond becomes a LEFT JOIN b ON
+//     __sdb_full_join() AND (cond).
+//   - $N placeholders become ? markers; ast.ParamMarkerExpr.Order is N-1.
+//   - Unquoted identifiers are folded to lower case, as Postgres does;
+//     quoted ones keep their case.
+//
+// One Parser per session: the TiDB parser is not safe for concurrent use.
+package sql
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Statement is one statement of a query string.
+type Statement struct {
+	// Text is the statement's original text, without the trailing ';'.
+	Text string
+	// Offset is the byte offset of Text in the whole query string.
+	Offset int
+	// Node is the parsed statement: one of the *...Stmt types of this
+	// package.
+	Node Node
+	// TableFuncs holds the table functions the rewrite replaced, by N.
+	TableFuncs []*TableFunc
+	// NumParams is the highest $N placeholder used.
+	NumParams int
+}
+
+// Node is a parsed statement.
+type Node interface{ node() }
+
+// TableFunc is a table function call that appeared in FROM.
+type TableFunc struct {
+	Name string         // lower case: generate_series
+	Args []ast.ExprNode // its arguments, rewritten like the rest
+}
+
+// SelectStmt is a query: *ast.SelectStmt or *ast.SetOprStmt (UNION ...).
+type SelectStmt struct{ AST ast.ResultSetNode }
+
+// InsertStmt is INSERT ... VALUES / SELECT.
+type InsertStmt struct{ AST *ast.InsertStmt }
+
+// UpdateStmt is UPDATE.
+type UpdateStmt struct{ AST *ast.UpdateStmt }
+
+// DeleteStmt is DELETE.
+type DeleteStmt struct{ AST *ast.DeleteStmt }
+
+// ColumnDef is a column of CREATE TABLE.
+type ColumnDef struct {
+	Name       string
+	TypeName   string // Postgres type as written, lower case, with modifiers
+	NotNull    bool
+	PrimaryKey bool
+	Default    ast.ExprNode // nil when absent
+}
+
+// CreateTableStmt is CREATE TABLE.
+type CreateTableStmt struct {
+	Name        string
+	IfNotExists bool
+	Columns     []ColumnDef
+	PrimaryKey  []string          // from a table constraint PRIMARY KEY (...)
+	With        map[string]string // WITH (k = v, ...), keys lower case
+}
+
+// CreateMaterializedViewStmt is CREATE MATERIALIZED VIEW name [(cols)]
+// [WITH (...)] AS query.
+type CreateMaterializedViewStmt struct {
+	Name        string
+	IfNotExists bool
+	Columns     []string
+	Query       *SelectStmt
+	QueryText   string // the query's original text
+	With        map[string]string
+}
+
+// ObjectKind is the kind of object a DROP or SHOW names.
+type ObjectKind uint8
+
+// Object kinds.
+const (
+	ObjTable ObjectKind = iota
+	ObjMaterializedView
+	ObjView
+	ObjSource
+	ObjIndex
+)
+
+// DropStmt is DROP TABLE / MATERIALIZED VIEW [IF EXISTS] names [CASCADE].
+type DropStmt struct {
+	Kind     ObjectKind
+	Names    []string
+	IfExists bool
+	Cascade  bool
+}
+
+// ShowStmt is SHOW TABLES, SHOW MATERIALIZED VIEWS, SHOW JOBS or SHOW var.
+type ShowStmt struct {
+	// What is "tables", "materialized views", "jobs", or a variable name
+	// (lower case; "all" for SHOW ALL).
+	What string
+}
+
+// SetStmt is SET [SESSION|LOCAL] name {=|TO} value | DEFAULT.
+type SetStmt struct {
+	Name    string
+	Value   string // as written, quotes removed; empty when Default
+	Default bool
+}
+
+// TransactionStmt is BEGIN / START TRANSACTION / COMMIT / END / ROLLBACK.
+type TransactionStmt struct {
+	Kind string // "begin", "commit", "rollback"
+}
+
+// FlushStmt is FLUSH.
+type FlushStmt struct{}
+
+// ExplainStmt is EXPLAIN stmt.
+type ExplainStmt struct{ Stmt *Statement }
+
+// EmptyStmt is a statement with only whitespace or comments.
+type EmptyStmt struct{}
+
+func (*SelectStmt) node()                 {}
+func (*InsertStmt) node()                 {}
+func (*UpdateStmt) node()                 {}
+func (*DeleteStmt) node()                 {}
+func (*CreateTableStmt) node()            {}
+func (*CreateMaterializedViewStmt) node() {}
+func (*DropStmt) node()                   {}
+func (*ShowStmt) node()                   {}
+func (*SetStmt) node()                    {}
+func (*TransactionStmt) node()            {}
+func (*FlushStmt) node()                  {}
+func (*ExplainStmt) node()                {}
+func (*EmptyStmt) node()                  {}
