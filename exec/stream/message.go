@@ -1,0 +1,89 @@
+package stream
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Barrier separates epochs in a stream. Rows before it belong to epoch Prev,
+// rows after it to epoch Curr. Every barrier is a checkpoint: when it has
+// passed every actor, epoch Prev is committed to the store in one batch.
+type Barrier struct {
+	Prev, Curr uint64
+	// Mutation, when not nil, changes the graph at this barrier; every actor
+	// applies it when it passes the barrier.
+	Mutation Mutation
+}
+
+// Mutation is a change of the stream graph carried by a barrier.
+type Mutation interface{ mutation() }
+
+// StopMutation stops the listed actors: they forward the barrier and exit;
+// dispatchers drop their outputs to them.
+type StopMutation struct {
+	Actors map[ActorID]bool
+}
+
+// AddMutation attaches new downstream outputs to existing dispatchers: from
+// this barrier on (the barrier itself included), the dispatcher of actor
+// Upstream also sends to each of Outputs[Upstream].
+type AddMutation struct {
+	Outputs map[ActorID][]*Output
+}
+
+func (*StopMutation) mutation() {}
+func (*AddMutation) mutation()  {}
+
+// ActorID identifies an actor in the graph.
+type ActorID uint32
+
+// Message is what flows on a stream: exactly one of Chunk and Barrier is set.
+type Message struct {
+	Chunk   *chunk.Chunk
+	Barrier *Barrier
+}
+
+// Executor is one operator of an actor's pipeline. Next pulls from the
+// executor's input(s) and returns its next message. An executor forwards
+// every barrier it receives (after receiving it on all of its inputs, I1)
+// and, before returning a barrier, writes its pending state for the epoch
+// that ends into the actor's current write batch (StateContext.Batch).
+//
+// Next returning an error fails the actor (and triggers recovery); an input
+// that ends without a barrier is such an error (I5).
+type Executor interface {
+	Next(ctx context.Context) (Message, error)
+	// Types are the column types of the chunks it emits.
+	Types() []types.Type
+}
+
+// Output is one downstream receiver of a dispatcher.
+type Output struct {
+	Actor ActorID
+	C     chan<- Message
+}
+
+// Receiver is an Executor that reads messages from an upstream actor's
+// channel. A closed channel is an upstream that ended without a barrier.
+type Receiver struct {
+	C   <-chan Message
+	Typ []types.Type
+}
+
+// Types implements Executor.
+func (r *Receiver) Types() []types.Type { return r.Typ }
+
+// Next implements Executor.
+func (r *Receiver) Next(ctx context.Context) (Message, error) {
+	select {
+	case m, ok := <-r.C:
+		if !ok {
+			return Message{}, ErrUpstreamEnded
+		}
+		return m, nil
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	}
+}
