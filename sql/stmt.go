@@ -50,8 +50,9 @@ type Node interface{ node() }
 
 // TableFunc is a table function call that appeared in FROM.
 type TableFunc struct {
-	Name string         // lower case: generate_series
-	Args []ast.ExprNode // its arguments, rewritten like the rest
+	Name    string         // lower case: generate_series
+	Args    []ast.ExprNode // its arguments, rewritten like the rest
+	Columns []string       // column aliases: g(x) -> ["x"]; nil when none
 }
 
 // SelectStmt is a query: *ast.SelectStmt or *ast.SetOprStmt (UNION ...).
@@ -127,6 +128,7 @@ type SetStmt struct {
 	Name    string
 	Value   string // as written, quotes removed; empty when Default
 	Default bool
+	Local   bool // SET LOCAL: for the current transaction only
 }
 
 // TransactionStmt is BEGIN / START TRANSACTION / COMMIT / END / ROLLBACK.

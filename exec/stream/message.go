@@ -15,6 +15,8 @@ type Barrier struct {
 	// Mutation, when not nil, changes the graph at this barrier; every actor
 	// applies it when it passes the barrier.
 	Mutation Mutation
+
+	commit *commitSignal // set by the Coordinator
 }
 
 // Mutation is a change of the stream graph carried by a barrier.

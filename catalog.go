@@ -1,0 +1,148 @@
+package streamdb
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+)
+
+// Meta keys of the catalog in the store.
+const (
+	metaRelPrefix = "catalog/rel/"
+	metaNextID    = "catalog/next_id"
+)
+
+func relKey(id uint32) string { return fmt.Sprintf("%s%010d", metaRelPrefix, id) }
+
+// loadCatalog reads the relations from the store, dropping views whose
+// creation never finished (their CREATE was never acknowledged).
+func (db *DB) loadCatalog() error {
+	keys, vals, err := db.store.ScanMeta(metaRelPrefix)
+	if err != nil {
+		return fmt.Errorf("streamdb: reading catalog: %w", err)
+	}
+	for i := range keys {
+		r := new(catalog.Relation)
+		if err := json.Unmarshal(vals[i], r); err != nil {
+			return fmt.Errorf("streamdb: corrupt catalog entry %s: %w", keys[i], err)
+		}
+		if r.State == catalog.StateCreating {
+			if err := db.purgeRelation(r); err != nil {
+				return err
+			}
+			continue
+		}
+		db.rels[r.ID] = r
+		db.byName[r.Name] = r
+	}
+	v, ok, err := db.store.GetMeta(metaNextID)
+	if err != nil {
+		return err
+	}
+	db.nextID = 1
+	if ok {
+		db.nextID = binary.BigEndian.Uint32(v)
+	}
+	return nil
+}
+
+// purgeRelation deletes a relation's state, internal state and catalog entry.
+func (db *DB) purgeRelation(r *catalog.Relation) error {
+	for _, id := range append([]uint32{r.ID}, r.Internal...) {
+		if err := db.store.DropTable(id); err != nil {
+			return fmt.Errorf("streamdb: dropping state of %q: %w", r.Name, err)
+		}
+	}
+	return db.store.DeleteMeta(relKey(r.ID))
+}
+
+// saveRelation durably writes a relation's catalog entry.
+func (db *DB) saveRelation(r *catalog.Relation) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return db.store.PutMeta(relKey(r.ID), b)
+}
+
+// allocID reserves a relation / state table id (caller holds ddlMu).
+func (db *DB) allocID() (uint32, error) {
+	id := db.nextID
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], id+1)
+	if err := db.store.PutMeta(metaNextID, b[:]); err != nil {
+		return 0, err
+	}
+	db.nextID++
+	return id, nil
+}
+
+// Relation implements catalog.Reader.
+func (db *DB) Relation(name string) (*catalog.Relation, bool) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	r, ok := db.byName[name]
+	return r, ok
+}
+
+// RelationByID implements catalog.Reader.
+func (db *DB) RelationByID(id uint32) (*catalog.Relation, bool) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	r, ok := db.rels[id]
+	return r, ok
+}
+
+// relationsSorted returns all relations in id (creation) order.
+func (db *DB) relationsSorted() []*catalog.Relation {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	out := make([]*catalog.Relation, 0, len(db.rels))
+	for _, r := range db.rels {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// dependents returns the views that read relation id.
+func (db *DB) dependents(id uint32) []*catalog.Relation {
+	var out []*catalog.Relation
+	for _, r := range db.relationsSorted() {
+		for _, d := range r.Deps {
+			if d == id {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// actorSeq hands out actor ids.
+type actorSeq struct{ n atomic.Uint32 }
+
+func (s *actorSeq) next() stream.ActorID { return stream.ActorID(s.n.Add(1)) }
+
+// rowIDGen generates hidden row ids: microseconds since the epoch shifted
+// left, plus a sequence, so ids grow across restarts.
+type rowIDGen struct{ last atomic.Int64 }
+
+func (g *rowIDGen) next() int64 {
+	for {
+		last := g.last.Load()
+		id := time.Now().UnixMicro() << 8
+		if id <= last {
+			id = last + 1
+		}
+		if g.last.CompareAndSwap(last, id) {
+			return id
+		}
+	}
+}

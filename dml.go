@@ -1,0 +1,343 @@
+package streamdb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// dmlChunkRows is how many rows a DML chunk carries.
+const dmlChunkRows = 1024
+
+func newDMLMutex() *sync.Mutex { return new(sync.Mutex) }
+
+// dmlTarget is a table locked for one DML statement: no other statement
+// changes it until this one has committed (or failed), so primary-key
+// checks against committed state are exact.
+type dmlTarget struct {
+	db     *DB
+	rel    *catalog.Relation
+	rt     *relRuntime
+	layout *storage.Table
+	snap   *storage.Snapshot
+	chunks []*chunk.Chunk
+	b      *chunk.Builder
+}
+
+func (db *DB) lockTable(rel *catalog.Relation) (*dmlTarget, error) {
+	db.mu.RLock()
+	rt := db.runtime[rel.ID]
+	db.mu.RUnlock()
+	if rt == nil || rt.dml == nil {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", rel.Name)
+	}
+	rt.dml.Lock()
+	db.mu.RLock()
+	cur := db.runtime[rel.ID]
+	db.mu.RUnlock()
+	if cur == nil {
+		rt.dml.Unlock()
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", rel.Name)
+	}
+	return &dmlTarget{db: db, rel: rel, rt: cur, layout: planner.TableLayout(rel),
+		snap: db.store.Snapshot(), b: chunk.NewBuilder(rel.ColumnTypes())}, nil
+}
+
+func (t *dmlTarget) unlock() {
+	t.snap.Close()
+	t.b.Release()
+	for _, c := range t.chunks {
+		c.Release()
+	}
+	t.rt.dml.Unlock()
+}
+
+func (t *dmlTarget) add(op chunk.Op, row []types.Datum) {
+	t.b.Append(op, row)
+	if t.b.Len() >= dmlChunkRows {
+		t.chunks = append(t.chunks, t.b.Build())
+	}
+}
+
+// commit sends the statement's changes into the table's source, holding
+// it so no barrier splits them, and waits until they are committed.
+func (t *dmlTarget) commit(ctx context.Context) error {
+	if t.b.Len() > 0 {
+		t.chunks = append(t.chunks, t.b.Build())
+	}
+	if len(t.chunks) == 0 {
+		return nil
+	}
+	// The source may have been replaced by a recovery since we looked.
+	t.db.mu.RLock()
+	rt := t.db.runtime[t.rel.ID]
+	t.db.mu.RUnlock()
+	if rt == nil {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", t.rel.Name)
+	}
+	done := t.db.coord.Done()
+	if err := rt.source.Acquire(ctx); err != nil {
+		return pgerr.As(err)
+	}
+	for i, c := range t.chunks {
+		select {
+		case rt.source.C <- stream.Message{Chunk: c}:
+			t.chunks[i] = nil
+		case <-done:
+			rt.source.Release()
+			return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
+		}
+	}
+	t.chunks = nil
+	rt.source.Release()
+	// Once sent, the changes commit with the next barrier whatever the
+	// client does; wait for that regardless of cancellation.
+	if err := t.db.coord.Checkpoint(context.Background()); err != nil {
+		return pgerr.Wrap(err, pgerr.SerializationFailure, "could not commit")
+	}
+	return nil
+}
+
+func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
+	t, err := db.lockTable(ins.Rel)
+	if err != nil {
+		return 0, err
+	}
+	defer t.unlock()
+	ex, err := planner.BuildBatch(ins.Source, &snapshotSource{snap: t.snap})
+	if err != nil {
+		return 0, err
+	}
+	defer ex.Close()
+	seen := map[string]bool{}
+	var n int64
+	for {
+		c, err := ex.Next(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if c == nil {
+			break
+		}
+		for i := 0; i < c.NumRows(); i++ {
+			row := c.Row(i, nil)
+			if err := t.checkInsert(row, seen); err != nil {
+				c.Release()
+				return 0, err
+			}
+			t.add(chunk.Insert, row)
+			n++
+		}
+		c.Release()
+	}
+	return n, t.commit(ctx)
+}
+
+// checkInsert fills a generated row id and checks NOT NULL and primary
+// key uniqueness (against committed rows and this statement's own).
+func (t *dmlTarget) checkInsert(row []types.Datum, seen map[string]bool) error {
+	if t.rel.RowID {
+		row[t.rel.PK[0]] = t.db.rowIDs.next()
+	}
+	if err := t.checkNotNull(row); err != nil {
+		return err
+	}
+	if t.rel.RowID {
+		return nil
+	}
+	key := t.pkKey(row)
+	if seen[key] {
+		return t.duplicate(row)
+	}
+	seen[key] = true
+	_, exists, err := t.layout.Get(t.snap, t.pk(row))
+	if err != nil {
+		return err
+	}
+	if exists {
+		return t.duplicate(row)
+	}
+	return nil
+}
+
+func (t *dmlTarget) checkNotNull(row []types.Datum) error {
+	for i, c := range t.rel.Columns {
+		if row[i] == nil && c.NotNull {
+			e := pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, t.rel.Name)
+			return e
+		}
+	}
+	return nil
+}
+
+func (t *dmlTarget) pk(row []types.Datum) []types.Datum {
+	out := make([]types.Datum, len(t.rel.PK))
+	for i, k := range t.rel.PK {
+		out[i] = row[k]
+	}
+	return out
+}
+
+// pkKey renders a row's primary key as a map key: equal keys render
+// equal (numerics normalized).
+func (t *dmlTarget) pkKey(row []types.Datum) string {
+	var sb strings.Builder
+	for _, k := range t.rel.PK {
+		v := row[k]
+		typ := t.rel.Columns[k].Type
+		if d, ok := v.(*types.Decimal); ok {
+			var r types.Decimal
+			r.Reduce(d)
+			v = &r
+		}
+		sb.WriteString(types.Format(v, typ))
+		sb.WriteByte(0)
+	}
+	return sb.String()
+}
+
+func (t *dmlTarget) duplicate(row []types.Datum) error {
+	names := make([]string, len(t.rel.PK))
+	vals := make([]string, len(t.rel.PK))
+	for i, k := range t.rel.PK {
+		names[i] = t.rel.Columns[k].Name
+		vals[i] = types.Format(row[k], t.rel.Columns[k].Type)
+	}
+	e := pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint %q", t.rel.Name+"_pkey")
+	e.Detail = fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))
+	return e
+}
+
+// matching returns the rows of the table that satisfy filter (nil: all).
+func (t *dmlTarget) matching(ctx context.Context, filter expr.Expr) ([][]types.Datum, error) {
+	var plan planner.Node = scanOf(t.rel)
+	if filter != nil {
+		plan = &planner.Filter{Input: plan, Cond: filter}
+	}
+	ex, err := planner.BuildBatch(plan, &snapshotSource{snap: t.snap})
+	if err != nil {
+		return nil, err
+	}
+	defer ex.Close()
+	var rows [][]types.Datum
+	for {
+		c, err := ex.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return rows, nil
+		}
+		rows = append(rows, c.Rows()...)
+		c.Release()
+	}
+}
+
+func scanOf(rel *catalog.Relation) *planner.Scan {
+	cols := make([]planner.Column, len(rel.Columns))
+	for i, c := range rel.Columns {
+		cols[i] = planner.Column{Name: c.Name, Type: c.Type, Table: rel.Name, Hidden: c.Hidden}
+	}
+	return &planner.Scan{Rel: rel, Cols: cols}
+}
+
+func (db *DB) delete(ctx context.Context, del *planner.Delete) (int64, error) {
+	t, err := db.lockTable(del.Rel)
+	if err != nil {
+		return 0, err
+	}
+	defer t.unlock()
+	rows, err := t.matching(ctx, del.Filter)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rows {
+		t.add(chunk.Delete, r)
+	}
+	return int64(len(rows)), t.commit(ctx)
+}
+
+func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
+	t, err := db.lockTable(up.Rel)
+	if err != nil {
+		return 0, err
+	}
+	defer t.unlock()
+	olds, err := t.matching(ctx, up.Filter)
+	if err != nil {
+		return 0, err
+	}
+	news := make([][]types.Datum, len(olds))
+	pkMoved := false
+	for i, old := range olds {
+		nw := append([]types.Datum(nil), old...)
+		for j, col := range up.Cols {
+			v, err := up.Set[j].Eval(old)
+			if err != nil {
+				return 0, err
+			}
+			nw[col] = v
+		}
+		if err := t.checkNotNull(nw); err != nil {
+			return 0, err
+		}
+		news[i] = nw
+		pkMoved = pkMoved || t.pkKey(old) != t.pkKey(nw)
+	}
+	if pkMoved {
+		if err := t.checkMovedKeys(olds, news); err != nil {
+			return 0, err
+		}
+		for _, r := range olds {
+			t.add(chunk.Delete, r)
+		}
+		for _, r := range news {
+			t.add(chunk.Insert, r)
+		}
+	} else {
+		for i := range olds {
+			t.add(chunk.UpdateDelete, olds[i])
+			t.add(chunk.UpdateInsert, news[i])
+		}
+	}
+	return int64(len(olds)), t.commit(ctx)
+}
+
+// checkMovedKeys checks that an UPDATE that changes primary keys leaves
+// them unique: new keys must differ from each other and from the keys of
+// rows the statement does not touch.
+func (t *dmlTarget) checkMovedKeys(olds, news [][]types.Datum) error {
+	freed := map[string]bool{}
+	for _, r := range olds {
+		freed[t.pkKey(r)] = true
+	}
+	seen := map[string]bool{}
+	for _, r := range news {
+		key := t.pkKey(r)
+		if seen[key] {
+			return t.duplicate(r)
+		}
+		seen[key] = true
+		if freed[key] {
+			continue
+		}
+		_, exists, err := t.layout.Get(t.snap, t.pk(r))
+		if err != nil {
+			return err
+		}
+		if exists {
+			return t.duplicate(r)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package streamdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"sync"
+)
+
+func init() {
+	sql.Register("streamdb", &Driver{})
+}
+
+// Driver is the database/sql driver, registered as "streamdb". The data
+// source name is the data directory ("" or ":memory:" for memory). Every
+// sql.DB opened on the same directory shares one open DB.
+type Driver struct{}
+
+var shared struct {
+	sync.Mutex
+	dbs map[string]*sharedDB
+}
+
+type sharedDB struct {
+	db   *DB
+	refs int
+}
+
+// Open implements driver.Driver.
+func (d *Driver) Open(name string) (driver.Conn, error) {
+	c, err := d.OpenConnector(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.Connect(context.Background())
+}
+
+// OpenConnector implements driver.DriverContext.
+func (d *Driver) OpenConnector(name string) (driver.Connector, error) {
+	if name == "" || name == ":memory:" {
+		db, err := Open(name, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &connector{drv: d, db: db, own: true}, nil
+	}
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.dbs == nil {
+		shared.dbs = map[string]*sharedDB{}
+	}
+	s, ok := shared.dbs[name]
+	if !ok {
+		db, err := Open(name, nil)
+		if err != nil {
+			return nil, err
+		}
+		s = &sharedDB{db: db}
+		shared.dbs[name] = s
+	}
+	s.refs++
+	return &connector{drv: d, db: s.db, name: name}, nil
+}
+
+type connector struct {
+	drv       *Driver
+	db        *DB
+	name      string
+	own       bool
+	closeOnce sync.Once
+}
+
+func (c *connector) Connect(context.Context) (driver.Conn, error) {
+	return &conn{s: c.db.NewSession()}, nil
+}
+
+func (c *connector) Driver() driver.Driver { return c.drv }
+
+// Close releases the DB when the last sql.DB using it closes.
+func (c *connector) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		if c.own {
+			err = c.db.Close()
+			return
+		}
+		shared.Lock()
+		defer shared.Unlock()
+		s := shared.dbs[c.name]
+		s.refs--
+		if s.refs == 0 {
+			delete(shared.dbs, c.name)
+			err = s.db.Close()
+		}
+	})
+	return err
+}
+
+var _ io.Closer = (*connector)(nil)
+
+// conn is one database/sql connection: a Session.
+type conn struct{ s *Session }
+
+func (c *conn) Prepare(query string) (driver.Stmt, error) {
+	return &stmt{c: c, query: query}, nil
+}
+
+func (c *conn) Close() error { return nil }
+
+// Begin returns a transaction whose statements each commit on their own:
+// streamdb has no multi-statement transactions yet.
+func (c *conn) Begin() (driver.Tx, error) { return tx{}, nil }
+
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	r, err := c.s.Exec(ctx, query, namedArgs(args)...)
+	if err != nil {
+		return nil, err
+	}
+	return driver.RowsAffected(r.RowsAffected), nil
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	r, err := c.s.Query(ctx, query, namedArgs(args)...)
+	if err != nil {
+		return nil, err
+	}
+	return &rows{r: r}, nil
+}
+
+func namedArgs(args []driver.NamedValue) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a.Value
+	}
+	return out
+}
+
+type tx struct{}
+
+func (tx) Commit() error { return nil }
+func (tx) Rollback() error {
+	return errors.New("streamdb: ROLLBACK is not supported; each statement commits on its own")
+}
+
+type stmt struct {
+	c     *conn
+	query string
+}
+
+func (s *stmt) Close() error  { return nil }
+func (s *stmt) NumInput() int { return -1 }
+
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.c.ExecContext(context.Background(), s.query, valuesToNamed(args))
+}
+
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.c.QueryContext(context.Background(), s.query, valuesToNamed(args))
+}
+
+func valuesToNamed(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}
+
+type rows struct{ r *Rows }
+
+func (r *rows) Columns() []string {
+	out := make([]string, len(r.r.Columns))
+	for i, c := range r.r.Columns {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func (r *rows) Close() error { return nil }
+
+func (r *rows) Next(dest []driver.Value) error {
+	if !r.r.Next() {
+		return io.EOF
+	}
+	for i, v := range r.r.Values() {
+		dest[i] = v
+	}
+	return nil
+}
+
+// ColumnTypeDatabaseTypeName reports the Postgres type name of a column.
+func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
+	return r.r.Columns[i].Type.String()
+}

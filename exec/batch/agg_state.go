@@ -1,0 +1,77 @@
+package batch
+
+import (
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// AggSpec is one aggregate of a HashAgg.
+type AggSpec struct {
+	Kind     expr.AggKind
+	Arg      int // input column; -1 for count(*)
+	Distinct bool
+	Type     types.Type // result type
+}
+
+// aggState is the running state of one aggregate in one group.
+type aggState struct {
+	count int64         // count, count(*)
+	sum   expr.SumState // sum, avg
+	val   types.Datum   // min, max
+	seen  map[string]struct{}
+}
+
+// add folds one input row into the state.
+func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, key []byte) error {
+	if spec.Kind == expr.AggCountStar {
+		st.count++
+		return nil
+	}
+	v := row[spec.Arg]
+	if v == nil {
+		return nil
+	}
+	if spec.Distinct && st.firstSeen(appendDatumKey(key[:0], v)) {
+		return nil
+	}
+	switch spec.Kind {
+	case expr.AggCount:
+		st.count++
+	case expr.AggSum, expr.AggAvg:
+		return st.sum.Accumulate(v, argType, false)
+	case expr.AggMin:
+		if st.val == nil || expr.Compare(v, st.val, argType) < 0 {
+			st.val = cloneDatum(v)
+		}
+	case expr.AggMax:
+		if st.val == nil || expr.Compare(v, st.val, argType) > 0 {
+			st.val = cloneDatum(v)
+		}
+	}
+	return nil
+}
+
+// firstSeen records a DISTINCT input; it reports true for a repeat.
+func (st *aggState) firstSeen(k []byte) bool {
+	if st.seen == nil {
+		st.seen = map[string]struct{}{}
+	}
+	if _, ok := st.seen[string(k)]; ok {
+		return true
+	}
+	st.seen[string(k)] = struct{}{}
+	return false
+}
+
+// result returns the aggregate's value.
+func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
+	switch spec.Kind {
+	case expr.AggCount, expr.AggCountStar:
+		return st.count, nil
+	case expr.AggSum:
+		return st.sum.Result(false, spec.Type)
+	case expr.AggAvg:
+		return st.sum.Result(true, spec.Type)
+	}
+	return st.val, nil
+}

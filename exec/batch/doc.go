@@ -1,0 +1,25 @@
+// Package batch runs queries over a snapshot: pull-based executors that
+// pass chunks (package chunk, up to ChunkSize rows) from the leaves to the
+// root.
+//
+// # Protocol
+//
+// The consumer calls Next until it returns a nil chunk (the end) or an
+// error, then Close, exactly once, whether or not it reached the end.
+// Next hands over ownership of the chunk it returns: the caller releases
+// it. Close releases whatever the executor still holds and closes its
+// inputs; it is safe after an error.
+//
+// Executors run on the caller's goroutine, start no goroutines, and are not
+// safe for concurrent use. Every Next checks its context first, so a
+// cancelled query stops at the next chunk boundary; blocking executors
+// (Sort, HashAgg, the build side of HashJoin) pull their input chunk by
+// chunk and so observe cancellation too.
+//
+// # Memory
+//
+// Streaming executors (Scan, Values, GenerateSeries, Filter, Project,
+// Limit, UnionAll, the probe side of HashJoin) hold at most one chunk.
+// Sort, HashAgg and HashJoin's build side keep their input in memory as
+// decoded rows. Limit stops pulling as soon as it has its rows.
+package batch

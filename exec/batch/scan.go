@@ -1,0 +1,68 @@
+package batch
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Scan reads every row of a relation, all columns, from a Source.
+type Scan struct {
+	src   Source
+	rel   *catalog.Relation
+	types []types.Type
+	it    storage.Iterator
+	rb    *rowBuilder
+	done  bool
+}
+
+// NewScan returns a scan of rel; the iterator is opened on the first Next.
+func NewScan(src Source, rel *catalog.Relation) *Scan {
+	ts := rel.ColumnTypes()
+	return &Scan{src: src, rel: rel, types: ts, rb: newRowBuilder(ts)}
+}
+
+// Types implements Executor.
+func (s *Scan) Types() []types.Type { return s.types }
+
+// Next implements Executor.
+func (s *Scan) Next(ctx context.Context) (*chunk.Chunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.done {
+		return nil, nil
+	}
+	if s.it == nil {
+		it, err := s.src.Scan(ctx, s.rel)
+		if err != nil {
+			return nil, err
+		}
+		s.it = it
+	}
+	for !s.rb.full() {
+		if !s.it.Next() {
+			s.done = true
+			if err := s.it.Err(); err != nil {
+				return nil, err
+			}
+			break
+		}
+		s.rb.append(s.it.Row())
+	}
+	return s.rb.build(), nil
+}
+
+// Close implements Executor.
+func (s *Scan) Close() error {
+	s.rb.release()
+	if s.it == nil {
+		return nil
+	}
+	it := s.it
+	s.it, s.done = nil, true
+	return it.Close()
+}

@@ -1,0 +1,153 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// aggResultType implements AggResultType.
+func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
+	switch k {
+	case AggCount, AggCountStar:
+		return types.TInt64, nil
+	case AggMin, AggMax:
+		switch arg.ID {
+		case types.IDUnknown:
+			return types.TText, nil
+		case types.IDBool:
+			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
+		}
+		if arg.IsString() {
+			return types.TText, nil // min(text), as Postgres resolves varchar
+		}
+		return types.Type{ID: arg.ID}, nil
+	}
+	if arg.ID == types.IDUnknown {
+		return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveAmbiguous)
+	}
+	switch {
+	case arg.ID == types.IDInterval:
+		return types.TInterval, nil
+	case arg.ID == types.IDFloat32 && k == AggSum:
+		return types.TFloat32, nil
+	case arg.IsFloat():
+		return types.TFloat64, nil
+	case (arg.ID == types.IDInt16 || arg.ID == types.IDInt32) && k == AggSum:
+		return types.TInt64, nil
+	case arg.IsNumeric():
+		return types.TNumeric, nil
+	}
+	return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
+}
+
+// accType implements AccType.
+func accType(arg types.Type) types.Type {
+	switch arg.ID {
+	case types.IDInt16, types.IDInt32:
+		return types.TInt64
+	case types.IDFloat32, types.IDFloat64:
+		return types.TFloat64
+	case types.IDInterval:
+		return types.TInterval
+	}
+	return types.TNumeric
+}
+
+// accumulate adds or retracts one value. Integer and numeric sums are
+// exact, so retracting restores the previous sum (a numeric sum keeps the
+// largest scale it has seen while any value remains); float sums may
+// drift by rounding. When the count returns to zero the sum is reset.
+func (st *SumState) accumulate(v types.Datum, arg types.Type, retract bool) error {
+	acc, err := toAcc(v, arg)
+	if err != nil {
+		return err
+	}
+	sum := st.Sum
+	if sum == nil {
+		sum = zeroAcc(acc)
+	}
+	if sum, err = addAcc(sum, acc, retract); err != nil {
+		return err
+	}
+	st.Sum = sum
+	if retract {
+		st.Count--
+	} else {
+		st.Count++
+	}
+	if st.Count == 0 {
+		st.Sum = nil
+	}
+	return nil
+}
+
+// toAcc converts an input value to the accumulation type.
+func toAcc(v types.Datum, arg types.Type) (types.Datum, error) {
+	switch arg.ID {
+	case types.IDInt16, types.IDInt32, types.IDFloat32, types.IDFloat64, types.IDInterval, types.IDNumeric:
+		return v, nil
+	case types.IDInt64:
+		return apd.New(v.(int64), 0), nil
+	}
+	return nil, fmt.Errorf("expr: cannot sum values of type %s", arg)
+}
+
+func zeroAcc(acc types.Datum) types.Datum {
+	switch acc.(type) {
+	case int64:
+		return int64(0)
+	case float64:
+		return float64(0)
+	case types.Interval:
+		return types.Interval{}
+	}
+	return apd.New(0, 0)
+}
+
+// addAcc returns sum + v (sum - v when sub) in the accumulation type.
+func addAcc(sum, v types.Datum, sub bool) (types.Datum, error) {
+	op := "+"
+	if sub {
+		op = "-"
+	}
+	switch s := sum.(type) {
+	case int64:
+		r, ok := int64Op(op, s, v.(int64))
+		if !ok {
+			return nil, intRangeError(types.TInt64)
+		}
+		return r, nil
+	case float64:
+		if sub {
+			return s - v.(float64), nil
+		}
+		return s + v.(float64), nil
+	case types.Interval:
+		return intervalAdd(s, v.(types.Interval), sub)
+	}
+	return numericArith(op)([]types.Datum{sum, v})
+}
+
+// result implements Result.
+func (st *SumState) result(avg bool, result types.Type) (types.Datum, error) {
+	if st.Count == 0 || st.Sum == nil {
+		return nil, nil
+	}
+	if !avg {
+		if result.ID == types.IDFloat32 {
+			return float64(float32(st.Sum.(float64))), nil
+		}
+		return st.Sum, nil
+	}
+	switch s := st.Sum.(type) {
+	case int64:
+		return numericArith("/")([]types.Datum{apd.New(s, 0), apd.New(st.Count, 0)})
+	case float64:
+		return s / float64(st.Count), nil
+	case types.Interval:
+		return intervalScale(s, float64(st.Count), true)
+	}
+	return numericArith("/")([]types.Datum{st.Sum, apd.New(st.Count, 0)})
+}

@@ -1,0 +1,5 @@
+package expr
+
+func allCaseTables() [][]exprCase {
+	return [][]exprCase{arithCases, compareCases, logicCases, castCases, funcCases, dateTimeCases}
+}

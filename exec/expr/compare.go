@@ -1,0 +1,118 @@
+package expr
+
+import (
+	"math"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// compare orders two non-NULL Datums of type t like Postgres's btree
+// operator class for t: false < true; floats with -0 = 0 and NaN above
+// everything; numerics by value (1.0 = 1.00) with NaN above Infinity;
+// strings by bytes (the C collation); intervals by their span with a
+// month of 30 days ('1 mon' = '30 days').
+func compare(a, b types.Datum, t types.Type) int {
+	switch x := a.(type) {
+	case bool:
+		return cmpInt(boolToInt(x), boolToInt(b.(bool)))
+	case int64:
+		return cmpInt(x, b.(int64))
+	case float64:
+		return compareFloat(x, b.(float64))
+	case *apd.Decimal:
+		return compareNumeric(x, b.(*apd.Decimal))
+	case string:
+		return strings.Compare(x, b.(string))
+	case types.Date:
+		return cmpInt(int64(x), int64(b.(types.Date)))
+	case types.Timestamp:
+		return cmpInt(int64(x), int64(b.(types.Timestamp)))
+	case types.Interval:
+		return compareInterval(x, b.(types.Interval))
+	}
+	panic("expr: cannot compare values of type " + t.String())
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func compareFloat(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func compareInterval(a, b types.Interval) int {
+	ad, am := intervalSpan(a)
+	bd, bm := intervalSpan(b)
+	if c := cmpInt(ad, bd); c != 0 {
+		return c
+	}
+	return cmpInt(am, bm)
+}
+
+// comparison returns the evaluator of comparison operator op over values
+// of type t.
+func comparison(op string, t types.Type) evalFn {
+	test := map[string]func(int) bool{
+		"=":  func(c int) bool { return c == 0 },
+		"<>": func(c int) bool { return c != 0 },
+		"<":  func(c int) bool { return c < 0 },
+		"<=": func(c int) bool { return c <= 0 },
+		">":  func(c int) bool { return c > 0 },
+		">=": func(c int) bool { return c >= 0 },
+	}[op]
+	return func(a []types.Datum) (types.Datum, error) {
+		return test(compareMixed(a[0], a[1], t)), nil
+	}
+}
+
+// compareMixed compares values that may be of different Datum kinds of
+// one category (int with int, a date with a timestamp): the cross-type
+// comparison operators Postgres has.
+func compareMixed(a, b types.Datum, t types.Type) int {
+	switch x := a.(type) {
+	case types.Date:
+		if y, ok := b.(types.Timestamp); ok {
+			return compare(dateAsTimestamp(x), y, t)
+		}
+	case types.Timestamp:
+		if y, ok := b.(types.Date); ok {
+			return compare(x, dateAsTimestamp(y), t)
+		}
+	}
+	return compare(a, b, t)
+}
+
+// dateAsTimestamp converts a date to midnight, saturating out-of-range
+// dates at the infinities so that comparisons stay total.
+func dateAsTimestamp(d types.Date) types.Timestamp {
+	ts, err := dateToTimestamp(d)
+	if err != nil {
+		if d > 0 {
+			return types.TimestampInfinity
+		}
+		return types.TimestampNegInfinity
+	}
+	return ts.(types.Timestamp)
+}

@@ -1,0 +1,79 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// inList is e [NOT] IN (list): true if e equals an element; otherwise NULL
+// if e or any element is NULL (or a comparison was NULL), else false. NOT
+// IN negates that, keeping NULL.
+type inList struct {
+	eqs []*call // e = list[i], each with its own coerced operands
+	not bool
+}
+
+func in(e Expr, list []Expr, not bool) (Expr, error) {
+	n := &inList{not: not}
+	for _, item := range list {
+		eq, err := binary("=", e, item)
+		if err != nil {
+			return nil, err
+		}
+		n.eqs = append(n.eqs, eq.(*call))
+	}
+	return n, nil
+}
+
+func (n *inList) Type() types.Type { return types.TBool }
+
+func (n *inList) Children() []Expr {
+	ch := make([]Expr, 0, 2*len(n.eqs))
+	for _, eq := range n.eqs {
+		ch = append(ch, eq.args...)
+	}
+	return ch
+}
+
+func (n *inList) WithChildren(ch []Expr) Expr {
+	c := &inList{not: n.not, eqs: make([]*call, len(n.eqs))}
+	for i, eq := range n.eqs {
+		c.eqs[i] = eq.WithChildren(ch[2*i : 2*i+2]).(*call)
+	}
+	return c
+}
+
+func (n *inList) Eval(row []types.Datum) (types.Datum, error) {
+	sawNull := false
+	for _, eq := range n.eqs {
+		v, err := eq.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		if v == true {
+			return !n.not, nil
+		}
+		sawNull = sawNull || v == nil
+	}
+	if sawNull {
+		return nil, nil
+	}
+	return n.not, nil
+}
+
+func (n *inList) String() string {
+	items := make([]string, len(n.eqs))
+	for i, eq := range n.eqs {
+		items[i] = eq.args[1].String()
+	}
+	op := " IN ("
+	if n.not {
+		op = " NOT IN ("
+	}
+	lhs := "?"
+	if len(n.eqs) > 0 {
+		lhs = n.eqs[0].args[0].String()
+	}
+	return "(" + lhs + op + strings.Join(items, ", ") + "))"
+}

@@ -1,0 +1,68 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
+
+// Actor runs one pipeline of executors on its own goroutine. The
+// Coordinator starts, owns and joins it.
+type Actor struct {
+	ID    ActorID
+	Exec  Executor
+	State *StateContext
+	Out   Dispatcher
+	// Closers release what the pipeline holds (snapshots, builders) when
+	// the actor exits.
+	Closers []func()
+}
+
+// run pulls messages from the pipeline and dispatches them until a barrier
+// stops the actor, the context ends, or something fails. After dispatching
+// a barrier it hands its epoch batch to the coordinator and waits for the
+// epoch to commit before touching state again.
+func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
+	defer func() {
+		for _, f := range a.Closers {
+			f()
+		}
+		if r := recover(); r != nil {
+			err = fmt.Errorf("actor %d panicked: %v\n%s", a.ID, r, debug.Stack())
+		}
+	}()
+	for {
+		msg, err := a.Exec.Next(ctx)
+		if err != nil {
+			return fmt.Errorf("actor %d: %w", a.ID, err)
+		}
+		if msg.Chunk != nil {
+			if err := a.Out.Send(ctx, msg); err != nil {
+				return err
+			}
+			continue
+		}
+		stopped, err := a.passBarrier(ctx, c, msg.Barrier)
+		if err != nil || stopped {
+			return err
+		}
+	}
+}
+
+func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, b *Barrier) (stopped bool, err error) {
+	a.Out.applyBeforeBarrier(a.ID, b.Mutation)
+	if err := a.Out.Send(ctx, Message{Barrier: b}); err != nil {
+		return false, err
+	}
+	a.Out.applyAfterBarrier(b.Mutation)
+	if err := c.collect(a.ID, b, a.State.TakeBatch()); err != nil {
+		return false, err
+	}
+	if err := b.commit.wait(ctx); err != nil {
+		return false, err
+	}
+	if stop, ok := b.Mutation.(*StopMutation); ok && stop.Actors[a.ID] {
+		return true, nil
+	}
+	return false, nil
+}

@@ -1,0 +1,255 @@
+package stream
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// AggCall is one aggregate of a HashAgg.
+type AggCall struct {
+	Kind expr.AggKind
+	// Arg is the input column aggregated (ignored for count(*)).
+	Arg int
+	// Distinct aggregates each distinct non-NULL value once. It is
+	// meaningless (and ignored) for min and max, invalid for count(*).
+	Distinct bool
+	// Type is the result type; the zero Type means expr.AggResultType.
+	Type types.Type
+}
+
+// AggSpec describes a grouped (or, with no GroupBy, global) aggregation.
+type AggSpec struct {
+	InTypes []types.Type
+	GroupBy []int
+	Aggs    []AggCall
+	// InputPK is the stream key of the input: the columns that identify an
+	// input row. The min/max state tables store it.
+	InputPK []int
+}
+
+// NumStateTables returns how many state table ids NewHashAgg takes:
+//
+//	[0]                   the result table
+//	then one per column   that a min or max aggregates (first-use order)
+//	then one per column   that a count/sum/avg DISTINCT aggregates (first-use order)
+func (s AggSpec) NumStateTables() int {
+	return 1 + len(s.minMaxCols()) + len(s.distinctCols())
+}
+
+// OutTypes returns the output column types: the group columns, then one
+// column per aggregate.
+func (s AggSpec) OutTypes() []types.Type {
+	out := s.groupTypes()
+	for _, c := range s.Aggs {
+		t, err := s.resultType(c)
+		if err != nil {
+			t = c.Type
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (s AggSpec) groupTypes() []types.Type {
+	ts := make([]types.Type, len(s.GroupBy))
+	for i, c := range s.GroupBy {
+		ts[i] = s.InTypes[c]
+	}
+	return ts
+}
+
+func (s AggSpec) resultType(c AggCall) (types.Type, error) {
+	if c.Type.ID != types.IDUnknown {
+		return c.Type, nil
+	}
+	if c.Kind == expr.AggCount || c.Kind == expr.AggCountStar {
+		return types.TInt64, nil
+	}
+	return expr.AggResultType(c.Kind, s.InTypes[c.Arg])
+}
+
+func isMinMax(k expr.AggKind) bool { return k == expr.AggMin || k == expr.AggMax }
+
+// minMaxCols lists the columns aggregated by min or max, in first-use order.
+func (s AggSpec) minMaxCols() []int {
+	var cols []int
+	for _, c := range s.Aggs {
+		if isMinMax(c.Kind) && !slices.Contains(cols, c.Arg) {
+			cols = append(cols, c.Arg)
+		}
+	}
+	return cols
+}
+
+// distinctCols lists the columns aggregated by a DISTINCT count, sum or
+// avg, in first-use order.
+func (s AggSpec) distinctCols() []int {
+	var cols []int
+	for _, c := range s.Aggs {
+		if c.Distinct && !isMinMax(c.Kind) && c.Kind != expr.AggCountStar && !slices.Contains(cols, c.Arg) {
+			cols = append(cols, c.Arg)
+		}
+	}
+	return cols
+}
+
+// validate checks column references and kinds.
+func (s AggSpec) validate() error {
+	in := func(c int) bool { return c >= 0 && c < len(s.InTypes) }
+	for _, c := range slices.Concat(s.GroupBy, s.InputPK) {
+		if !in(c) {
+			return fmt.Errorf("stream: hash agg: column %d out of range", c)
+		}
+	}
+	for _, c := range s.Aggs {
+		switch {
+		case c.Kind > expr.AggMax:
+			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
+		case c.Kind == expr.AggCountStar && c.Distinct:
+			return pgerr.New(pgerr.FeatureNotSupported, "count(DISTINCT *) is not supported")
+		case c.Kind != expr.AggCountStar && !in(c.Arg):
+			return fmt.Errorf("stream: hash agg: %s argument column %d out of range", c.Kind, c.Arg)
+		}
+	}
+	return nil
+}
+
+// aggCallLayout is an AggCall resolved against its state layout.
+type aggCallLayout struct {
+	AggCall
+	argType  types.Type
+	stateCol int // first column of the call's state in the result row
+	minMax   int // index of its min/max input table, or -1
+	distinct int // index of its distinct-value table, or -1
+}
+
+// aggLayout holds the state tables of a HashAgg. With g group columns:
+//
+// Result table: one row per group that has input rows (always one row for a
+// global aggregate), PK and DistKey the group key:
+//
+//	group key (g cols) | row count int64 | per call: state columns
+//
+// where the state of count and count(*) is a count int64, of sum and avg an
+// expr.SumState as (sum AccType(arg), count int64), and of min and max the
+// current extreme (NULL when the group has no non-NULL value).
+//
+// Min/max input table, one per column aggregated by min or max: every input
+// row with a non-NULL value in that column, PK all columns, DistKey the
+// group key, so ScanPrefix(group key) walks a group's values in order (in
+// reverse for max):
+//
+//	group key | value | input stream key (InputPK cols)
+//
+// Distinct table, one per column aggregated DISTINCT: how many input rows
+// of the group hold each non-NULL value, PK (group key, value), DistKey the
+// group key:
+//
+//	group key | value | count int64
+type aggLayout struct {
+	groupTypes []types.Type
+	result     *storage.Table
+	minMaxCols []int
+	minMax     []*storage.Table
+	distCols   []int
+	distinct   []*storage.Table
+	calls      []aggCallLayout
+}
+
+func newAggLayout(s AggSpec, ids []uint32) (*aggLayout, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	if len(ids) != s.NumStateTables() {
+		return nil, fmt.Errorf("stream: hash agg needs %d state tables, got %d", s.NumStateTables(), len(ids))
+	}
+	l := &aggLayout{groupTypes: s.groupTypes(), minMaxCols: s.minMaxCols(), distCols: s.distinctCols()}
+	if err := l.resolveCalls(s); err != nil {
+		return nil, err
+	}
+	l.result = l.resultTable(ids[0])
+	ids = ids[1:]
+	for i, c := range l.minMaxCols {
+		l.minMax = append(l.minMax, l.minMaxTable(ids[i], s, c))
+	}
+	ids = ids[len(l.minMaxCols):]
+	for i, c := range l.distCols {
+		l.distinct = append(l.distinct, l.distinctTable(ids[i], s.InTypes[c]))
+	}
+	return l, nil
+}
+
+// resolveCalls fills l.calls: types, state columns and table indexes.
+func (l *aggLayout) resolveCalls(s AggSpec) error {
+	col := len(l.groupTypes) + 1
+	for _, c := range s.Aggs {
+		t, err := s.resultType(c)
+		if err != nil {
+			return err
+		}
+		cl := aggCallLayout{AggCall: c, stateCol: col, minMax: -1, distinct: -1}
+		cl.Type = t
+		if c.Kind != expr.AggCountStar {
+			cl.argType = s.InTypes[c.Arg]
+		}
+		if isMinMax(c.Kind) {
+			cl.minMax = slices.Index(l.minMaxCols, c.Arg)
+			cl.Distinct = false
+		} else if c.Distinct {
+			cl.distinct = slices.Index(l.distCols, c.Arg)
+		}
+		col += len(cl.stateTypes())
+		l.calls = append(l.calls, cl)
+	}
+	return nil
+}
+
+// stateTypes are the types of the call's state columns in the result row.
+func (c *aggCallLayout) stateTypes() []types.Type {
+	switch c.Kind {
+	case expr.AggSum, expr.AggAvg:
+		return []types.Type{expr.AccType(c.argType), types.TInt64}
+	case expr.AggMin, expr.AggMax:
+		return []types.Type{c.argType}
+	}
+	return []types.Type{types.TInt64}
+}
+
+func (l *aggLayout) groupKeyCols() []int {
+	cols := make([]int, len(l.groupTypes))
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
+}
+
+func (l *aggLayout) resultTable(id uint32) *storage.Table {
+	ts := append(slices.Clone(l.groupTypes), types.TInt64)
+	for i := range l.calls {
+		ts = append(ts, l.calls[i].stateTypes()...)
+	}
+	return &storage.Table{ID: id, Types: ts, PK: l.groupKeyCols(), DistKey: l.groupKeyCols()}
+}
+
+func (l *aggLayout) minMaxTable(id uint32, s AggSpec, col int) *storage.Table {
+	ts := append(slices.Clone(l.groupTypes), s.InTypes[col])
+	for _, c := range s.InputPK {
+		ts = append(ts, s.InTypes[c])
+	}
+	pk := make([]int, len(ts))
+	for i := range pk {
+		pk[i] = i
+	}
+	return &storage.Table{ID: id, Types: ts, PK: pk, DistKey: l.groupKeyCols()}
+}
+
+func (l *aggLayout) distinctTable(id uint32, t types.Type) *storage.Table {
+	ts := append(slices.Clone(l.groupTypes), t, types.TInt64)
+	pk := append(l.groupKeyCols(), len(l.groupTypes))
+	return &storage.Table{ID: id, Types: ts, PK: pk, DistKey: l.groupKeyCols()}
+}

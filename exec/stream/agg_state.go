@@ -1,0 +1,109 @@
+package stream
+
+import (
+	"fmt"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// aggState is the in-memory state of one aggregate call for one group; see
+// aggLayout for how it is stored.
+type aggState struct {
+	count int64         // count, count(*)
+	sum   expr.SumState // sum, avg
+	ext   types.Datum   // min, max: the current extreme, nil when none
+	// stale (min, max) means the extreme was deleted this epoch: ext is
+	// unknown until refreshed from the min/max input table.
+	stale bool
+}
+
+// decodeState reads the call's state from a result-table row.
+func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
+	v := row[c.stateCol]
+	switch c.Kind {
+	case expr.AggSum, expr.AggAvg:
+		n, ok := row[c.stateCol+1].(int64)
+		if !ok {
+			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state %v", c.Kind, row[c.stateCol+1])
+		}
+		return aggState{sum: expr.SumState{Sum: v, Count: n}}, nil
+	case expr.AggMin, expr.AggMax:
+		return aggState{ext: v}, nil
+	}
+	n, ok := v.(int64)
+	if !ok {
+		return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state %v", c.Kind, v)
+	}
+	return aggState{count: n}, nil
+}
+
+// appendState appends the call's state columns to a result-table row.
+func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Datum {
+	switch c.Kind {
+	case expr.AggSum, expr.AggAvg:
+		return append(row, st.sum.Sum, st.sum.Count)
+	case expr.AggMin, expr.AggMax:
+		return append(row, st.ext)
+	}
+	return append(row, st.count)
+}
+
+// result is the aggregate's value for state st.
+func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
+	switch c.Kind {
+	case expr.AggSum:
+		return st.sum.Result(false, c.Type)
+	case expr.AggAvg:
+		return st.sum.Result(true, c.Type)
+	case expr.AggMin, expr.AggMax:
+		return st.ext, nil
+	}
+	return st.count, nil
+}
+
+// accumulate adds (delta 1) or retracts (delta -1) the argument value v of
+// a count, count(*), sum or avg. For DISTINCT calls delta is the change in
+// whether v is present in the group, not the input row's sign.
+func (c *aggCallLayout) accumulate(st *aggState, v types.Datum, delta int64) error {
+	if delta == 0 || v == nil && c.Kind != expr.AggCountStar {
+		return nil
+	}
+	switch c.Kind {
+	case expr.AggCount, expr.AggCountStar:
+		st.count += delta
+		return nil
+	}
+	if err := st.sum.Accumulate(v, c.argType, delta < 0); err != nil {
+		return fmt.Errorf("stream: hash agg %s: %w", c.Kind, err)
+	}
+	return nil
+}
+
+// updateExtreme applies an inserted (sign 1) or deleted (sign -1) value to
+// a min or max. An insert better than the extreme replaces it; a delete of
+// the extreme makes the state stale (another row may hold the same value,
+// or the next one is only known to the input table).
+func (c *aggCallLayout) updateExtreme(st *aggState, v types.Datum, sign int64) {
+	if v == nil || st.stale {
+		return
+	}
+	if sign > 0 {
+		if st.ext == nil || c.better(v, st.ext) {
+			st.ext = v
+		}
+		return
+	}
+	if st.ext != nil && expr.Compare(v, st.ext, c.argType) == 0 {
+		st.stale = true
+	}
+}
+
+// better reports whether v beats the extreme x.
+func (c *aggCallLayout) better(v, x types.Datum) bool {
+	cmp := expr.Compare(v, x, c.argType)
+	if c.Kind == expr.AggMax {
+		return cmp > 0
+	}
+	return cmp < 0
+}

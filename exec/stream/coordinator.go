@@ -1,0 +1,436 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/storage"
+)
+
+// ErrGraphFailed is returned to waiters when an actor failed and the
+// graph had to be torn down; the work they waited for was not committed.
+var ErrGraphFailed = errors.New("stream: streaming graph failed and was restarted; the statement was not committed")
+
+// ErrClosed is returned once the coordinator has stopped.
+var ErrClosed = errors.New("stream: coordinator closed")
+
+// commitSignal is how actors learn that the epoch they passed committed.
+type commitSignal struct {
+	done chan struct{}
+	err  error
+}
+
+func (s *commitSignal) wait(ctx context.Context) error {
+	if s == nil { // barriers built by tests without a coordinator
+		return nil
+	}
+	select {
+	case <-s.done:
+		return s.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// epochState collects the actors' batches for the barrier in flight.
+type epochState struct {
+	barrier  *Barrier
+	expected map[ActorID]bool
+	batches  []*storage.WriteBatch
+	all      chan struct{} // closed when every expected actor collected
+}
+
+// request asks the barrier loop for a barrier, optionally with a mutation
+// and new actors to start just before it is injected.
+type request struct {
+	mutation Mutation
+	actors   []*Actor
+	sources  map[ActorID]*Source
+	done     chan error
+}
+
+// CoordinatorOptions configure a Coordinator.
+type CoordinatorOptions struct {
+	// BarrierInterval is how often a barrier is injected when nobody asks
+	// for one. Zero means one second.
+	BarrierInterval time.Duration
+	Logger          *slog.Logger
+	// OnFailure is called from the barrier loop after a failed graph has
+	// been torn down; it rebuilds the actors (Coordinator.Restart).
+	OnFailure func(err error)
+}
+
+// Coordinator injects barriers into the graph's sources, collects them from
+// every actor, commits each epoch's state atomically, and applies graph
+// mutations. It owns every actor goroutine.
+//
+// Locking: mu guards the registry (actors, sources, inflight); the barrier
+// loop goroutine is the only one that injects barriers and commits.
+type Coordinator struct {
+	store *storage.Store
+	opts  CoordinatorOptions
+
+	reqs    chan request
+	pending []request // mutations that must wait for a later barrier
+
+	mu       sync.Mutex
+	epoch    uint64 // the open epoch: data sent now belongs to it
+	actors   map[ActorID]*Actor
+	sources  map[ActorID]*Source
+	inflight *epochState
+	graphCtx context.Context
+	cancel   context.CancelFunc
+	failed   error
+	actorWG  sync.WaitGroup
+
+	stop     chan struct{}
+	loopDone chan struct{}
+	closed   bool
+}
+
+// NewCoordinator returns a coordinator over store; Start runs it.
+func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator {
+	if opts.BarrierInterval == 0 {
+		opts.BarrierInterval = time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	c := &Coordinator{
+		store:    store,
+		opts:     opts,
+		reqs:     make(chan request),
+		actors:   map[ActorID]*Actor{},
+		sources:  map[ActorID]*Source{},
+		epoch:    store.CommittedEpoch() + 1,
+		stop:     make(chan struct{}),
+		loopDone: make(chan struct{}),
+	}
+	c.graphCtx, c.cancel = context.WithCancel(context.Background())
+	return c
+}
+
+// CommittedEpoch returns the last committed epoch.
+func (c *Coordinator) CommittedEpoch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch - 1
+}
+
+// Start registers the initial actors and sources and starts the barrier
+// loop.
+func (c *Coordinator) Start(actors []*Actor, sources map[ActorID]*Source) {
+	c.mu.Lock()
+	c.startLocked(actors, sources)
+	c.mu.Unlock()
+	go c.loop()
+}
+
+// Done returns a channel closed when the current graph is torn down
+// (failure or Close); senders into source channels select on it.
+func (c *Coordinator) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.graphCtx.Done()
+}
+
+func (c *Coordinator) startLocked(actors []*Actor, sources map[ActorID]*Source) {
+	for id, ch := range sources {
+		c.sources[id] = ch
+	}
+	ctx := c.graphCtx
+	for _, a := range actors {
+		c.actors[a.ID] = a
+		c.actorWG.Add(1)
+		go func(a *Actor) {
+			defer c.actorWG.Done()
+			if err := a.run(ctx, c); err != nil && ctx.Err() == nil {
+				c.fail(err)
+			}
+		}(a)
+	}
+}
+
+// Checkpoint waits until a barrier injected after the call has committed:
+// every change sent into a source before the call is then durable and
+// visible in every view.
+func (c *Coordinator) Checkpoint(ctx context.Context) error {
+	return c.submit(ctx, request{})
+}
+
+// Mutate injects a barrier carrying m, starting actors (and registering
+// their source channels) just before, and waits for it to commit.
+func (c *Coordinator) Mutate(ctx context.Context, m Mutation, actors []*Actor, sources map[ActorID]*Source) error {
+	return c.submit(ctx, request{mutation: m, actors: actors, sources: sources})
+}
+
+func (c *Coordinator) submit(ctx context.Context, r request) error {
+	r.done = make(chan error, 1)
+	select {
+	case c.reqs <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.stop:
+		return ErrClosed
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-c.stop:
+		return ErrClosed
+	}
+}
+
+// loop is the barrier loop: one barrier in flight at a time.
+func (c *Coordinator) loop() {
+	defer close(c.loopDone)
+	tick := time.NewTicker(c.opts.BarrierInterval)
+	defer tick.Stop()
+	for {
+		var batch []request
+		if len(c.pending) > 0 {
+			batch, c.pending = c.pending[:1], c.pending[1:]
+		} else {
+			select {
+			case <-c.stop:
+				return
+			case r := <-c.reqs:
+				batch = append(batch, r)
+			case <-tick.C:
+			}
+		}
+		batch = c.drain(batch)
+		err := c.barrier(batch)
+		for _, r := range batch {
+			r.done <- err
+		}
+	}
+}
+
+// drain adds requests already waiting, keeping at most one mutation per
+// barrier (later ones wait in pending).
+func (c *Coordinator) drain(batch []request) []request {
+	hasMut := false
+	for _, r := range batch {
+		hasMut = hasMut || r.mutation != nil
+	}
+	for {
+		select {
+		case r := <-c.reqs:
+			if r.mutation != nil && hasMut {
+				c.pending = append(c.pending, r)
+				continue
+			}
+			hasMut = hasMut || r.mutation != nil
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+}
+
+// barrier injects one barrier, waits for every actor to collect it and
+// commits the epoch. On failure it tears the graph down and asks for a
+// rebuild.
+func (c *Coordinator) barrier(reqs []request) error {
+	var m Mutation
+	c.mu.Lock()
+	for _, r := range reqs {
+		if r.mutation != nil {
+			m = r.mutation
+		}
+		c.startLocked(r.actors, r.sources)
+	}
+	es := c.newEpochLocked(m)
+	sources := make([]*Source, 0, len(c.sources))
+	for _, ch := range c.sources {
+		sources = append(sources, ch)
+	}
+	ctx := c.graphCtx
+	c.mu.Unlock()
+
+	err := c.injectAndCollect(ctx, es, sources)
+	if err == nil {
+		err = c.store.CommitEpoch(es.barrier.Prev, es.batches)
+		if err != nil {
+			err = fmt.Errorf("stream: committing epoch %d: %w", es.barrier.Prev, err)
+		}
+	}
+	es.barrier.commit.err = err
+	close(es.barrier.commit.done)
+	c.mu.Lock()
+	c.inflight = nil
+	if err == nil {
+		c.epoch = es.barrier.Curr
+		c.removeStoppedLocked(m)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		c.recoverGraph(err)
+		return ErrGraphFailed
+	}
+	return nil
+}
+
+func (c *Coordinator) newEpochLocked(m Mutation) *epochState {
+	b := &Barrier{Prev: c.epoch, Curr: c.epoch + 1, Mutation: m,
+		commit: &commitSignal{done: make(chan struct{})}}
+	es := &epochState{barrier: b, expected: map[ActorID]bool{}, all: make(chan struct{})}
+	for id := range c.actors {
+		es.expected[id] = true
+	}
+	if len(es.expected) == 0 {
+		close(es.all)
+	}
+	c.inflight = es
+	return es
+}
+
+func (c *Coordinator) injectAndCollect(ctx context.Context, es *epochState, sources []*Source) error {
+	for _, src := range sources {
+		if err := c.inject(ctx, src, es.barrier); err != nil {
+			return err
+		}
+	}
+	select {
+	case <-es.all:
+		return nil
+	case <-ctx.Done():
+		return c.failure()
+	case <-c.stop:
+		return ErrClosed
+	}
+}
+
+// inject sends b into src once no statement holds it.
+func (c *Coordinator) inject(ctx context.Context, src *Source, b *Barrier) error {
+	select {
+	case src.lock <- struct{}{}:
+	case <-ctx.Done():
+		return c.failure()
+	case <-c.stop:
+		return ErrClosed
+	}
+	defer src.Release()
+	select {
+	case src.C <- Message{Barrier: b}:
+		return nil
+	case <-ctx.Done():
+		return c.failure()
+	case <-c.stop:
+		return ErrClosed
+	}
+}
+
+func (c *Coordinator) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed != nil {
+		return c.failed
+	}
+	return ErrGraphFailed
+}
+
+func (c *Coordinator) removeStoppedLocked(m Mutation) {
+	stop, ok := m.(*StopMutation)
+	if !ok {
+		return
+	}
+	for id := range stop.Actors {
+		delete(c.actors, id)
+		delete(c.sources, id)
+	}
+}
+
+// collect is called by an actor that has dispatched barrier b.
+func (c *Coordinator) collect(id ActorID, b *Barrier, wb *storage.WriteBatch) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	es := c.inflight
+	if es == nil || es.barrier != b {
+		return fmt.Errorf("stream: actor %d collected barrier %d, which is not in flight", id, b.Prev)
+	}
+	if !es.expected[id] {
+		return fmt.Errorf("stream: actor %d is not expected at barrier %d", id, b.Prev)
+	}
+	delete(es.expected, id)
+	es.batches = append(es.batches, wb)
+	if len(es.expected) == 0 {
+		close(es.all)
+	}
+	return nil
+}
+
+// fail records an actor failure and cancels the graph; the barrier loop
+// notices and recovers.
+func (c *Coordinator) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed == nil {
+		c.failed = err
+		c.opts.Logger.Error("streaming actor failed", "err", err)
+	}
+	c.cancel()
+}
+
+// recoverGraph stops every actor, joins them, and asks the owner to rebuild
+// the graph from committed state.
+func (c *Coordinator) recoverGraph(cause error) {
+	c.teardown()
+	if c.isStopping() {
+		return
+	}
+	c.mu.Lock()
+	c.failed = nil
+	c.graphCtx, c.cancel = context.WithCancel(context.Background())
+	c.mu.Unlock()
+	if c.opts.OnFailure != nil {
+		c.opts.OnFailure(cause)
+	}
+}
+
+func (c *Coordinator) isStopping() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// teardown cancels and joins every actor and forgets the registry.
+func (c *Coordinator) teardown() {
+	c.mu.Lock()
+	c.cancel()
+	c.mu.Unlock()
+	c.actorWG.Wait()
+	c.mu.Lock()
+	c.actors = map[ActorID]*Actor{}
+	c.sources = map[ActorID]*Source{}
+	c.mu.Unlock()
+}
+
+// Restart registers a rebuilt graph after a failure (called from OnFailure).
+func (c *Coordinator) Restart(actors []*Actor, sources map[ActorID]*Source) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.startLocked(actors, sources)
+}
+
+// Close stops the barrier loop and every actor and waits for them.
+func (c *Coordinator) Close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.mu.Unlock()
+	close(c.stop)
+	<-c.loopDone
+	c.teardown()
+}

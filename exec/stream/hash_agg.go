@@ -1,0 +1,387 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// HashAgg maintains a grouped aggregation (count, count(*), sum, avg, min,
+// max, and count/sum/avg DISTINCT) under inserts and deletes. Its output is
+// the group columns followed by one column per aggregate; the output stream
+// key is the group columns.
+//
+// During an epoch the groups touched are loaded from the result table into
+// a map (the dirty groups) and updated in memory; the min/max input and
+// distinct tables are written to the epoch batch as rows arrive. At the
+// barrier each dirty group emits its change, relative to what it emitted
+// before (which is what its stored state gives):
+//
+//   - Insert of the result for a group that had no rows before,
+//   - Delete of the old result for a group whose row count dropped to 0,
+//   - UpdateDelete(old) + UpdateInsert(new) when the result changed,
+//   - nothing when it did not,
+//
+// and its state row is written to (or, once empty, deleted from) the batch.
+// The map is then cleared: every epoch starts from the tables, so an
+// executor built over committed state continues exactly where its
+// predecessor stopped (I6).
+//
+// A global aggregate (no GROUP BY) always has exactly one row: it is
+// inserted at the first barrier if no state exists yet and never deleted.
+type HashAgg struct {
+	in     Executor
+	sc     *StateContext
+	l      *aggLayout
+	spec   AggSpec
+	global bool
+	out    *outQueue
+
+	groups      map[string]*aggGroup
+	order       []*aggGroup // dirty groups in first-touch order
+	globalReady bool        // the global group's row is known to exist
+	row         []types.Datum
+	keyBuf      []byte
+}
+
+// aggGroup is a dirty group of the current epoch.
+type aggGroup struct {
+	key      []types.Datum
+	stored   bool          // its state row exists in the result table
+	prevOut  []types.Datum // the row downstream holds for it; nil if none
+	rowCount int64
+	states   []aggState
+}
+
+// NewHashAgg returns an aggregation of in's rows. tableIDs are the ids of
+// its state tables, spec.NumStateTables() of them (see AggSpec for their
+// order and aggLayout for their layouts).
+func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) (*HashAgg, error) {
+	l, err := newAggLayout(spec, tableIDs)
+	if err != nil {
+		return nil, err
+	}
+	return &HashAgg{
+		in: in, sc: sc, l: l, spec: spec, global: len(spec.GroupBy) == 0,
+		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{},
+	}, nil
+}
+
+// Types implements Executor.
+func (h *HashAgg) Types() []types.Type { return h.spec.OutTypes() }
+
+// StateTables returns the state tables in tableIDs order.
+func (h *HashAgg) StateTables() []*storage.Table {
+	ts := append([]*storage.Table{h.l.result}, h.l.minMax...)
+	return append(ts, h.l.distinct...)
+}
+
+// Next implements Executor.
+func (h *HashAgg) Next(ctx context.Context) (Message, error) {
+	for {
+		if m, ok := h.out.pop(); ok {
+			return m, nil
+		}
+		msg, err := h.in.Next(ctx)
+		if err != nil {
+			return Message{}, err
+		}
+		if msg.Barrier != nil {
+			if err := h.endEpoch(); err != nil {
+				return Message{}, err
+			}
+			h.out.barrier(msg.Barrier)
+			continue
+		}
+		err = h.applyChunk(msg.Chunk)
+		msg.Chunk.Release()
+		if err != nil {
+			return Message{}, err
+		}
+	}
+}
+
+func (h *HashAgg) applyChunk(c *chunk.Chunk) error {
+	for i := 0; i < c.NumRows(); i++ {
+		h.row = c.Row(i, h.row)
+		sign := int64(1)
+		if !c.Op(i).IsInsert() {
+			sign = -1
+		}
+		if err := h.applyRow(h.row, sign); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyRow adds (sign 1) or removes (sign -1) one input row.
+func (h *HashAgg) applyRow(row []types.Datum, sign int64) error {
+	g, err := h.group(row)
+	if err != nil {
+		return err
+	}
+	g.rowCount += sign
+	if err := h.writeMinMaxInputs(g.key, row, sign); err != nil {
+		return err
+	}
+	deltas, err := h.distinctDeltas(g.key, row, sign)
+	if err != nil {
+		return err
+	}
+	for i := range h.l.calls {
+		c := &h.l.calls[i]
+		switch {
+		case c.minMax >= 0:
+			c.updateExtreme(&g.states[i], row[c.Arg], sign)
+		case c.distinct >= 0:
+			err = c.accumulate(&g.states[i], row[c.Arg], deltas[c.distinct])
+		default:
+			err = c.accumulate(&g.states[i], argOf(c, row), sign)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// argOf is the argument value of a call for row (a dummy for count(*)).
+func argOf(c *aggCallLayout, row []types.Datum) types.Datum {
+	if c.Kind == expr.AggCountStar {
+		return true
+	}
+	return row[c.Arg]
+}
+
+// group returns the dirty group of row, loading it from the result table
+// when it is first touched this epoch.
+func (h *HashAgg) group(row []types.Datum) (*aggGroup, error) {
+	h.keyBuf = h.keyBuf[:0]
+	for _, c := range h.spec.GroupBy {
+		h.keyBuf = appendGroupDatum(h.keyBuf, row[c])
+	}
+	if g, ok := h.groups[string(h.keyBuf)]; ok {
+		return g, nil
+	}
+	key := make([]types.Datum, len(h.spec.GroupBy))
+	for i, c := range h.spec.GroupBy {
+		key[i] = row[c]
+	}
+	g, err := h.loadGroup(key)
+	if err != nil {
+		return nil, err
+	}
+	h.groups[string(h.keyBuf)] = g
+	h.order = append(h.order, g)
+	return g, nil
+}
+
+// loadGroup reads a group's state, or returns an empty group.
+func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
+	g := &aggGroup{key: key, states: make([]aggState, len(h.l.calls))}
+	row, ok, err := h.l.result.Get(h.sc.Batch(), key)
+	if err != nil || !ok {
+		return g, wrapAggErr("read group", err)
+	}
+	g.stored = true
+	n := len(key)
+	if g.rowCount, ok = row[n].(int64); !ok {
+		return nil, fmt.Errorf("stream: hash agg: corrupt row count %v", row[n])
+	}
+	for i := range h.l.calls {
+		if g.states[i], err = h.l.calls[i].decodeState(row); err != nil {
+			return nil, err
+		}
+	}
+	g.prevOut, err = h.outputRow(g)
+	return g, err
+}
+
+func wrapAggErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("stream: hash agg: %s: %w", what, err)
+}
+
+// writeMinMaxInputs adds or deletes row in each min/max input table where
+// its value is not NULL.
+func (h *HashAgg) writeMinMaxInputs(key, row []types.Datum, sign int64) error {
+	for i, c := range h.l.minMaxCols {
+		if row[c] == nil {
+			continue
+		}
+		r := append(append(make([]types.Datum, 0, len(h.l.minMax[i].Types)), key...), row[c])
+		for _, p := range h.spec.InputPK {
+			r = append(r, row[p])
+		}
+		var err error
+		if sign > 0 {
+			err = h.l.minMax[i].Insert(h.sc.Batch(), r)
+		} else {
+			err = h.l.minMax[i].Delete(h.sc.Batch(), r)
+		}
+		if err != nil {
+			return wrapAggErr("write min/max input", err)
+		}
+	}
+	return nil
+}
+
+// distinctDeltas updates each distinct table with row's value and returns,
+// per table, +1 when the value appeared in the group, -1 when it
+// disappeared, 0 otherwise.
+func (h *HashAgg) distinctDeltas(key, row []types.Datum, sign int64) ([]int64, error) {
+	if len(h.l.distCols) == 0 {
+		return nil, nil
+	}
+	deltas := make([]int64, len(h.l.distCols))
+	for i, c := range h.l.distCols {
+		if row[c] == nil {
+			continue
+		}
+		d, err := h.distinctDelta(h.l.distinct[i], key, row[c], sign)
+		if err != nil {
+			return nil, err
+		}
+		deltas[i] = d
+	}
+	return deltas, nil
+}
+
+func (h *HashAgg) distinctDelta(t *storage.Table, key []types.Datum, v types.Datum, sign int64) (int64, error) {
+	pk := append(append(make([]types.Datum, 0, len(key)+2), key...), v)
+	old, ok, err := t.Get(h.sc.Batch(), pk)
+	if err != nil {
+		return 0, wrapAggErr("read distinct value", err)
+	}
+	var n int64
+	if ok {
+		n, _ = old[len(pk)].(int64)
+	}
+	m := n + sign
+	switch {
+	case m < 0:
+		return 0, fmt.Errorf("stream: hash agg: distinct value %v deleted more often than inserted", v)
+	case m == 0:
+		err = t.Delete(h.sc.Batch(), append(pk, nil))
+	default:
+		err = t.Insert(h.sc.Batch(), append(pk, m))
+	}
+	if err != nil {
+		return 0, wrapAggErr("write distinct value", err)
+	}
+	switch {
+	case n == 0 && m > 0:
+		return 1, nil
+	case n > 0 && m == 0:
+		return -1, nil
+	}
+	return 0, nil
+}
+
+// endEpoch emits the changes of the dirty groups and writes their state.
+func (h *HashAgg) endEpoch() error {
+	if h.global && !h.globalReady {
+		if _, err := h.group(nil); err != nil {
+			return err
+		}
+		h.globalReady = true
+	}
+	for _, g := range h.order {
+		if err := h.flushGroup(g); err != nil {
+			return err
+		}
+	}
+	clear(h.groups)
+	h.order = h.order[:0]
+	return nil
+}
+
+// flushGroup emits g's change and stages its state.
+func (h *HashAgg) flushGroup(g *aggGroup) error {
+	if g.rowCount < 0 {
+		return fmt.Errorf("stream: hash agg: group %v has %d rows: more deletes than inserts", g.key, g.rowCount)
+	}
+	if err := h.refreshExtremes(g); err != nil {
+		return err
+	}
+	if g.rowCount == 0 && !h.global {
+		if g.prevOut != nil {
+			h.out.add(chunk.Delete, g.prevOut)
+		}
+		if g.stored {
+			return wrapAggErr("delete group", h.l.result.Delete(h.sc.Batch(), h.stateRow(g)))
+		}
+		return nil
+	}
+	cur, err := h.outputRow(g)
+	if err != nil {
+		return err
+	}
+	switch {
+	case g.prevOut == nil:
+		h.out.add(chunk.Insert, cur)
+	case !datumsIdentical(g.prevOut, cur):
+		h.out.addUpdate(g.prevOut, cur)
+	}
+	return wrapAggErr("write group", h.l.result.Insert(h.sc.Batch(), h.stateRow(g)))
+}
+
+// refreshExtremes recomputes each stale min/max of g from its input table:
+// the first row of the group's prefix (the last one for max).
+func (h *HashAgg) refreshExtremes(g *aggGroup) error {
+	for i := range h.l.calls {
+		c := &h.l.calls[i]
+		if c.minMax < 0 || !g.states[i].stale {
+			continue
+		}
+		v, err := h.scanExtreme(h.l.minMax[c.minMax], g.key, c.Kind == expr.AggMax)
+		if err != nil {
+			return err
+		}
+		g.states[i] = aggState{ext: v}
+	}
+	return nil
+}
+
+func (h *HashAgg) scanExtreme(t *storage.Table, key []types.Datum, max bool) (types.Datum, error) {
+	it := t.ScanPrefix(h.sc.Batch(), key, max)
+	var v types.Datum
+	if it.Next() {
+		v = it.Row()[len(key)]
+	}
+	err := it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return v, wrapAggErr("scan min/max input", err)
+}
+
+// outputRow is g's output row: group key then aggregate results.
+func (h *HashAgg) outputRow(g *aggGroup) ([]types.Datum, error) {
+	row := append(make([]types.Datum, 0, len(g.key)+len(h.l.calls)), g.key...)
+	for i := range h.l.calls {
+		v, err := h.l.calls[i].result(&g.states[i])
+		if err != nil {
+			return nil, fmt.Errorf("stream: hash agg: %w", err)
+		}
+		row = append(row, v)
+	}
+	return row, nil
+}
+
+// stateRow is g's result-table row.
+func (h *HashAgg) stateRow(g *aggGroup) []types.Datum {
+	row := append(make([]types.Datum, 0, len(h.l.result.Types)), g.key...)
+	row = append(row, g.rowCount)
+	for i := range h.l.calls {
+		row = h.l.calls[i].appendState(row, &g.states[i])
+	}
+	return row
+}

@@ -1,0 +1,261 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// HashJoin maintains an equi-join (inner, left, right or full outer) of two
+// inputs under inserts and deletes. It reads both inputs through Align and
+// forwards each barrier once it has arrived on both (I1).
+//
+// Each input row is applied against the other side's state (see joinSide):
+// its matches are the other side's rows with the same join key (found with
+// ScanPrefix; a NULL key matches nothing) for which Cond holds. An insert
+// emits an Insert per match, a delete a Delete per match; an update pair is
+// applied as a delete followed by an insert. Outer joins keep the NULL-padded
+// rows of a preserved side right:
+//
+//   - an inserted row with no match emits its padded row; one deleted with
+//     no match retracts it;
+//   - a preserved row whose degree goes 0 -> 1 retracts its padded row
+//     before the first joined row is emitted, and one whose degree goes
+//     1 -> 0 re-emits it after the last joined row is retracted.
+//
+// All state is written to the epoch batch as rows are applied, so nothing
+// is pending at a barrier and an executor built over committed state
+// continues correctly (I6).
+type HashJoin struct {
+	align *Align
+	sc    *StateContext
+	spec  JoinSpec
+	sides [2]*joinSide
+	out   *outQueue
+
+	row     []types.Datum
+	condRow []types.Datum
+	outRow  []types.Datum
+}
+
+// NewHashJoin returns a join of left and right. tableIDs are the ids of
+// the two state tables, left side first.
+func NewHashJoin(left, right *Receiver, sc *StateContext, spec JoinSpec, tableIDs []uint32) (*HashJoin, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	if len(tableIDs) != spec.NumStateTables() {
+		return nil, fmt.Errorf("stream: hash join needs %d state tables, got %d", spec.NumStateTables(), len(tableIDs))
+	}
+	j := &HashJoin{align: NewAlign(left, right), sc: sc, spec: spec, out: newOutQueue(spec.OutTypes())}
+	j.sides[0] = newJoinSide(tableIDs[0], spec.LeftTypes, spec.LeftKeys, spec.LeftPK, spec.Kind.preserves(0))
+	j.sides[1] = newJoinSide(tableIDs[1], spec.RightTypes, spec.RightKeys, spec.RightPK, spec.Kind.preserves(1))
+	j.outRow = make([]types.Datum, len(spec.LeftTypes)+len(spec.RightTypes))
+	return j, nil
+}
+
+// Types implements Executor.
+func (j *HashJoin) Types() []types.Type { return j.spec.OutTypes() }
+
+// StateTables returns the left and right state tables.
+func (j *HashJoin) StateTables() []*storage.Table {
+	return []*storage.Table{j.sides[0].table, j.sides[1].table}
+}
+
+// Next implements Executor.
+func (j *HashJoin) Next(ctx context.Context) (Message, error) {
+	for {
+		if m, ok := j.out.pop(); ok {
+			return m, nil
+		}
+		side, msg, err := j.align.Next(ctx)
+		if err != nil {
+			return Message{}, err
+		}
+		if msg.Barrier != nil {
+			j.out.barrier(msg.Barrier)
+			continue
+		}
+		err = j.applyChunk(int(side), msg.Chunk)
+		msg.Chunk.Release()
+		if err != nil {
+			return Message{}, err
+		}
+		j.out.flush()
+	}
+}
+
+func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
+	for i := 0; i < c.NumRows(); i++ {
+		j.row = c.Row(i, j.row)
+		var err error
+		if c.Op(i).IsInsert() {
+			err = j.insert(s, j.row)
+		} else {
+			err = j.delete(s, j.row)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insert applies the insertion of row on side s.
+func (j *HashJoin) insert(s int, row []types.Datum) error {
+	me, other := j.sides[s], j.sides[1-s]
+	key, ok := me.key(row)
+	if !ok {
+		if me.preserved {
+			j.emitPadded(s, chunk.Insert, row)
+		}
+		return nil
+	}
+	matches, err := j.matches(s, key, row)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if other.preserved {
+			if err := j.bumpDegree(1-s, m, 1); err != nil {
+				return err
+			}
+		}
+		j.emitJoined(s, chunk.Insert, row, m)
+	}
+	if me.preserved && len(matches) == 0 {
+		j.emitPadded(s, chunk.Insert, row)
+	}
+	return j.store(me, row, int64(len(matches)))
+}
+
+// delete applies the deletion of row on side s.
+func (j *HashJoin) delete(s int, row []types.Datum) error {
+	me, other := j.sides[s], j.sides[1-s]
+	key, ok := me.key(row)
+	if !ok {
+		if me.preserved {
+			j.emitPadded(s, chunk.Delete, row)
+		}
+		return nil
+	}
+	matches, err := j.matches(s, key, row)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		j.emitJoined(s, chunk.Delete, row, m)
+		if other.preserved {
+			if err := j.bumpDegree(1-s, m, -1); err != nil {
+				return err
+			}
+		}
+	}
+	if me.preserved && len(matches) == 0 {
+		j.emitPadded(s, chunk.Delete, row)
+	}
+	return wrapJoinErr("delete row", me.table.Delete(j.sc.Batch(), me.stored(row, nil)))
+}
+
+// matches returns the stored rows of the side opposite s (degree column
+// included, copied) that join with row, whose join key is key.
+func (j *HashJoin) matches(s int, key, row []types.Datum) ([][]types.Datum, error) {
+	other := j.sides[1-s]
+	it := other.table.ScanPrefix(j.sc.Batch(), key, false)
+	var out [][]types.Datum
+	for it.Next() {
+		m := it.Row()
+		ok, err := j.cond(s, row, m[:len(other.types)])
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		if ok {
+			out = append(out, append([]types.Datum(nil), m...))
+		}
+	}
+	err := it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return out, wrapJoinErr("scan matches", err)
+}
+
+// cond evaluates the residual condition for row (of side s) and other.
+func (j *HashJoin) cond(s int, row, other []types.Datum) (bool, error) {
+	if j.spec.Cond == nil {
+		return true, nil
+	}
+	if s == 0 {
+		j.condRow = append(append(j.condRow[:0], row...), other...)
+	} else {
+		j.condRow = append(append(j.condRow[:0], other...), row...)
+	}
+	v, err := j.spec.Cond.Eval(j.condRow)
+	if err != nil {
+		return false, fmt.Errorf("stream: hash join condition %s: %w", j.spec.Cond, err)
+	}
+	b, _ := v.(bool)
+	return b, nil
+}
+
+// bumpDegree changes the degree of m, a stored row of preserved side s, by
+// delta, writes it back, and keeps m's padded row right: it is retracted
+// when the degree leaves 0 and emitted when it returns to 0.
+func (j *HashJoin) bumpDegree(s int, m []types.Datum, delta int64) error {
+	side := j.sides[s]
+	col := side.degreeCol()
+	old, _ := m[col].(int64)
+	n := old + delta
+	if n < 0 {
+		return fmt.Errorf("stream: hash join: degree of %v below zero", m[:col])
+	}
+	m[col] = n
+	if old == 0 {
+		j.emitPadded(s, chunk.Delete, m[:col])
+	}
+	if n == 0 {
+		j.emitPadded(s, chunk.Insert, m[:col])
+	}
+	return wrapJoinErr("update degree", side.table.Insert(j.sc.Batch(), m))
+}
+
+// store writes row of side me with its degree.
+func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64) error {
+	return wrapJoinErr("store row", me.table.Insert(j.sc.Batch(), me.stored(row, degree)))
+}
+
+// emitJoined emits row (of side s) joined with the other side's stored row m.
+func (j *HashJoin) emitJoined(s int, op chunk.Op, row, m []types.Datum) {
+	nl := len(j.spec.LeftTypes)
+	other := m[:len(j.sides[1-s].types)]
+	if s == 0 {
+		copy(j.outRow, row)
+		copy(j.outRow[nl:], other)
+	} else {
+		copy(j.outRow, other)
+		copy(j.outRow[nl:], row)
+	}
+	j.out.add(op, j.outRow)
+}
+
+// emitPadded emits row of side s with NULLs for the other side's columns.
+func (j *HashJoin) emitPadded(s int, op chunk.Op, row []types.Datum) {
+	clear(j.outRow)
+	if s == 0 {
+		copy(j.outRow, row[:len(j.spec.LeftTypes)])
+	} else {
+		copy(j.outRow[len(j.spec.LeftTypes):], row[:len(j.spec.RightTypes)])
+	}
+	j.out.add(op, j.outRow)
+}
+
+func wrapJoinErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("stream: hash join: %s: %w", what, err)
+}

@@ -1,0 +1,153 @@
+package stream
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// JoinKind is the kind of an equi-join.
+type JoinKind uint8
+
+// The join kinds HashJoin maintains.
+const (
+	JoinInner JoinKind = iota
+	JoinLeftOuter
+	JoinRightOuter
+	JoinFullOuter
+)
+
+func (k JoinKind) String() string {
+	switch k {
+	case JoinInner:
+		return "inner"
+	case JoinLeftOuter:
+		return "left outer"
+	case JoinRightOuter:
+		return "right outer"
+	case JoinFullOuter:
+		return "full outer"
+	}
+	return fmt.Sprintf("JoinKind(%d)", uint8(k))
+}
+
+// preserves reports whether unmatched rows of side s (0 left, 1 right)
+// appear in the output, padded with NULLs.
+func (k JoinKind) preserves(s int) bool {
+	return k == JoinFullOuter || s == 0 && k == JoinLeftOuter || s == 1 && k == JoinRightOuter
+}
+
+// JoinSpec describes an equi-join of two inputs: left.LeftKeys[i] =
+// right.RightKeys[i] for every i (NULL keys never match), and Cond.
+type JoinSpec struct {
+	Kind                  JoinKind
+	LeftTypes, RightTypes []types.Type
+	LeftKeys, RightKeys   []int
+	// LeftPK and RightPK are the stream keys of the inputs.
+	LeftPK, RightPK []int
+	// Cond is a residual condition over the left row followed by the right
+	// row; nil means true.
+	Cond expr.Expr
+}
+
+// NumStateTables returns how many state table ids NewHashJoin takes: one
+// per side, left first.
+func (JoinSpec) NumStateTables() int { return 2 }
+
+// OutTypes returns the output column types: left columns then right columns
+// (for outer joins the padded side's columns hold NULLs).
+func (s JoinSpec) OutTypes() []types.Type {
+	return slices.Concat(s.LeftTypes, s.RightTypes)
+}
+
+// OutPK returns the output stream key: the left stream key followed by the
+// right one (in output column positions).
+func (s JoinSpec) OutPK() []int {
+	pk := slices.Clone(s.LeftPK)
+	for _, c := range s.RightPK {
+		pk = append(pk, len(s.LeftTypes)+c)
+	}
+	return pk
+}
+
+func (s JoinSpec) validate() error {
+	if s.Kind > JoinFullOuter {
+		return fmt.Errorf("stream: hash join: unknown kind %d", s.Kind)
+	}
+	if len(s.LeftKeys) != len(s.RightKeys) {
+		return fmt.Errorf("stream: hash join: %d left keys, %d right keys", len(s.LeftKeys), len(s.RightKeys))
+	}
+	check := func(cols []int, n int) error {
+		for _, c := range cols {
+			if c < 0 || c >= n {
+				return fmt.Errorf("stream: hash join: column %d out of range", c)
+			}
+		}
+		return nil
+	}
+	if err := check(slices.Concat(s.LeftKeys, s.LeftPK), len(s.LeftTypes)); err != nil {
+		return err
+	}
+	return check(slices.Concat(s.RightKeys, s.RightPK), len(s.RightTypes))
+}
+
+// joinSide is one input of a HashJoin and its state table. The table holds
+// every row of the side whose join key has no NULL (a NULL key never
+// matches, so such rows need no state):
+//
+//	the input row | degree int64 (only when the side is preserved)
+//
+// PK: the join key columns followed by the stream key columns not already
+// in the join key; DistKey: the join key, so ScanPrefix(join key) finds a
+// key's rows. The degree of a row of a preserved side is the number of rows
+// of the other side it currently matches (join key and Cond); it is 0
+// exactly when the row's NULL-padded row is in the output.
+type joinSide struct {
+	types     []types.Type
+	keys      []int
+	table     *storage.Table
+	preserved bool
+}
+
+func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *joinSide {
+	tableTypes := slices.Clone(ts)
+	if preserved {
+		tableTypes = append(tableTypes, types.TInt64)
+	}
+	tpk := slices.Clone(keys)
+	for _, c := range pk {
+		if !slices.Contains(tpk, c) {
+			tpk = append(tpk, c)
+		}
+	}
+	t := &storage.Table{ID: id, Types: tableTypes, PK: tpk, DistKey: slices.Clone(keys)}
+	return &joinSide{types: ts, keys: keys, table: t, preserved: preserved}
+}
+
+// degreeCol is the index of the degree column of a stored row.
+func (s *joinSide) degreeCol() int { return len(s.types) }
+
+// stored returns the state-table row for row: a copy, with the degree
+// appended when the side is preserved.
+func (s *joinSide) stored(row []types.Datum, degree types.Datum) []types.Datum {
+	r := append(make([]types.Datum, 0, len(s.table.Types)), row...)
+	if s.preserved {
+		r = append(r, degree)
+	}
+	return r
+}
+
+// key returns the join key of row and whether it can match (no NULL).
+func (s *joinSide) key(row []types.Datum) ([]types.Datum, bool) {
+	k := make([]types.Datum, len(s.keys))
+	for i, c := range s.keys {
+		if row[c] == nil {
+			return nil, false
+		}
+		k[i] = row[c]
+	}
+	return k, true
+}

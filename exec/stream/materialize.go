@@ -1,0 +1,199 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Materialize applies the changes of its input to a table, keyed by the
+// table's PK, and passes every message on (it is also the upstream of the
+// views built over the relation it maintains):
+//
+//   - Insert and UpdateInsert write the row (an upsert);
+//   - Delete and UpdateDelete delete the row with the row's pk.
+//
+// With correct stream keys that is all, and chunks pass through untouched.
+// Materialize also checks each change against the table and repairs what an
+// inconsistent input would break downstream, re-building the chunk:
+//
+//   - an Insert (or an UpdateInsert not preceded by its UpdateDelete) whose
+//     pk exists overwrites the row and is emitted as UpdateDelete(old) +
+//     UpdateInsert(new);
+//   - a Delete or UpdateDelete of a missing pk is dropped (and the
+//     UpdateInsert that followed it becomes an Insert).
+//
+// Repairs are counted in Conflicts. All writes go to the epoch batch as
+// rows arrive; nothing is pending at a barrier.
+type Materialize struct {
+	in    Executor
+	sc    *StateContext
+	table *storage.Table
+
+	// Conflicts counts the input rows that contradicted the table (an
+	// insert of an existing pk or a delete of a missing one).
+	Conflicts int64
+
+	b       *chunk.Builder
+	row     []types.Datum
+	pk      []types.Datum
+	lastOut chunk.Op // op of the last row appended to b
+	changed bool     // the current chunk was repaired
+	demote  []int    // rows of b to turn from UpdateDelete into Delete
+	cur     *chunk.Chunk
+	curRow  int
+}
+
+// NewMaterialize returns an executor maintaining table from in.
+func NewMaterialize(in Executor, sc *StateContext, table *storage.Table) *Materialize {
+	return &Materialize{in: in, sc: sc, table: table, b: chunk.NewBuilder(in.Types()),
+		pk: make([]types.Datum, len(table.PK))}
+}
+
+// Types implements Executor.
+func (m *Materialize) Types() []types.Type { return m.in.Types() }
+
+// Next implements Executor.
+func (m *Materialize) Next(ctx context.Context) (Message, error) {
+	for {
+		msg, err := m.in.Next(ctx)
+		if err != nil || msg.Chunk == nil {
+			return msg, err
+		}
+		c, err := m.apply(msg.Chunk)
+		if err != nil {
+			msg.Chunk.Release()
+			return Message{}, err
+		}
+		if c == msg.Chunk {
+			return msg, nil
+		}
+		msg.Chunk.Release()
+		if c.NumRows() > 0 {
+			return Message{Chunk: c}, nil
+		}
+		c.Release()
+	}
+}
+
+// apply writes c's changes to the table and returns the chunk to emit: c
+// itself when it needed no repair, else a new chunk. Rows are copied into
+// the builder only from the first repair on (replaying the rows before it).
+func (m *Materialize) apply(c *chunk.Chunk) (*chunk.Chunk, error) {
+	m.cur, m.changed, m.lastOut = c, false, chunk.Insert
+	for m.curRow = 0; m.curRow < c.NumRows(); m.curRow++ {
+		op := c.Op(m.curRow)
+		m.row = c.Row(m.curRow, m.row)
+		var err error
+		if op.IsInsert() {
+			err = m.upsert(op, m.row)
+		} else {
+			err = m.delete(op, m.row)
+		}
+		if err != nil {
+			m.reset()
+			return nil, fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
+		}
+	}
+	m.cur = nil
+	if !m.changed {
+		return c, nil
+	}
+	out := m.b.Build()
+	for _, i := range m.demote {
+		out.Ops[i] = chunk.Delete
+	}
+	m.demote = m.demote[:0]
+	return out, nil
+}
+
+// reset drops a partly built repaired chunk.
+func (m *Materialize) reset() {
+	if m.changed {
+		m.b.Build().Release()
+	}
+	m.demote = m.demote[:0]
+}
+
+// upsert writes an Insert or UpdateInsert row.
+func (m *Materialize) upsert(op chunk.Op, row []types.Datum) error {
+	old, exists, err := m.table.Get(m.sc.Batch(), m.pkOf(row))
+	if err != nil {
+		return err
+	}
+	switch {
+	case exists:
+		m.conflict()
+		if m.lastOut == chunk.UpdateDelete {
+			m.demoteLast()
+		}
+		m.emit(chunk.UpdateDelete, old)
+		m.emit(chunk.UpdateInsert, row)
+	case op == chunk.UpdateInsert && m.lastOut != chunk.UpdateDelete:
+		m.repair()
+		m.emit(chunk.Insert, row)
+	default:
+		m.emit(op, row)
+	}
+	return m.table.Insert(m.sc.Batch(), row)
+}
+
+// delete applies a Delete or UpdateDelete row.
+func (m *Materialize) delete(op chunk.Op, row []types.Datum) error {
+	_, exists, err := m.table.Get(m.sc.Batch(), m.pkOf(row))
+	if err != nil {
+		return err
+	}
+	if !exists {
+		m.conflict()
+		return nil
+	}
+	m.emit(op, row)
+	return m.table.Delete(m.sc.Batch(), row)
+}
+
+func (m *Materialize) pkOf(row []types.Datum) []types.Datum {
+	for i, c := range m.table.PK {
+		m.pk[i] = row[c]
+	}
+	return m.pk
+}
+
+// conflict counts an input row that contradicts the table and switches to
+// building a repaired chunk.
+func (m *Materialize) conflict() {
+	m.Conflicts++
+	m.repair()
+}
+
+// repair switches to building a repaired chunk: the rows before the
+// current one, emitted unchanged so far, are copied into the builder.
+func (m *Materialize) repair() {
+	if m.changed {
+		return
+	}
+	m.changed = true
+	var row []types.Datum
+	for i := 0; i < m.curRow; i++ {
+		row = m.cur.Row(i, row)
+		m.b.Append(m.cur.Op(i), row)
+	}
+}
+
+// emit records that the current input row goes out with op (and row).
+func (m *Materialize) emit(op chunk.Op, row []types.Datum) {
+	if m.changed {
+		m.b.Append(op, row)
+	}
+	m.lastOut = op
+}
+
+// demoteLast turns the UpdateDelete just appended into a Delete: its
+// UpdateInsert is about to be emitted as part of another pair. The builder
+// cannot change an op in place, so the ops are patched at Build time.
+func (m *Materialize) demoteLast() {
+	m.demote = append(m.demote, m.b.Len()-1)
+}

@@ -1,0 +1,167 @@
+package streamdb
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
+	"github.com/streamdb/streamdb/sql/binder"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// jobEnv is the planner.StreamEnv for building one job. When rebuilding
+// (allocate false) state table ids come from the relation's recorded list.
+type jobEnv struct {
+	db       *DB
+	rel      *catalog.Relation
+	allocate bool
+	next     int
+	err      error
+}
+
+func (e *jobEnv) Store() *storage.Store                        { return e.db.store }
+func (e *jobEnv) NewActorID() stream.ActorID                   { return e.db.actorSeq.next() }
+func (e *jobEnv) Relation(id uint32) (*catalog.Relation, bool) { return e.db.RelationByID(id) }
+
+func (e *jobEnv) NextStateTableID() uint32 {
+	if !e.allocate {
+		if e.next >= len(e.rel.Internal) {
+			e.err = fmt.Errorf("streamdb: view %q needs more state tables than it recorded", e.rel.Name)
+			return 0
+		}
+		id := e.rel.Internal[e.next]
+		e.next++
+		return id
+	}
+	id, err := e.db.allocID()
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	e.rel.Internal = append(e.rel.Internal, id)
+	return id
+}
+
+// buildGraph builds the actors of every created relation, wiring each view
+// to its upstreams directly (no backfill: committed state is consistent).
+func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, error) {
+	var actors []*stream.Actor
+	sources := map[stream.ActorID]*stream.Source{}
+	tops := map[uint32]*stream.Actor{}
+	runtime := map[uint32]*relRuntime{}
+	for _, r := range db.relationsSorted() {
+		if r.State != catalog.StateCreated {
+			continue
+		}
+		job, err := db.buildJob(r, false, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		for upID, outs := range job.Attach {
+			up, ok := tops[upID]
+			if !ok {
+				return nil, nil, fmt.Errorf("streamdb: view %q reads relation %d, which has no actor", r.Name, upID)
+			}
+			for _, o := range outs {
+				up.Out.AddOutput(o)
+			}
+		}
+		tops[r.ID] = job.Top
+		rt := db.newRuntime(r, job)
+		if job.Source != nil {
+			sources[job.Top.ID] = job.Source
+		}
+		runtime[r.ID] = rt
+		actors = append(actors, job.Actors...)
+	}
+	db.mu.Lock()
+	db.runtime = runtime
+	db.mu.Unlock()
+	return actors, sources, nil
+}
+
+// newRuntime makes the runtime handle of a job, keeping the DML mutex of a
+// table across rebuilds.
+func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntime {
+	rt := &relRuntime{top: job.Top.ID, source: job.Source}
+	for _, a := range job.Actors {
+		rt.actors = append(rt.actors, a.ID)
+	}
+	if r.Kind == catalog.KindTable {
+		db.mu.RLock()
+		old := db.runtime[r.ID]
+		db.mu.RUnlock()
+		if old != nil && old.dml != nil {
+			rt.dml = old.dml
+		} else {
+			rt.dml = newDMLMutex()
+		}
+	}
+	return rt
+}
+
+// buildJob builds the actors of one relation.
+func (db *DB) buildJob(r *catalog.Relation, creating bool, onScanDone func()) (*planner.StreamJob, error) {
+	env := &jobEnv{db: db, rel: r, allocate: creating}
+	if r.Kind == catalog.KindTable {
+		return planner.BuildTableJob(r, env), nil
+	}
+	shape, err := db.planView(r.Definition, r.Columns)
+	if err != nil {
+		return nil, fmt.Errorf("streamdb: planning view %q: %w", r.Name, err)
+	}
+	job, err := planner.BuildViewJob(r, shape, env, creating, onScanDone)
+	if err == nil {
+		err = env.err
+	}
+	return job, err
+}
+
+// planView binds a stored view definition and checks that it still has the
+// stored shape.
+func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, error) {
+	stmts, err := sql.NewParser().Parse(def)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, errors.New("view definition is not one statement")
+	}
+	bound, err := binder.Bind(db, stmts[0], binder.Options{})
+	if err != nil {
+		return nil, err
+	}
+	q, ok := bound.Stmt.(*planner.Query)
+	if !ok {
+		return nil, errors.New("view definition is not a query")
+	}
+	names := make([]string, 0, len(cols))
+	for _, c := range cols {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	shape, err := planner.PlanView(q, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape.Columns) != len(cols) {
+		return nil, fmt.Errorf("view now plans to %d columns, stored %d", len(shape.Columns), len(cols))
+	}
+	return shape, nil
+}
+
+// rebuildGraph is the coordinator's OnFailure hook: the failed graph is
+// gone; build a new one from the catalog over committed state.
+func (db *DB) rebuildGraph(cause error) {
+	db.opts.Logger.Warn("recovering streaming graph", "cause", cause)
+	db.failCreatingJobs(cause)
+	actors, sources, err := db.buildGraph()
+	if err != nil {
+		db.opts.Logger.Error("rebuilding streaming graph failed", "err", err)
+		return
+	}
+	db.coord.Restart(actors, sources)
+}

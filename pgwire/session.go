@@ -1,0 +1,64 @@
+package pgwire
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Column is a result column.
+type Column struct {
+	Name string
+	Type types.Type
+}
+
+// ResultWriter receives the results of the statements a Session runs. Its
+// methods are called only from the goroutine that called Run or Execute, and
+// never after that call returns. The Datums of a Row may be reused by the
+// caller once Row returns.
+type ResultWriter interface {
+	// Columns is called once, before any Row, by a row-returning statement.
+	Columns(cols []Column) error
+	// Row reports one row: Datums as described in internal/types, nil = NULL.
+	Row(row []types.Datum) error
+	// Complete ends a statement with its command tag ("SELECT 3",
+	// "INSERT 0 5", "CREATE TABLE").
+	Complete(tag string) error
+	// Notice sends a NoticeResponse (severity such as "NOTICE", "WARNING").
+	Notice(severity, msg string) error
+}
+
+// Session is one client's session with the database. pgwire uses a Session
+// from a single goroutine. Contexts passed to it are cancelled on a client's
+// CancelRequest and on Server.Close; a Session must then return promptly.
+type Session interface {
+	// Run executes the statements of a simple Query message in order,
+	// reporting each through w; it stops at the first error and returns it.
+	// Run reporting no statement at all means the query was empty.
+	Run(ctx context.Context, query string, w ResultWriter) error
+	// Prepare parses one statement for the extended protocol. paramTypes
+	// are the client-given parameter types (OID 0 = unspecified, mapped to
+	// types.TUnknown); it returns the inferred parameter types and the
+	// result columns (nil when the statement returns no rows).
+	Prepare(ctx context.Context, query string, paramTypes []types.Type) (params []types.Type, cols []Column, err error)
+	// Execute runs a prepared query with bound argument values (decoded to
+	// Datums of the parameter types; text arguments for TUnknown parameters
+	// arrive as string).
+	Execute(ctx context.Context, query string, args []types.Datum, w ResultWriter) error
+	// Close ends the session; it is called once, when the connection ends.
+	Close() error
+}
+
+// TxStatuser may be implemented by a Session that knows its transaction
+// state. TxStatus returns the ReadyForQuery status byte: 'I' (idle), 'T' (in
+// a transaction block) or 'E' (in a failed transaction block). Without it,
+// pgwire tracks the status from command tags.
+type TxStatuser interface {
+	TxStatus() byte
+}
+
+// Backend creates sessions; it is the database as seen by the server.
+// NewSession is called concurrently from many connection goroutines.
+type Backend interface {
+	NewSession(ctx context.Context, user, database string) (Session, error)
+}

@@ -1,0 +1,106 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/streamdb/streamdb/exec/batch"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// BuildBatch turns a logical plan into a tree of batch executors reading
+// from src. Nodes shared by several parents (a CTE used twice) get one
+// executor per use. On error, executors built so far are closed.
+func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
+	switch n := n.(type) {
+	case *Scan:
+		return batch.NewScan(src, n.Rel), nil
+	case *Values:
+		return batch.NewValues(n.Rows, batchColumnTypes(n.Cols)), nil
+	case *GenerateSeries:
+		return batch.NewGenerateSeries(n.Start, n.Stop, n.Step, n.Cols[0].Type), nil
+	case *Filter:
+		return build1(n.Input, src, func(in batch.Executor) batch.Executor { return batch.NewFilter(in, n.Cond) })
+	case *Project:
+		return build1(n.Input, src, func(in batch.Executor) batch.Executor {
+			return batch.NewProject(in, n.Exprs, batchColumnTypes(n.Cols))
+		})
+	case *Aggregate:
+		return build1(n.Input, src, func(in batch.Executor) batch.Executor {
+			return batch.NewHashAgg(in, n.GroupBy, aggSpecs(n.Aggs))
+		})
+	case *Sort:
+		return build1(n.Input, src, func(in batch.Executor) batch.Executor { return batch.NewSort(in, sortKeys(n.Keys)) })
+	case *Limit:
+		return build1(n.Input, src, func(in batch.Executor) batch.Executor { return batch.NewLimit(in, n.Count, n.Offset) })
+	case *Join:
+		return buildJoin(n, src)
+	case *UnionAll:
+		return buildUnion(n, src)
+	}
+	return nil, fmt.Errorf("planner: no batch executor for %T", n)
+}
+
+// build1 builds a single-input executor.
+func build1(input Node, src batch.Source, mk func(batch.Executor) batch.Executor) (batch.Executor, error) {
+	in, err := BuildBatch(input, src)
+	if err != nil {
+		return nil, err
+	}
+	return mk(in), nil
+}
+
+func buildJoin(n *Join, src batch.Source) (batch.Executor, error) {
+	l, err := BuildBatch(n.Left, src)
+	if err != nil {
+		return nil, err
+	}
+	r, err := BuildBatch(n.Right, src)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	return batch.NewHashJoin(l, r, batchJoinKinds[n.Kind], n.LeftKeys, n.RightKeys, n.Cond), nil
+}
+
+var batchJoinKinds = [...]batch.JoinKind{
+	InnerJoin: batch.InnerJoin, LeftJoin: batch.LeftJoin, RightJoin: batch.RightJoin, FullJoin: batch.FullJoin,
+}
+
+func buildUnion(n *UnionAll, src batch.Source) (batch.Executor, error) {
+	ins := make([]batch.Executor, 0, len(n.Ins))
+	for _, c := range n.Ins {
+		e, err := BuildBatch(c, src)
+		if err != nil {
+			for _, in := range ins {
+				in.Close()
+			}
+			return nil, err
+		}
+		ins = append(ins, e)
+	}
+	return batch.NewUnionAll(ins, batchColumnTypes(n.Cols)), nil
+}
+
+func aggSpecs(calls []AggCall) []batch.AggSpec {
+	out := make([]batch.AggSpec, len(calls))
+	for i, c := range calls {
+		out[i] = batch.AggSpec{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type}
+	}
+	return out
+}
+
+func sortKeys(keys []SortKey) []batch.SortKey {
+	out := make([]batch.SortKey, len(keys))
+	for i, k := range keys {
+		out[i] = batch.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst}
+	}
+	return out
+}
+
+func batchColumnTypes(cols []Column) []types.Type {
+	ts := make([]types.Type, len(cols))
+	for i, c := range cols {
+		ts[i] = c.Type
+	}
+	return ts
+}

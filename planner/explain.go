@@ -1,0 +1,62 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Explain renders a plan as indented lines, root first.
+func Explain(n Node) []string {
+	var out []string
+	explain(n, 0, &out)
+	return out
+}
+
+func explain(n Node, depth int, out *[]string) {
+	pad := strings.Repeat("  ", depth)
+	if depth > 0 {
+		pad += "->  "
+	}
+	*out = append(*out, pad+describe(n))
+	for _, in := range n.Inputs() {
+		explain(in, depth+1, out)
+	}
+}
+
+func describe(n Node) string {
+	switch n := n.(type) {
+	case *Scan:
+		return fmt.Sprintf("Scan %s", n.Rel.Name)
+	case *Values:
+		return fmt.Sprintf("Values (%d rows)", len(n.Rows))
+	case *GenerateSeries:
+		return fmt.Sprintf("GenerateSeries(%s, %s)", n.Start, n.Stop)
+	case *Filter:
+		return fmt.Sprintf("Filter: %s", n.Cond)
+	case *Project:
+		parts := make([]string, len(n.Exprs))
+		for i, e := range n.Exprs {
+			parts[i] = e.String()
+		}
+		return "Project: " + strings.Join(parts, ", ")
+	case *Aggregate:
+		aggs := make([]string, len(n.Aggs))
+		for i, a := range n.Aggs {
+			aggs[i] = fmt.Sprintf("%s($%d)", a.Kind, a.Arg)
+		}
+		return fmt.Sprintf("Aggregate group by %v: %s", n.GroupBy, strings.Join(aggs, ", "))
+	case *Join:
+		s := fmt.Sprintf("Hash %s join on %v = %v", n.Kind, n.LeftKeys, n.RightKeys)
+		if n.Cond != nil {
+			s += " filter " + n.Cond.String()
+		}
+		return s
+	case *Sort:
+		return fmt.Sprintf("Sort %v", n.Keys)
+	case *Limit:
+		return fmt.Sprintf("Limit %d offset %d", n.Count, n.Offset)
+	case *UnionAll:
+		return "Union All"
+	}
+	return fmt.Sprintf("%T", n)
+}

@@ -1,0 +1,416 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// channelCapacity bounds the messages in flight between two actors.
+const channelCapacity = 16
+
+// StreamEnv is what building a stream job needs from its owner.
+type StreamEnv interface {
+	Store() *storage.Store
+	// NewActorID returns a fresh actor id.
+	NewActorID() stream.ActorID
+	// NextStateTableID returns the id of the next internal state table of
+	// the job: a fresh one when creating, the recorded one when rebuilding.
+	NextStateTableID() uint32
+	// Relation returns the relation with id (an upstream of the job).
+	Relation(id uint32) (*catalog.Relation, bool)
+}
+
+// StreamJob is the actors of one materialized view (or table) and how they
+// attach to the graph.
+type StreamJob struct {
+	Actors []*stream.Actor
+	// Top is the actor that materializes the job's relation; views over it
+	// attach to its dispatcher.
+	Top *stream.Actor
+	// Attach lists, per upstream relation id, the outputs to add to that
+	// relation's Top actor (through an Add mutation when creating).
+	Attach map[uint32][]*stream.Output
+	// Source is where DML statements send the table's changes (tables only).
+	Source *stream.Source
+}
+
+// TableLayout returns the storage layout of a relation's rows.
+func TableLayout(r *catalog.Relation) *storage.Table {
+	return &storage.Table{ID: r.ID, Types: r.ColumnTypes(), PK: r.PK, DistKey: r.DistKey}
+}
+
+// BuildTableJob returns the actor of a table: DML chunks and barriers
+// arrive on Source and are materialized into the table's state.
+func BuildTableJob(r *catalog.Relation, env StreamEnv) *StreamJob {
+	src := stream.NewSource(channelCapacity)
+	sc := stream.NewStateContext(env.Store())
+	in := &stream.Receiver{C: src.C, Typ: r.ColumnTypes()}
+	a := &stream.Actor{ID: env.NewActorID(), State: sc,
+		Exec: stream.NewMaterialize(in, sc, TableLayout(r))}
+	return &StreamJob{Actors: []*stream.Actor{a}, Top: a, Source: src}
+}
+
+// ViewShape is the stored shape of a materialized view: its columns (the
+// query's, then hidden stream-key columns) and its primary key.
+type ViewShape struct {
+	Plan    Node
+	Columns []catalog.Column
+	PK      []int
+}
+
+// PlanView derives the stream plan of a view query: the plan rewritten so
+// every node carries its stream key, and the view's columns and key.
+func PlanView(q *Query, names []string) (*ViewShape, error) {
+	plan, key, err := withStreamKey(q.Plan)
+	if err != nil {
+		return nil, err
+	}
+	cols := plan.Columns()
+	if len(names) > 0 && len(names) > visibleCount(cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "CREATE MATERIALIZED VIEW specifies too many column names")
+	}
+	out := make([]catalog.Column, len(cols))
+	seen := map[string]bool{}
+	vis := 0
+	for i, c := range cols {
+		name := c.Name
+		if !c.Hidden && vis < len(names) {
+			name = names[vis]
+		}
+		if c.Hidden {
+			name = fmt.Sprintf("_key%d", i)
+		} else {
+			vis++
+			if seen[name] {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", name)
+			}
+		}
+		seen[name] = true
+		out[i] = catalog.Column{Name: name, Type: c.Type, Hidden: c.Hidden}
+	}
+	return &ViewShape{Plan: plan, Columns: out, PK: key}, nil
+}
+
+func visibleCount(cols []Column) int {
+	n := 0
+	for _, c := range cols {
+		if !c.Hidden {
+			n++
+		}
+	}
+	return n
+}
+
+// withStreamKey rewrites n so that its output includes a unique key (the
+// stream key) and returns the key's column indexes.
+func withStreamKey(n Node) (Node, []int, error) {
+	switch n := n.(type) {
+	case *Scan:
+		return n, append([]int(nil), n.Rel.PK...), nil
+	case *Filter:
+		in, key, err := withStreamKey(n.Input)
+		return &Filter{Input: in, Cond: n.Cond}, key, err
+	case *Project:
+		return projectWithKey(n)
+	case *Aggregate:
+		in, inKey, err := withStreamKey(n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		_ = inKey
+		key := make([]int, len(n.GroupBy))
+		for i := range key {
+			key[i] = i
+		}
+		return &Aggregate{Input: in, GroupBy: n.GroupBy, Aggs: n.Aggs, Cols: n.Cols}, key, nil
+	case *Join:
+		return joinWithKey(n)
+	case *Sort:
+		// ORDER BY has no meaning for a stored view.
+		return withStreamKey(n.Input)
+	}
+	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
+}
+
+// joinWithKey rewrites both sides of a join to carry their keys and
+// restores the join's original column order (left, right) with the sides'
+// added key columns appended, so the parent's column references still hold.
+func joinWithKey(n *Join) (Node, []int, error) {
+	l, lk, err := withStreamKey(n.Left)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, rk, err := withStreamKey(n.Right)
+	if err != nil {
+		return nil, nil, err
+	}
+	oldL, oldR := len(n.Left.Columns()), len(n.Right.Columns())
+	newL := len(l.Columns())
+	nn := &Join{Left: l, Right: r, Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond}
+	if n.Cond != nil && newL != oldL {
+		nn.Cond = expr.Remap(n.Cond, func(i int) int {
+			if i >= oldL {
+				return i - oldL + newL
+			}
+			return i
+		})
+	}
+	// Position of each joined column in the restored order.
+	joined := nn.Columns()
+	order := make([]int, 0, len(joined))
+	for i := 0; i < oldL; i++ {
+		order = append(order, i)
+	}
+	for i := 0; i < oldR; i++ {
+		order = append(order, newL+i)
+	}
+	for i := oldL; i < newL; i++ {
+		order = append(order, i)
+	}
+	for i := newL + oldR; i < len(joined); i++ {
+		order = append(order, i)
+	}
+	if len(joined) == oldL+oldR {
+		// Nothing was added on either side: no projection needed.
+		key := append([]int(nil), lk...)
+		for _, k := range rk {
+			key = append(key, k+newL)
+		}
+		return nn, key, nil
+	}
+	pos := make([]int, len(joined))
+	exprs := make([]expr.Expr, len(order))
+	cols := make([]Column, len(order))
+	for out, in := range order {
+		pos[in] = out
+		exprs[out] = expr.NewColumn(in, joined[in].Type, joined[in].Name)
+		cols[out] = joined[in]
+		if out >= oldL+oldR {
+			cols[out].Hidden = true
+		}
+	}
+	key := make([]int, 0, len(lk)+len(rk))
+	for _, k := range lk {
+		key = append(key, pos[k])
+	}
+	for _, k := range rk {
+		key = append(key, pos[k+newL])
+	}
+	return &Project{Input: nn, Exprs: exprs, Cols: cols}, key, nil
+}
+
+// projectWithKey keeps the input's stream key in the projection, adding
+// hidden columns for key columns the query does not project.
+func projectWithKey(p *Project) (Node, []int, error) {
+	in, inKey, err := withStreamKey(p.Input)
+	if err != nil {
+		return nil, nil, err
+	}
+	exprs := append([]expr.Expr(nil), p.Exprs...)
+	cols := append([]Column(nil), p.Cols...)
+	inCols := in.Columns()
+	key := make([]int, 0, len(inKey))
+	for _, k := range inKey {
+		pos := -1
+		for i, e := range exprs {
+			if c, ok := e.(*expr.Column); ok && c.Index == k {
+				pos = i
+				break
+			}
+		}
+		if pos < 0 {
+			pos = len(exprs)
+			exprs = append(exprs, expr.NewColumn(k, inCols[k].Type, inCols[k].Name))
+			cols = append(cols, Column{Name: inCols[k].Name, Type: inCols[k].Type, Hidden: true})
+		}
+		key = append(key, pos)
+	}
+	return &Project{Input: in, Exprs: exprs, Cols: cols}, key, nil
+}
+
+func nodeName(n Node) string {
+	switch n.(type) {
+	case *Limit:
+		return "LIMIT"
+	case *UnionAll:
+		return "UNION"
+	case *Values:
+		return "VALUES"
+	case *GenerateSeries:
+		return "a table function"
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+// BuildViewJob builds the actors of a view with the given shape, materialized
+// into rel. With backfill, its scans first emit their upstream's existing
+// rows; onScanDone is called once per scan when that is done.
+func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, backfill bool, onScanDone func()) (*StreamJob, error) {
+	b := &jobBuilder{env: env, backfill: backfill, onScanDone: onScanDone,
+		job: &StreamJob{Attach: map[uint32][]*stream.Output{}}}
+	top := b.newActor()
+	e, _, err := b.build(top, shape.Plan)
+	if err != nil {
+		return nil, err
+	}
+	top.Exec = stream.NewMaterialize(e, top.State, TableLayout(rel))
+	b.job.Top = top
+	return b.job, nil
+}
+
+// NumScans counts the relation scans of a plan (one backfill each).
+func NumScans(n Node) int {
+	if _, ok := n.(*Scan); ok {
+		return 1
+	}
+	total := 0
+	for _, in := range n.Inputs() {
+		total += NumScans(in)
+	}
+	return total
+}
+
+type jobBuilder struct {
+	env        StreamEnv
+	backfill   bool
+	onScanDone func()
+	job        *StreamJob
+}
+
+func (b *jobBuilder) newActor() *stream.Actor {
+	a := &stream.Actor{ID: b.env.NewActorID(), State: stream.NewStateContext(b.env.Store())}
+	b.job.Actors = append(b.job.Actors, a)
+	return a
+}
+
+func (b *jobBuilder) stateTableIDs(n int) []uint32 {
+	ids := make([]uint32, n)
+	for i := range ids {
+		ids[i] = b.env.NextStateTableID()
+	}
+	return ids
+}
+
+// build returns the executor for n inside actor a, and n's stream key.
+func (b *jobBuilder) build(a *stream.Actor, n Node) (stream.Executor, []int, error) {
+	switch n := n.(type) {
+	case *Scan:
+		return b.buildScan(a, n)
+	case *Filter:
+		in, key, err := b.build(a, n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		return stream.NewFilter(in, n.Cond), key, nil
+	case *Project:
+		in, inKey, err := b.build(a, n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		return stream.NewProject(in, n.Exprs), projectedKey(n, inKey), nil
+	case *Aggregate:
+		return b.buildAgg(a, n)
+	case *Join:
+		return b.buildJoin(a, n)
+	}
+	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
+}
+
+func projectedKey(p *Project, inKey []int) []int {
+	key := make([]int, 0, len(inKey))
+	for _, k := range inKey {
+		for i, e := range p.Exprs {
+			if c, ok := e.(*expr.Column); ok && c.Index == k {
+				key = append(key, i)
+				break
+			}
+		}
+	}
+	return key
+}
+
+func (b *jobBuilder) buildScan(a *stream.Actor, n *Scan) (stream.Executor, []int, error) {
+	up, ok := b.env.Relation(n.Rel.ID)
+	if !ok {
+		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", n.Rel.Name)
+	}
+	ch := make(chan stream.Message, channelCapacity)
+	b.job.Attach[up.ID] = append(b.job.Attach[up.ID], &stream.Output{Actor: a.ID, C: ch})
+	recv := &stream.Receiver{C: ch, Typ: up.ColumnTypes()}
+	scan := stream.NewStreamScan(recv, TableLayout(up), b.env.Store(), b.backfill, b.onScanDone)
+	a.Closers = append(a.Closers, scan.Close)
+	return scan, append([]int(nil), up.PK...), nil
+}
+
+func (b *jobBuilder) buildAgg(a *stream.Actor, n *Aggregate) (stream.Executor, []int, error) {
+	in, inKey, err := b.build(a, n.Input)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec := stream.AggSpec{InTypes: in.Types(), GroupBy: n.GroupBy, InputPK: inKey}
+	for _, c := range n.Aggs {
+		spec.Aggs = append(spec.Aggs, stream.AggCall{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type})
+	}
+	key := make([]int, len(n.GroupBy))
+	for i := range key {
+		key[i] = i
+	}
+	agg, err := stream.NewHashAgg(in, a.State, spec, b.stateTableIDs(spec.NumStateTables()))
+	if err != nil {
+		return nil, nil, err
+	}
+	return agg, key, nil
+}
+
+// buildJoin runs each side in an actor of its own, feeding the join's
+// two receivers.
+func (b *jobBuilder) buildJoin(a *stream.Actor, n *Join) (stream.Executor, []int, error) {
+	var recv [2]*stream.Receiver
+	var keys [2][]int
+	for i, side := range []Node{n.Left, n.Right} {
+		sa := b.newActor()
+		e, key, err := b.build(sa, side)
+		if err != nil {
+			return nil, nil, err
+		}
+		sa.Exec = e
+		ch := make(chan stream.Message, channelCapacity)
+		sa.Out.AddOutput(&stream.Output{Actor: a.ID, C: ch})
+		recv[i] = &stream.Receiver{C: ch, Typ: e.Types()}
+		keys[i] = key
+	}
+	spec := stream.JoinSpec{Kind: joinKind(n.Kind),
+		LeftTypes: recv[0].Typ, RightTypes: recv[1].Typ,
+		LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
+		LeftPK: keys[0], RightPK: keys[1], Cond: n.Cond}
+	j, err := stream.NewHashJoin(recv[0], recv[1], a.State, spec, b.stateTableIDs(spec.NumStateTables()))
+	if err != nil {
+		return nil, nil, err
+	}
+	nl := len(recv[0].Typ)
+	key := append([]int(nil), keys[0]...)
+	for _, k := range keys[1] {
+		key = append(key, k+nl)
+	}
+	return j, key, nil
+}
+
+func joinKind(k JoinKind) stream.JoinKind {
+	switch k {
+	case LeftJoin:
+		return stream.JoinLeftOuter
+	case RightJoin:
+		return stream.JoinRightOuter
+	case FullJoin:
+		return stream.JoinFullOuter
+	}
+	return stream.JoinInner
+}
+
+var _ = types.TUnknown

@@ -1,0 +1,207 @@
+package streamdb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
+	"github.com/streamdb/streamdb/sql/binder"
+)
+
+// Column describes a result column.
+type Column = pgwire.Column
+
+// ResultWriter receives the results of the statements a Session runs.
+type ResultWriter = pgwire.ResultWriter
+
+// Session is one client's connection state: its parser and settings. It
+// is not safe for concurrent use.
+type Session struct {
+	db     *DB
+	parser *sql.Parser
+	vars   map[string]string
+	// prepared remembers the parameter types Prepare inferred, by query.
+	prepared map[string][]types.Type
+}
+
+// NewSession returns a new session.
+func (db *DB) NewSession() *Session {
+	return &Session{db: db, parser: sql.NewParser(), vars: defaultVars()}
+}
+
+func defaultVars() map[string]string {
+	return map[string]string{
+		"application_name":            "",
+		"client_encoding":             "UTF8",
+		"datestyle":                   "ISO, MDY",
+		"intervalstyle":               "postgres",
+		"timezone":                    "UTC",
+		"server_version":              "15.0",
+		"server_encoding":             "UTF8",
+		"standard_conforming_strings": "on",
+		"integer_datetimes":           "on",
+		"search_path":                 "public",
+		"transaction_isolation":       "read committed",
+		"extra_float_digits":          "1",
+	}
+}
+
+// Run executes every statement of query in order, reporting results to w.
+// It stops at the first error.
+func (s *Session) Run(ctx context.Context, query string, w ResultWriter) error {
+	stmts, err := s.parser.Parse(query)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if err := s.exec(ctx, st, binder.Options{}, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exec runs one parsed statement.
+func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Options, w ResultWriter) error {
+	if err := ctx.Err(); err != nil {
+		return pgerr.As(err)
+	}
+	switch n := st.Node.(type) {
+	case *sql.EmptyStmt:
+		return nil
+	case *sql.SetStmt:
+		return s.set(n, w)
+	case *sql.ShowStmt:
+		return s.show(ctx, n, w)
+	case *sql.TransactionStmt:
+		return w.Complete(strings.ToUpper(n.Kind))
+	case *sql.FlushStmt:
+		if err := s.db.Flush(ctx); err != nil {
+			return err
+		}
+		return w.Complete("FLUSH")
+	case *sql.ExplainStmt:
+		return s.explain(n, w)
+	}
+	res, err := binder.Bind(s.db, st, opts)
+	if err != nil {
+		return err
+	}
+	return s.execBound(ctx, res.Stmt, w)
+}
+
+func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error {
+	switch b := stmt.(type) {
+	case *planner.Query:
+		return s.db.runQuery(ctx, b, w)
+	case *planner.Insert:
+		n, err := s.db.insert(ctx, b)
+		if err != nil {
+			return err
+		}
+		return w.Complete(fmt.Sprintf("INSERT 0 %d", n))
+	case *planner.Update:
+		n, err := s.db.update(ctx, b)
+		if err != nil {
+			return err
+		}
+		return w.Complete(fmt.Sprintf("UPDATE %d", n))
+	case *planner.Delete:
+		n, err := s.db.delete(ctx, b)
+		if err != nil {
+			return err
+		}
+		return w.Complete(fmt.Sprintf("DELETE %d", n))
+	case *planner.CreateTable:
+		return s.db.createTable(ctx, b, w)
+	case *planner.CreateView:
+		return s.db.createView(ctx, b, w)
+	case *planner.Drop:
+		return s.db.drop(ctx, b, w)
+	}
+	return pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", stmt)
+}
+
+func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
+	name := strings.ToLower(n.Name)
+	if n.Default {
+		if v, ok := defaultVars()[name]; ok {
+			s.vars[name] = v
+		} else {
+			delete(s.vars, name)
+		}
+	} else {
+		s.vars[name] = n.Value
+	}
+	return w.Complete("SET")
+}
+
+// Var returns a session variable's value.
+func (s *Session) Var(name string) (string, bool) {
+	v, ok := s.vars[strings.ToLower(name)]
+	return v, ok
+}
+
+func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) error {
+	switch n.What {
+	case "tables":
+		return s.db.showRelations(w, true)
+	case "materialized views":
+		return s.db.showRelations(w, false)
+	case "all":
+		if err := w.Columns([]Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}); err != nil {
+			return err
+		}
+		for _, k := range sortedKeys(s.vars) {
+			if err := w.Row([]types.Datum{k, s.vars[k]}); err != nil {
+				return err
+			}
+		}
+		return w.Complete(fmt.Sprintf("SHOW %d", len(s.vars)))
+	}
+	v, ok := s.vars[n.What]
+	if !ok {
+		return pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", n.What)
+	}
+	if err := w.Columns([]Column{{Name: n.What, Type: types.TText}}); err != nil {
+		return err
+	}
+	if err := w.Row([]types.Datum{v}); err != nil {
+		return err
+	}
+	return w.Complete("SHOW")
+}
+
+func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
+	res, err := binder.Bind(s.db, n.Stmt, binder.Options{})
+	if err != nil {
+		return err
+	}
+	var lines []string
+	switch b := res.Stmt.(type) {
+	case *planner.Query:
+		lines = planner.Explain(b.Plan)
+	case *planner.CreateView:
+		shape, err := planner.PlanView(b.Query, b.ColNames)
+		if err != nil {
+			return err
+		}
+		lines = planner.Explain(shape.Plan)
+	default:
+		return pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
+	}
+	if err := w.Columns([]Column{{Name: "QUERY PLAN", Type: types.TText}}); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if err := w.Row([]types.Datum{l}); err != nil {
+			return err
+		}
+	}
+	return w.Complete("EXPLAIN")
+}

@@ -1,0 +1,275 @@
+package binder
+
+import (
+	"github.com/streamdb/streamdb/internal/catalog"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+)
+
+// grouping is what expressions above an Aggregate can refer to: its group
+// keys (output columns 0..len(keys)-1) and its aggregates (the columns
+// after).
+type grouping struct {
+	in    *exprCtx // the Aggregate's input
+	keys  []expr.Expr
+	aggs  []aggEntry
+	byAST map[*ast.AggregateFuncExpr]int
+	cols  []planner.Column // the Aggregate's output columns
+}
+
+// aggEntry is one distinct aggregate call of the query.
+type aggEntry struct {
+	kind     expr.AggKind
+	distinct bool
+	arg      expr.Expr // nil for count(*)
+	typ      types.Type
+	name     string
+}
+
+// aggCollector finds the aggregate calls of a clause, not looking into
+// subqueries or into other aggregates' arguments.
+type aggCollector struct{ found []*ast.AggregateFuncExpr }
+
+func (v *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.AggregateFuncExpr:
+		v.found = append(v.found, n)
+		return n, true
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *aggCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func collectAggs(nodes ...ast.Node) []*ast.AggregateFuncExpr {
+	v := &aggCollector{}
+	for _, n := range nodes {
+		if n != nil {
+			n.Accept(v)
+		}
+	}
+	return v.found
+}
+
+// bindGrouped binds n above the Aggregate when n is an aggregate call or
+// equals a group key; ok is false for anything else (bound piecewise by
+// the caller).
+func (b *binder) bindGrouped(c *exprCtx, n ast.ExprNode) (expr.Expr, bool, error) {
+	g := c.grouped
+	switch n := n.(type) {
+	case *ast.AggregateFuncExpr:
+		i, ok := g.byAST[n]
+		if !ok {
+			return nil, true, pgerr.New(pgerr.Internal, "binder: aggregate not collected")
+		}
+		col := g.cols[len(g.keys)+i]
+		return expr.NewColumn(len(g.keys)+i, col.Type, col.Name), true, nil
+	case ast.ValueExpr, *ast.ParenthesesExpr:
+		return nil, false, nil
+	}
+	if len(g.keys) == 0 {
+		return nil, false, nil
+	}
+	e, err := b.bindExpr(g.in.noAggs("nested"), n)
+	if err != nil {
+		return nil, false, nil // contains an aggregate or a later error: bind piecewise
+	}
+	for i, k := range g.keys {
+		if exprEqual(e, k) {
+			return expr.NewColumn(i, g.cols[i].Type, g.cols[i].Name), true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// exprEqual reports whether two bound expressions compute the same thing.
+func exprEqual(a, b expr.Expr) bool {
+	if a.Type() != b.Type() || a.String() != b.String() {
+		return false
+	}
+	switch x := a.(type) {
+	case *expr.Column:
+		y, ok := b.(*expr.Column)
+		return ok && x.Index == y.Index
+	case *expr.Const:
+		_, ok := b.(*expr.Const)
+		return ok
+	}
+	ac, bc := a.Children(), b.Children()
+	if len(ac) != len(bc) {
+		return false
+	}
+	for i := range ac {
+		if !exprEqual(ac[i], bc[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// bindAggregate adds a pre-projection of group keys and aggregate
+// arguments, and the Aggregate, on top of in.
+func (b *binder) bindAggregate(in *rel, keys []expr.Expr, calls []*ast.AggregateFuncExpr) (*rel, *grouping, error) {
+	inCtx := &exprCtx{scope: in.scope}
+	g := &grouping{in: inCtx, keys: keys, byAST: map[*ast.AggregateFuncExpr]int{}}
+	for _, call := range calls {
+		e, err := b.bindAggCall(inCtx, call)
+		if err != nil {
+			return nil, nil, err
+		}
+		g.byAST[call] = g.addAgg(e)
+	}
+	node := g.plan(in)
+	return &rel{node: node, scope: scopeOf(node.Columns(), "")}, g, nil
+}
+
+// addAgg returns the index of e among g's aggregates, adding it if new.
+func (g *grouping) addAgg(e aggEntry) int {
+	for i, a := range g.aggs {
+		if a.kind == e.kind && a.distinct == e.distinct && (a.arg == nil) == (e.arg == nil) &&
+			(a.arg == nil || exprEqual(a.arg, e.arg)) {
+			return i
+		}
+	}
+	g.aggs = append(g.aggs, e)
+	return len(g.aggs) - 1
+}
+
+// plan builds Project(keys, args) -> Aggregate and sets g.cols.
+func (g *grouping) plan(in *rel) planner.Node {
+	var exprs []expr.Expr
+	var pcols []planner.Column
+	for _, k := range g.keys {
+		exprs = append(exprs, k)
+		pcols = append(pcols, keyColumn(k, in.scope))
+	}
+	agg := &planner.Aggregate{}
+	for i := range g.keys {
+		agg.GroupBy = append(agg.GroupBy, i)
+	}
+	g.cols = append([]planner.Column{}, pcols...)
+	for _, a := range g.aggs {
+		call := planner.AggCall{Kind: a.kind, Arg: -1, Distinct: a.distinct, Type: a.typ}
+		if a.arg != nil {
+			call.Arg = len(exprs)
+			exprs = append(exprs, a.arg)
+			pcols = append(pcols, planner.Column{Name: a.name, Type: a.arg.Type()})
+		}
+		agg.Aggs = append(agg.Aggs, call)
+		g.cols = append(g.cols, planner.Column{Name: a.name, Type: a.typ})
+	}
+	agg.Input = &planner.Project{Input: in.node, Exprs: exprs, Cols: pcols}
+	agg.Cols = g.cols
+	return agg
+}
+
+// keyColumn names a group key column after the column it is, if any.
+func keyColumn(k expr.Expr, s *scope) planner.Column {
+	if c, ok := k.(*expr.Column); ok {
+		sc := s.cols[c.Index]
+		return planner.Column{Name: sc.name, Table: sc.table, Type: sc.typ}
+	}
+	return planner.Column{Name: "?column?", Type: k.Type()}
+}
+
+// bindAggCall binds an aggregate call's argument over the input.
+func (b *binder) bindAggCall(c *exprCtx, n *ast.AggregateFuncExpr) (aggEntry, error) {
+	name := strings.ToLower(n.F)
+	kind, ok := expr.AggByName(name)
+	if !ok {
+		return aggEntry{}, b.at(notSupported("aggregate function %s", name), n, n.F)
+	}
+	if len(n.Args) != 1 {
+		return aggEntry{}, b.at(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(n.Args)), n, n.F)
+	}
+	e := aggEntry{kind: kind, distinct: n.Distinct, name: name}
+	arg, err := b.bindExpr(c.noAggs("nested"), n.Args[0])
+	if err != nil {
+		return e, err
+	}
+	if kind == expr.AggCount && !n.Distinct && isNonNullConst(arg) {
+		e.kind = expr.AggCountStar // count(*) reaches us as count(1)
+	} else {
+		if arg.Type().ID == types.IDUnknown {
+			if arg, err = expr.Cast(arg, types.TText); err != nil {
+				return e, err
+			}
+		}
+		e.arg = arg
+	}
+	argType := types.TInt64
+	if e.arg != nil {
+		argType = e.arg.Type()
+	}
+	if e.typ, err = expr.AggResultType(e.kind, argType); err != nil {
+		return e, b.at(err, n, n.F)
+	}
+	return e, nil
+}
+
+func isNonNullConst(e expr.Expr) bool {
+	c, ok := e.(*expr.Const)
+	return ok && c.Value != nil
+}
+
+// addDependentKeys adds, for every table whose whole primary key is among
+// the group keys, the table's other columns as keys: they are functionally
+// dependent on the key, so the groups do not change, and Postgres lets the
+// query use them ungrouped.
+func addDependentKeys(keys []expr.Expr, s *scope) []expr.Expr {
+	grouped := map[int]bool{}
+	for _, k := range keys {
+		if c, ok := k.(*expr.Column); ok {
+			grouped[c.Index] = true
+		}
+	}
+	for _, table := range pkGroupedTables(s, grouped) {
+		for i, c := range s.cols {
+			if c.table == table && c.rel != nil && !grouped[i] {
+				grouped[i] = true
+				keys = append(keys, expr.NewColumn(i, c.typ, c.name))
+			}
+		}
+	}
+	return keys
+}
+
+// pkGroupedTables returns the qualifiers of scanned tables (with a real
+// primary key) whose primary key columns are all grouped.
+func pkGroupedTables(s *scope, grouped map[int]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range s.cols {
+		if c.rel == nil || c.rel.RowID || len(c.rel.PK) == 0 || seen[c.table] {
+			continue
+		}
+		seen[c.table] = true
+		if pkGrouped(s, c.table, c.rel, grouped) {
+			out = append(out, c.table)
+		}
+	}
+	return out
+}
+
+func pkGrouped(s *scope, table string, r *catalog.Relation, grouped map[int]bool) bool {
+	for _, pk := range r.PK {
+		found := false
+		for i, c := range s.cols {
+			if c.table == table && c.rel == r && c.relCol == pk && grouped[i] {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

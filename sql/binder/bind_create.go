@@ -1,0 +1,157 @@
+package binder
+
+import (
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
+)
+
+// bindCreateTable resolves column types and the primary key. Whether the
+// name is taken is checked when the statement runs, under the catalog's
+// lock.
+func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, error) {
+	ct := &planner.CreateTable{Name: s.Name, IfNotExists: s.IfNotExists}
+	var colPK []int
+	for i, d := range s.Columns {
+		if err := b.checkNewColumn(ct.Columns, d.Name); err != nil {
+			return nil, err
+		}
+		t, err := parseTypeName(d.TypeName)
+		if err != nil {
+			return nil, b.at(err, nil, typeBase(d.TypeName))
+		}
+		// TODO: column defaults (d.Default) are not kept yet.
+		ct.Columns = append(ct.Columns, catalog.Column{Name: d.Name, Type: t, NotNull: d.NotNull})
+		if d.PrimaryKey {
+			colPK = append(colPK, i)
+		}
+	}
+	pk, err := b.primaryKey(s, colPK)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range pk {
+		ct.Columns[i].NotNull = true
+	}
+	ct.PK = pk
+	return ct, nil
+}
+
+func (b *binder) checkNewColumn(cols []catalog.Column, name string) error {
+	for _, c := range cols {
+		if c.Name == name {
+			err := pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", name)
+			return b.at(err, nil, name)
+		}
+	}
+	return nil
+}
+
+// primaryKey returns the key from a column constraint or the table
+// constraint; two of them are an error.
+func (b *binder) primaryKey(s *sql.CreateTableStmt, colPK []int) ([]int, error) {
+	if len(colPK) > 1 || len(colPK) == 1 && len(s.PrimaryKey) > 0 {
+		return nil, pgerr.New(InvalidTableDefinition, "multiple primary keys for table %q are not allowed", s.Name)
+	}
+	if len(colPK) == 1 {
+		return colPK, nil
+	}
+	var pk []int
+	for _, name := range s.PrimaryKey {
+		idx := -1
+		for i, d := range s.Columns {
+			if d.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			err := pgerr.New(pgerr.UndefinedColumn, "column %q named in key does not exist", name)
+			return nil, b.at(err, nil, name)
+		}
+		for _, p := range pk {
+			if p == idx {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column %q appears twice in primary key constraint", name)
+			}
+		}
+		pk = append(pk, idx)
+	}
+	return pk, nil
+}
+
+// bindCreateView binds the view's query; its output column names (after
+// the optional rename) must be unique, as they become stored columns.
+func (b *binder) bindCreateView(s *sql.CreateMaterializedViewStmt) (*planner.CreateView, error) {
+	if s.Query == nil {
+		return nil, pgerr.New(pgerr.SyntaxError, "CREATE MATERIALIZED VIEW needs a query")
+	}
+	q, err := b.bindQuery(s.Query)
+	if err != nil {
+		return nil, err
+	}
+	cols := visibleCols(q.Plan)
+	if len(s.Columns) > len(cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "CREATE MATERIALIZED VIEW specifies too many column names")
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	copy(names, s.Columns)
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", n)
+		}
+		seen[n] = true
+	}
+	return &planner.CreateView{
+		Name: s.Name, IfNotExists: s.IfNotExists, Definition: s.QueryText, Query: q, ColNames: s.Columns,
+	}, nil
+}
+
+// bindDrop checks that every named relation exists (unless IF EXISTS) and
+// is of the kind the statement names.
+func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
+	var kind catalog.Kind
+	switch s.Kind {
+	case sql.ObjTable:
+		kind = catalog.KindTable
+	case sql.ObjMaterializedView:
+		kind = catalog.KindMaterializedView
+	default:
+		return nil, notSupported("DROP of this kind of object")
+	}
+	for _, name := range s.Names {
+		if err := b.checkDropTarget(kind, name, s.IfExists); err != nil {
+			return nil, err
+		}
+	}
+	return &planner.Drop{Kind: kind, Names: s.Names, IfExists: s.IfExists, Cascade: s.Cascade}, nil
+}
+
+func (b *binder) checkDropTarget(kind catalog.Kind, name string, ifExists bool) error {
+	r, ok := b.cat.Relation(name)
+	if !ok {
+		if ifExists {
+			return nil
+		}
+		return b.at(pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kind, name), nil, name)
+	}
+	if r.Kind == kind {
+		return nil
+	}
+	err := pgerr.New(WrongObjectType, "%q is not a %s", name, kind)
+	err.Hint = "Use DROP " + upper(r.Kind.String()) + " to remove a " + r.Kind.String() + "."
+	return b.at(err, nil, name)
+}
+
+func upper(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		if c >= 'a' && c <= 'z' {
+			out[i] = c - 'a' + 'A'
+		}
+	}
+	return string(out)
+}

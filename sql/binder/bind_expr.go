@@ -1,0 +1,327 @@
+package binder
+
+import (
+	"reflect"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// exprCtx says what an expression may refer to.
+type exprCtx struct {
+	scope *scope
+	// grouped is set when binding above an Aggregate: expressions then
+	// refer to group keys and aggregate results only.
+	grouped *grouping
+	// clause names where aggregates are not allowed ("WHERE", "JOIN
+	// conditions", ...) for the 42803 message; "" where they are.
+	clause string
+}
+
+// noAggs returns a copy of c where aggregate calls are an error.
+func (c *exprCtx) noAggs(clause string) *exprCtx {
+	n := *c
+	n.clause = clause
+	return &n
+}
+
+// bindExpr binds a scalar expression.
+func (b *binder) bindExpr(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
+	if c.grouped != nil {
+		if e, ok, err := b.bindGrouped(c, n); ok || err != nil {
+			return e, err
+		}
+	}
+	switch n := n.(type) {
+	case *ast.ParenthesesExpr:
+		return b.bindExpr(c, n.Expr)
+	case ast.ParamMarkerExpr:
+		return b.bindParam(paramOrder(n))
+	case ast.ValueExpr:
+		return bindLiteral(n)
+	case *ast.ColumnNameExpr:
+		return b.bindColumn(c, n)
+	case *ast.BinaryOperationExpr:
+		return b.bindBinary(c, n)
+	case *ast.UnaryOperationExpr:
+		return b.bindUnary(c, n)
+	case *ast.IsNullExpr:
+		e, err := b.bindExpr(c, n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return expr.IsNull(e, n.Not), nil
+	case *ast.IsTruthExpr:
+		return b.bindIsTruth(c, n)
+	case *ast.BetweenExpr:
+		return b.bindBetween(c, n)
+	case *ast.PatternInExpr:
+		return b.bindIn(c, n)
+	case *ast.PatternLikeOrIlikeExpr:
+		return b.bindLike(c, n)
+	case *ast.CaseExpr:
+		return b.bindCase(c, n)
+	case *ast.FuncCallExpr:
+		return b.bindFunc(c, n)
+	case *ast.AggregateFuncExpr:
+		return nil, b.misplacedAgg(c, n)
+	case *ast.WindowFuncExpr:
+		return nil, notSupported("window function %s", n.Name)
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+		return nil, notSupported("subquery in an expression")
+	case *ast.PatternRegexpExpr:
+		return nil, notSupported("regular expression matching")
+	case *ast.RowExpr:
+		return nil, notSupported("row constructor")
+	case *ast.DefaultExpr:
+		return nil, pgerr.New(pgerr.SyntaxError, "DEFAULT is not allowed in this context")
+	}
+	return nil, notSupported("expression %T", n)
+}
+
+// paramOrder returns the 0-based index of a parameter marker.
+func paramOrder(p ast.ParamMarkerExpr) int {
+	if o, ok := p.(interface{ GetOrder() int }); ok {
+		return o.GetOrder()
+	}
+	v := reflect.ValueOf(p)
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if f := v.FieldByName("Order"); f.IsValid() && f.CanInt() {
+		return int(f.Int())
+	}
+	return -1
+}
+
+// bindColumn resolves a column reference.
+func (b *binder) bindColumn(c *exprCtx, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	table, name := n.Name.Table.O, n.Name.Name.O
+	if n.Name.Schema.O != "" {
+		return nil, b.at(notSupported("schema-qualified column reference"), n, n.Name.Schema.O)
+	}
+	idx, perr := c.scope.resolve(table, name)
+	if perr != nil {
+		return nil, b.at(perr, n, firstName(table, name))
+	}
+	col := c.scope.cols[idx]
+	if c.grouped != nil {
+		return nil, b.at(ungrouped(col), n, firstName(table, name))
+	}
+	return expr.NewColumn(idx, col.typ, name), nil
+}
+
+func firstName(table, name string) string {
+	if table != "" {
+		return table
+	}
+	return name
+}
+
+// ungrouped is the error for a column used outside an aggregate and not
+// grouped by.
+func ungrouped(col scopeCol) *pgerr.Error {
+	return pgerr.New(pgerr.GroupingError,
+		"column %q must appear in the GROUP BY clause or be used in an aggregate function",
+		qualified(col.table, col.name))
+}
+
+// binaryOps maps the parser's operators to expr.Binary's.
+var binaryOps = map[opcode.Op]string{
+	opcode.LogicAnd: "AND", opcode.LogicOr: "OR",
+	opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=",
+	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.Mod: "%",
+	opcode.Xor:    "^", // Postgres's ^ is exponentiation; the parser reads it as xor
+	opcode.NullEQ: "IS NOT DISTINCT FROM",
+}
+
+func (b *binder) bindBinary(c *exprCtx, n *ast.BinaryOperationExpr) (expr.Expr, error) {
+	op, ok := binaryOps[n.Op]
+	if !ok {
+		return nil, notSupported("operator %s", n.Op)
+	}
+	l, err := b.bindExpr(c, n.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindExpr(c, n.R)
+	if err != nil {
+		return nil, err
+	}
+	return b.binary(op, l, r)
+}
+
+// binary builds l op r, first deciding unknown parameters from the other
+// operand (booleans for AND/OR).
+func (b *binder) binary(op string, l, r expr.Expr) (expr.Expr, error) {
+	var err error
+	if op == "AND" || op == "OR" {
+		if l, err = b.decideParam(l, types.TBool); err != nil {
+			return nil, err
+		}
+		if r, err = b.decideParam(r, types.TBool); err != nil {
+			return nil, err
+		}
+	} else if l, r, err = b.decidePair(l, r); err != nil {
+		return nil, err
+	}
+	return expr.Binary(op, l, r)
+}
+
+func (b *binder) bindUnary(c *exprCtx, n *ast.UnaryOperationExpr) (expr.Expr, error) {
+	e, err := b.bindExpr(c, n.V)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.Minus:
+		if k, ok := e.(*expr.Const); ok && !b.isParam(k) {
+			if neg, ok := negateLiteral(k); ok {
+				return neg, nil
+			}
+		}
+		return expr.Unary("-", e)
+	case opcode.Plus:
+		return expr.Unary("+", e)
+	case opcode.Not, opcode.Not2:
+		if e, err = b.decideParam(e, types.TBool); err != nil {
+			return nil, err
+		}
+		return expr.Unary("NOT", e)
+	}
+	return nil, notSupported("operator %s", n.Op)
+}
+
+func (b *binder) isParam(c *expr.Const) bool {
+	_, ok := b.unknownParams[c]
+	return ok
+}
+
+func (b *binder) bindIsTruth(c *exprCtx, n *ast.IsTruthExpr) (expr.Expr, error) {
+	e, err := b.bindExpr(c, n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	if e, err = b.decideParam(e, types.TBool); err != nil {
+		return nil, err
+	}
+	return expr.IsBool(e, n.True != 0, n.Not)
+}
+
+// bindBetween binds x BETWEEN a AND b as x >= a AND x <= b (NOT: x < a OR
+// x > b).
+func (b *binder) bindBetween(c *exprCtx, n *ast.BetweenExpr) (expr.Expr, error) {
+	x, err := b.bindExpr(c, n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := b.bindExpr(c, n.Left)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := b.bindExpr(c, n.Right)
+	if err != nil {
+		return nil, err
+	}
+	geOp, leOp, join := ">=", "<=", "AND"
+	if n.Not {
+		geOp, leOp, join = "<", ">", "OR"
+	}
+	ge, err := b.binary(geOp, x, lo)
+	if err != nil {
+		return nil, err
+	}
+	le, err := b.binary(leOp, x, hi)
+	if err != nil {
+		return nil, err
+	}
+	return expr.Binary(join, ge, le)
+}
+
+func (b *binder) bindIn(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, error) {
+	if n.Sel != nil {
+		return nil, notSupported("IN (subquery)")
+	}
+	x, err := b.bindExpr(c, n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]expr.Expr, len(n.List))
+	for i, item := range n.List {
+		if list[i], err = b.bindExpr(c, item); err != nil {
+			return nil, err
+		}
+	}
+	for i := range list {
+		if x, err = b.decideParam(x, list[i].Type()); err != nil {
+			return nil, err
+		}
+	}
+	for i := range list {
+		if list[i], err = b.decideParam(list[i], x.Type()); err != nil {
+			return nil, err
+		}
+	}
+	return expr.In(x, list, n.Not)
+}
+
+func (b *binder) bindLike(c *exprCtx, n *ast.PatternLikeOrIlikeExpr) (expr.Expr, error) {
+	if n.EscapeExplicit && n.Escape != '\\' {
+		return nil, notSupported("LIKE ... ESCAPE")
+	}
+	x, err := b.bindExpr(c, n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.bindExpr(c, n.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	op := "LIKE"
+	if !n.IsLike {
+		op = "ILIKE"
+	}
+	if n.Not {
+		op = "NOT " + op
+	}
+	return b.binary(op, x, p)
+}
+
+func (b *binder) bindCase(c *exprCtx, n *ast.CaseExpr) (expr.Expr, error) {
+	var operand, els expr.Expr
+	var err error
+	if n.Value != nil {
+		if operand, err = b.bindExpr(c, n.Value); err != nil {
+			return nil, err
+		}
+	}
+	whens := make([]expr.Expr, len(n.WhenClauses))
+	thens := make([]expr.Expr, len(n.WhenClauses))
+	for i, w := range n.WhenClauses {
+		if whens[i], err = b.bindExpr(c, w.Expr); err != nil {
+			return nil, err
+		}
+		if thens[i], err = b.bindExpr(c, w.Result); err != nil {
+			return nil, err
+		}
+	}
+	if n.ElseClause != nil {
+		if els, err = b.bindExpr(c, n.ElseClause); err != nil {
+			return nil, err
+		}
+	}
+	return expr.Case(operand, whens, thens, els)
+}
+
+// misplacedAgg is the error for an aggregate call where none is allowed.
+func (b *binder) misplacedAgg(c *exprCtx, n *ast.AggregateFuncExpr) error {
+	msg := "aggregate function calls cannot be nested"
+	if c.clause != "" && c.clause != "nested" {
+		msg = "aggregate functions are not allowed in " + c.clause
+	}
+	return b.at(pgerr.New(pgerr.GroupingError, "%s", msg), n, n.F)
+}

@@ -1,0 +1,204 @@
+package binder
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/planner"
+)
+
+// bindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ...: the
+// source yields one column per catalog column of t, each assignment-cast
+// to the column's type; columns not inserted into (and the hidden row id)
+// are NULL.
+func (b *binder) bindInsert(s *ast.InsertStmt) (*planner.Insert, error) {
+	if s.IsReplace || len(s.OnDuplicate) > 0 || s.Setlist {
+		return nil, notSupported("this form of INSERT")
+	}
+	tn, _, err := singleTable(s.Table)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.writableRelation(tn)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := b.insertTargets(r, s.Columns)
+	if err != nil {
+		return nil, err
+	}
+	var src planner.Node
+	if s.Select != nil {
+		src, err = b.insertSelect(r, targets, s.Select, len(s.Columns) > 0)
+	} else {
+		src, err = b.insertValues(r, targets, s.Lists, len(s.Columns) > 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &planner.Insert{Rel: r, Source: src}, nil
+}
+
+// singleTable returns the table (and alias) of a one-table DML statement.
+func singleTable(refs *ast.TableRefsClause) (*ast.TableName, string, error) {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		return nil, "", notSupported("a statement over more than one table")
+	}
+	switch x := refs.TableRefs.Left.(type) {
+	case *ast.TableSource:
+		if tn, ok := x.Source.(*ast.TableName); ok {
+			return tn, x.AsName.O, nil
+		}
+	case *ast.TableName:
+		return x, "", nil
+	}
+	return nil, "", notSupported("this target table")
+}
+
+// writableRelation looks up the target of INSERT, UPDATE or DELETE.
+func (b *binder) writableRelation(tn *ast.TableName) (*catalog.Relation, error) {
+	r, err := b.relation(tn)
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind == catalog.KindMaterializedView {
+		err := pgerr.New(WrongObjectType, "cannot change materialized view %q", r.Name)
+		return nil, b.at(err, tn, tn.Name.O)
+	}
+	return r, nil
+}
+
+// insertTargets returns the catalog indexes of the target columns: the
+// listed ones, or every visible column.
+func (b *binder) insertTargets(r *catalog.Relation, cols []*ast.ColumnName) ([]int, error) {
+	if len(cols) == 0 {
+		return r.VisibleColumns(), nil
+	}
+	targets := make([]int, len(cols))
+	for i, c := range cols {
+		idx, err := b.targetColumn(r, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, prev := range targets[:i] {
+			if prev == idx {
+				err := pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", c.Name.O)
+				return nil, b.at(err, c, c.Name.O)
+			}
+		}
+		targets[i] = idx
+	}
+	return targets, nil
+}
+
+// targetColumn finds a visible column of r named by an INSERT or UPDATE.
+func (b *binder) targetColumn(r *catalog.Relation, c *ast.ColumnName) (int, error) {
+	for i, col := range r.Columns {
+		if col.Name == c.Name.O && !col.Hidden {
+			return i, nil
+		}
+	}
+	err := pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", c.Name.O, r.Name)
+	return 0, b.at(err, c, c.Name.O)
+}
+
+// checkArity enforces INSERT's count of values against its targets.
+func checkArity(nvals, ntargets int, explicit bool) error {
+	if nvals > ntargets {
+		return pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+	}
+	if nvals < ntargets && explicit {
+		return pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+	}
+	return nil
+}
+
+func (b *binder) insertValues(r *catalog.Relation, targets []int, lists [][]ast.ExprNode, explicit bool) (planner.Node, error) {
+	v := &planner.Values{Cols: relColumns(r, r.Name)}
+	c := &exprCtx{scope: &scope{}, clause: "VALUES"}
+	for _, row := range lists {
+		if err := checkArity(len(row), len(targets), explicit); err != nil {
+			return nil, err
+		}
+		vals := make([]expr.Expr, len(row))
+		for k, n := range row {
+			var err error
+			if vals[k], err = b.bindInsertValue(c, n); err != nil {
+				return nil, err
+			}
+		}
+		full, err := b.assignRow(r, targets[:len(row)], vals)
+		if err != nil {
+			return nil, err
+		}
+		v.Rows = append(v.Rows, full)
+	}
+	return v, nil
+}
+
+// bindInsertValue binds one VALUES entry; DEFAULT is NULL (column
+// defaults are not kept yet).
+func (b *binder) bindInsertValue(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
+	if _, ok := n.(*ast.DefaultExpr); ok {
+		return nil, nil // TODO: column defaults
+	}
+	return b.bindExpr(c, n)
+}
+
+// assignRow builds a full row of r: vals[k] cast into column targets[k],
+// NULL elsewhere (nil vals entries are NULL too).
+func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr) ([]expr.Expr, error) {
+	full := make([]expr.Expr, len(r.Columns))
+	for i, col := range r.Columns {
+		full[i] = expr.NewConst(nil, col.Type)
+	}
+	for k, idx := range targets {
+		if vals[k] == nil {
+			continue
+		}
+		e, err := b.assign(vals[k], r.Columns[idx])
+		if err != nil {
+			return nil, err
+		}
+		full[idx] = e
+	}
+	return full, nil
+}
+
+// assign converts e for storing into col.
+func (b *binder) assign(e expr.Expr, col catalog.Column) (expr.Expr, error) {
+	e, err := b.decideParam(e, col.Type)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type() == col.Type {
+		return e, nil
+	}
+	if c, ok := e.(*expr.Const); ok && c.Value == nil {
+		return expr.NewConst(nil, col.Type), nil
+	}
+	return expr.AssignCast(e, col.Type)
+}
+
+func (b *binder) insertSelect(r *catalog.Relation, targets []int, q ast.ResultSetNode, explicit bool) (planner.Node, error) {
+	src, err := b.bindResultSet(q)
+	if err != nil {
+		return nil, err
+	}
+	node := visibleNode(src.node)
+	cols := node.Columns()
+	if err := checkArity(len(cols), len(targets), explicit); err != nil {
+		return nil, err
+	}
+	vals := make([]expr.Expr, len(cols))
+	for k, c := range cols {
+		vals[k] = expr.NewColumn(k, c.Type, c.Name)
+	}
+	full, err := b.assignRow(r, targets[:len(cols)], vals)
+	if err != nil {
+		return nil, err
+	}
+	return &planner.Project{Input: node, Exprs: full, Cols: relColumns(r, r.Name)}, nil
+}

@@ -1,0 +1,249 @@
+package binder
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+)
+
+// DuplicateAlias is the SQLSTATE of two FROM items with one name.
+const DuplicateAlias = "42712"
+
+// bindJoin binds a join: the ON conjuncts that compare a left column with
+// a right column of a compatible type become hash keys, the rest the
+// join's residual condition.
+func (b *binder) bindJoin(n *ast.Join) (*rel, error) {
+	l, err := b.bindTableRef(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindTableRef(n.Right)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.checkAliases(l.scope, r.scope, n); err != nil {
+		return nil, err
+	}
+	j := &planner.Join{Left: l.node, Right: r.node, Kind: joinKind(n)}
+	switch {
+	case n.NaturalJoin:
+		return b.bindUsing(j, l, r, naturalColumns(l.scope, r.scope), n)
+	case len(n.Using) > 0:
+		names := make([]string, len(n.Using))
+		for i, c := range n.Using {
+			names[i] = c.Name.O
+		}
+		return b.bindUsing(j, l, r, names, n)
+	}
+	s := concatScopes(l.scope, r.scope)
+	if n.On != nil {
+		if err := b.bindOn(j, s, len(l.scope.cols), n.On.Expr); err != nil {
+			return nil, err
+		}
+	}
+	return &rel{node: j, scope: s}, nil
+}
+
+// joinKind reads the join type, undoing the FULL JOIN marker.
+func joinKind(n *ast.Join) planner.JoinKind {
+	switch n.Tp {
+	case ast.LeftJoin:
+		if n.On != nil && hasFullJoinMarker(n.On.Expr) {
+			return planner.FullJoin
+		}
+		return planner.LeftJoin
+	case ast.RightJoin:
+		return planner.RightJoin
+	}
+	return planner.InnerJoin
+}
+
+func hasFullJoinMarker(e ast.ExprNode) bool {
+	for _, c := range splitAnd(e, nil) {
+		if isFullJoinMarker(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func isFullJoinMarker(e ast.ExprNode) bool {
+	f, ok := e.(*ast.FuncCallExpr)
+	return ok && f.FnName.L == markerFullJoin
+}
+
+// splitAnd flattens a tree of ANDs (and parentheses) into conjuncts.
+func splitAnd(e ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
+	switch x := e.(type) {
+	case *ast.ParenthesesExpr:
+		return splitAnd(x.Expr, out)
+	case *ast.BinaryOperationExpr:
+		if x.Op == opcode.LogicAnd {
+			return splitAnd(x.R, splitAnd(x.L, out))
+		}
+	}
+	return append(out, e)
+}
+
+// checkAliases rejects two FROM items with the same name.
+func (b *binder) checkAliases(l, r *scope, n ast.Node) error {
+	seen := map[string]bool{}
+	for _, c := range l.cols {
+		if c.table != "" {
+			seen[c.table] = true
+		}
+	}
+	for _, c := range r.cols {
+		if c.table != "" && seen[c.table] {
+			err := pgerr.New(DuplicateAlias, "table name %q specified more than once", c.table)
+			return b.at(err, n.(ast.Node), c.table)
+		}
+	}
+	return nil
+}
+
+// bindOn splits ON into hash keys and a residual condition.
+func (b *binder) bindOn(j *planner.Join, s *scope, nLeft int, on ast.ExprNode) error {
+	c := &exprCtx{scope: s, clause: "JOIN conditions"}
+	var conds []expr.Expr
+	for _, conj := range splitAnd(on, nil) {
+		if isFullJoinMarker(conj) {
+			continue
+		}
+		if li, ri, ok := equiKey(s, nLeft, conj); ok {
+			j.LeftKeys = append(j.LeftKeys, li)
+			j.RightKeys = append(j.RightKeys, ri-nLeft)
+			continue
+		}
+		e, err := b.bindCond(c, conj, "JOIN/ON")
+		if err != nil {
+			return err
+		}
+		conds = append(conds, e)
+	}
+	cond, err := andAll(conds)
+	j.Cond = cond
+	return err
+}
+
+// equiKey recognizes left.col = right.col (either way round).
+func equiKey(s *scope, nLeft int, e ast.ExprNode) (int, int, bool) {
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		e = p.Expr
+	}
+	eq, ok := e.(*ast.BinaryOperationExpr)
+	if !ok || eq.Op != opcode.EQ {
+		return 0, 0, false
+	}
+	a, okA := columnIndex(s, eq.L)
+	c, okC := columnIndex(s, eq.R)
+	if !okA || !okC {
+		return 0, 0, false
+	}
+	if a > c {
+		a, c = c, a
+	}
+	if a >= nLeft || c < nLeft || !keyCompatible(s.cols[a].typ, s.cols[c].typ) {
+		return 0, 0, false
+	}
+	return a, c, true
+}
+
+// pushJoinKey makes a WHERE conjunct col = col a hash key of the inner
+// join, in the FROM tree n, whose two sides the columns come from (FROM a,
+// b WHERE a.x = b.y joins on the key rather than filtering a cross join).
+func pushJoinKey(n planner.Node, s *scope, conj ast.ExprNode) bool {
+	for {
+		p, ok := conj.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		conj = p.Expr
+	}
+	eq, ok := conj.(*ast.BinaryOperationExpr)
+	if !ok || eq.Op != opcode.EQ {
+		return false
+	}
+	a, okA := columnIndex(s, eq.L)
+	c, okC := columnIndex(s, eq.R)
+	if !okA || !okC || a == c || !keyCompatible(s.cols[a].typ, s.cols[c].typ) {
+		return false
+	}
+	return pushKey(n, min(a, c), max(a, c))
+}
+
+// pushKey adds columns a < c of n's output as a key pair of the inner join
+// that separates them, descending through inner joins only.
+func pushKey(n planner.Node, a, c int) bool {
+	j, ok := n.(*planner.Join)
+	if !ok || j.Kind != planner.InnerJoin {
+		return false
+	}
+	nl := len(j.Left.Columns())
+	switch {
+	case a < nl && c >= nl:
+		j.LeftKeys = append(j.LeftKeys, a)
+		j.RightKeys = append(j.RightKeys, c-nl)
+		return true
+	case c < nl:
+		return pushKey(j.Left, a, c)
+	}
+	return pushKey(j.Right, a-nl, c-nl)
+}
+
+func columnIndex(s *scope, e ast.ExprNode) (int, bool) {
+	if p, ok := e.(*ast.ParenthesesExpr); ok {
+		return columnIndex(s, p.Expr)
+	}
+	cn, ok := e.(*ast.ColumnNameExpr)
+	if !ok || cn.Name.Schema.O != "" {
+		return 0, false
+	}
+	i, err := s.resolve(cn.Name.Table.O, cn.Name.Name.O)
+	return i, err == nil
+}
+
+// keyCompatible reports whether values of a and b are equal exactly when
+// their Datums hash alike.
+func keyCompatible(a, b types.Type) bool {
+	return a.ID == b.ID || a.IsInteger() && b.IsInteger() || a.IsString() && b.IsString()
+}
+
+// andAll ANDs conditions together (nil for none).
+func andAll(conds []expr.Expr) (expr.Expr, error) {
+	if len(conds) == 0 {
+		return nil, nil
+	}
+	acc := conds[0]
+	for _, c := range conds[1:] {
+		var err error
+		if acc, err = expr.Binary("AND", acc, c); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
+}
+
+// naturalColumns returns the column names both sides have, in left order.
+func naturalColumns(l, r *scope) []string {
+	var names []string
+	li, _ := l.starColumns("")
+	ri, _ := r.starColumns("")
+	for _, i := range li {
+		for _, k := range ri {
+			if l.cols[i].name == r.cols[k].name {
+				names = append(names, l.cols[i].name)
+				break
+			}
+		}
+	}
+	return names
+}

@@ -1,0 +1,136 @@
+package binder
+
+import (
+	"fmt"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
+)
+
+// WrongObjectType is the SQLSTATE of writes to a materialized view and of a
+// DROP naming an object of the other kind.
+const WrongObjectType = "42809"
+
+// InvalidTableDefinition is the SQLSTATE of a table with two primary keys.
+const InvalidTableDefinition = "42P16"
+
+// Options configure one Bind call.
+type Options struct {
+	// ParamTypes are the client-declared types of $1, $2 ... (TUnknown, or
+	// missing entries, where the client left them unspecified).
+	ParamTypes []types.Type
+	// ParamValues are the values of the parameters, Datums of their types
+	// (a string for a parameter whose type is unknown). Nil when the
+	// statement is only being prepared: parameters then bind as NULLs of
+	// their types and the plan is only good for describing.
+	ParamValues []types.Datum
+}
+
+// Result is a bound statement.
+type Result struct {
+	// Stmt is one of *planner.Query, *planner.Insert, *planner.Update,
+	// *planner.Delete, *planner.CreateTable, *planner.CreateView,
+	// *planner.Drop.
+	Stmt any
+	// ParamTypes holds the type of every parameter: declared, or inferred
+	// from its context (text when nothing decided it).
+	ParamTypes []types.Type
+}
+
+// Bind binds st against the catalog.
+func Bind(cat catalog.Reader, st *sql.Statement, opts Options) (*Result, error) {
+	if opts.ParamValues != nil && len(opts.ParamValues) < st.NumParams {
+		return nil, pgerr.New(pgerr.ProtocolViolation,
+			"bind message supplies %d parameters, but prepared statement requires %d", len(opts.ParamValues), st.NumParams)
+	}
+	b := newBinder(cat, st, opts)
+	stmt, err := b.bindStatement(st.Node)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Stmt: stmt, ParamTypes: b.finalParamTypes()}, nil
+}
+
+// binder holds the state of binding one statement.
+type binder struct {
+	cat    catalog.Reader
+	st     *sql.Statement
+	params []types.Type
+	values []types.Datum
+	// unknownParams maps the constant standing for a parameter of unknown
+	// type to its index, so a context can decide its type.
+	unknownParams map[*expr.Const]int
+	// ctes is the stack of WITH scopes, innermost last.
+	ctes []map[string]*cteDef
+}
+
+func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {
+	n := max(st.NumParams, len(opts.ParamTypes), len(opts.ParamValues))
+	params := make([]types.Type, n)
+	copy(params, opts.ParamTypes)
+	return &binder{
+		cat:           cat,
+		st:            st,
+		params:        params,
+		values:        opts.ParamValues,
+		unknownParams: map[*expr.Const]int{},
+	}
+}
+
+func (b *binder) finalParamTypes() []types.Type {
+	out := make([]types.Type, len(b.params))
+	for i, t := range b.params {
+		if t.ID == types.IDUnknown {
+			t = types.TText
+		}
+		out[i] = t
+	}
+	return out
+}
+
+func (b *binder) bindStatement(n sql.Node) (any, error) {
+	switch s := n.(type) {
+	case *sql.SelectStmt:
+		return b.bindQuery(s)
+	case *sql.InsertStmt:
+		return b.bindInsert(s.AST)
+	case *sql.UpdateStmt:
+		return b.bindUpdate(s.AST)
+	case *sql.DeleteStmt:
+		return b.bindDelete(s.AST)
+	case *sql.CreateTableStmt:
+		return b.bindCreateTable(s)
+	case *sql.CreateMaterializedViewStmt:
+		return b.bindCreateView(s)
+	case *sql.DropStmt:
+		return b.bindDrop(s)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "binder: unsupported statement %T", n)
+}
+
+// bindQuery binds a top-level SELECT.
+func (b *binder) bindQuery(s *sql.SelectStmt) (*planner.Query, error) {
+	rel, err := b.bindResultSet(s.AST)
+	if err != nil {
+		return nil, err
+	}
+	return &planner.Query{Plan: rel.node}, nil
+}
+
+// notSupported is the error for valid SQL that streamdb does not handle.
+func notSupported(format string, args ...any) *pgerr.Error {
+	return pgerr.New(pgerr.FeatureNotSupported, "%s is not supported", fmt.Sprintf(format, args...))
+}
+
+// columnsOf returns the types of a node's columns.
+func columnTypes(cols []planner.Column) []types.Type {
+	ts := make([]types.Type, len(cols))
+	for i, c := range cols {
+		ts[i] = c.Type
+	}
+	return ts
+}

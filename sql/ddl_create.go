@@ -1,0 +1,256 @@
+package sql
+
+import (
+	"github.com/streamdb/streamdb/internal/pgerr"
+)
+
+// parseCreate parses CREATE TABLE and CREATE MATERIALIZED VIEW; other
+// CREATE statements are not supported.
+func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
+	c.advance() // CREATE
+	switch {
+	case c.acceptWord("table"):
+		return s.parseCreateTable(c)
+	case c.acceptWords("materialized", "view"):
+		return s.parseCreateMV(c)
+	}
+	if c.eof() {
+		return nil, c.errHere()
+	}
+	return nil, notSupportedAt(s.query, c.peek(), "CREATE %s is not supported", s.query[c.peek().Pos:c.peek().End])
+}
+
+func acceptIfNotExists(c *cursor) bool { return c.acceptWords("if", "not", "exists") }
+
+// parseCreateTable parses the rest of
+// CREATE TABLE [IF NOT EXISTS] name (element, ...) [WITH (k = v, ...)].
+func (s *stmtParser) parseCreateTable(c *cursor) (Node, error) {
+	ct := &CreateTableStmt{IfNotExists: acceptIfNotExists(c)}
+	var err error
+	if ct.Name, err = c.qualifiedName(); err != nil {
+		return nil, err
+	}
+	if c.peek().isWord("as") {
+		return nil, notSupportedAt(s.query, c.peek(), "CREATE TABLE AS is not supported")
+	}
+	if err := c.expectPunct("("); err != nil {
+		return nil, err
+	}
+	for {
+		if err := s.parseTableElement(c, ct); err != nil {
+			return nil, err
+		}
+		if !c.acceptPunct(",") {
+			break
+		}
+	}
+	if err := c.expectPunct(")"); err != nil {
+		return nil, err
+	}
+	if ct.With, err = parseWithOptions(c); err != nil {
+		return nil, err
+	}
+	return ct, c.expectEnd()
+}
+
+// parseTableElement parses a column definition or a table constraint.
+func (s *stmtParser) parseTableElement(c *cursor, ct *CreateTableStmt) error {
+	start := c.peek()
+	if c.acceptWord("constraint") {
+		if _, err := c.ident(); err != nil {
+			return err
+		}
+	}
+	if c.acceptWords("primary", "key") {
+		return s.tablePrimaryKey(c, ct, start)
+	}
+	if wordIn(c.peek(), unsupportedConstraints) {
+		return notSupportedAt(s.query, c.peek(), "%s constraints are not supported", c.peek().Text)
+	}
+	if start.isWord("constraint") {
+		return c.errHere()
+	}
+	col, err := s.parseColumnDef(c, ct)
+	if err != nil {
+		return err
+	}
+	ct.Columns = append(ct.Columns, col)
+	return nil
+}
+
+var unsupportedConstraints = wordSet(`unique check foreign references exclude generated`)
+
+func (s *stmtParser) tablePrimaryKey(c *cursor, ct *CreateTableStmt, at Token) error {
+	if ct.PrimaryKey != nil || hasColumnPK(ct) {
+		return multiplePK(s.query, ct.Name, at)
+	}
+	cols, err := c.parenIdentList()
+	ct.PrimaryKey = cols
+	return err
+}
+
+func hasColumnPK(ct *CreateTableStmt) bool {
+	for _, col := range ct.Columns {
+		if col.PrimaryKey {
+			return true
+		}
+	}
+	return false
+}
+
+func multiplePK(query, table string, at Token) error {
+	return pgerr.New("42P16", "multiple primary keys for table %q are not allowed", table).
+		WithPosition(position(query, at.Pos))
+}
+
+// parseColumnDef parses name type [constraint ...].
+func (s *stmtParser) parseColumnDef(c *cursor, ct *CreateTableStmt) (ColumnDef, error) {
+	var col ColumnDef
+	var err error
+	if col.Name, err = c.ident(); err != nil {
+		return col, err
+	}
+	if col.TypeName, err = parseTypeName(c); err != nil {
+		return col, err
+	}
+	for !c.eof() && !c.peek().isPunct(",") && !c.peek().isPunct(")") {
+		if err := s.parseColumnConstraint(c, ct, &col); err != nil {
+			return col, err
+		}
+	}
+	return col, nil
+}
+
+// parseColumnConstraint parses one of NOT NULL, NULL, PRIMARY KEY,
+// DEFAULT expr, optionally named by CONSTRAINT name.
+func (s *stmtParser) parseColumnConstraint(c *cursor, ct *CreateTableStmt, col *ColumnDef) error {
+	at := c.peek()
+	if c.acceptWord("constraint") {
+		if _, err := c.ident(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case c.acceptWords("not", "null"):
+		col.NotNull = true
+	case c.acceptWord("null"):
+		col.NotNull = false
+	case c.acceptWords("primary", "key"):
+		if col.PrimaryKey || ct.PrimaryKey != nil || hasColumnPK(ct) {
+			return multiplePK(s.query, ct.Name, at)
+		}
+		col.PrimaryKey = true
+	case c.acceptWord("default"):
+		return s.parseDefault(c, col)
+	case wordIn(c.peek(), unsupportedConstraints) || c.peek().isWord("collate"):
+		return notSupportedAt(s.query, c.peek(), "column option %s is not supported", c.peek().Text)
+	default:
+		return c.errHere()
+	}
+	return nil
+}
+
+// constraintWords end a DEFAULT expression.
+var constraintWords = wordSet(`not null primary constraint check unique references default collate generated`)
+
+// parseDefault parses the expression after DEFAULT.
+func (s *stmtParser) parseDefault(c *cursor, col *ColumnDef) error {
+	start := c.i
+	end := scanLevel(c.toks, start, 1, func(k int) bool {
+		t := c.toks[k]
+		return t.isPunct(",") || (k > start && wordIn(t, constraintWords))
+	})
+	if end <= start || end > len(c.toks) {
+		return c.errHere()
+	}
+	rw, err := rewrite(s.query, c.toks[start:end])
+	if err != nil {
+		return err
+	}
+	exprs, err := s.parseExprs([][]Token{rw}, c.toks[start])
+	if err != nil {
+		return err
+	}
+	col.Default = exprs[0]
+	c.i = end
+	return nil
+}
+
+// parseCreateMV parses the rest of CREATE MATERIALIZED VIEW [IF NOT
+// EXISTS] name [(col, ...)] [WITH (...)] AS query.
+func (s *stmtParser) parseCreateMV(c *cursor) (Node, error) {
+	mv := &CreateMaterializedViewStmt{IfNotExists: acceptIfNotExists(c)}
+	var err error
+	if mv.Name, err = c.qualifiedName(); err != nil {
+		return nil, err
+	}
+	if c.peek().isPunct("(") {
+		if mv.Columns, err = c.parenIdentList(); err != nil {
+			return nil, err
+		}
+	}
+	if mv.With, err = parseWithOptions(c); err != nil {
+		return nil, err
+	}
+	if err := c.expectWord("as"); err != nil {
+		return nil, err
+	}
+	if c.eof() {
+		return nil, c.errHere()
+	}
+	q := c.rest()
+	mv.QueryText = s.query[q[0].Pos:q[len(q)-1].End]
+	if mv.Query, err = s.parseQuery(q); err != nil {
+		return nil, err
+	}
+	return mv, nil
+}
+
+// parseWithOptions parses an optional WITH (key [= value], ...). Keys are
+// lower case and may be dotted (kafka.topic); values are kept as text:
+// strings unquoted, numbers as written, words lower case. A key without a
+// value means "true".
+func parseWithOptions(c *cursor) (map[string]string, error) {
+	if !c.peek().isWord("with") || !c.peekAt(1).isPunct("(") {
+		return nil, nil
+	}
+	c.i += 2
+	opts := map[string]string{}
+	for {
+		key, err := c.qualifiedName()
+		if err != nil {
+			return nil, err
+		}
+		val := "true"
+		if c.acceptPunct("=") {
+			if val, err = optionValue(c); err != nil {
+				return nil, err
+			}
+		}
+		opts[key] = val
+		if !c.acceptPunct(",") {
+			return opts, c.expectPunct(")")
+		}
+	}
+}
+
+// optionValue parses a WITH option or SET value: a string, a signed
+// number or a word.
+func optionValue(c *cursor) (string, error) {
+	sign := ""
+	if c.peek().isPunct("-") || c.peek().isPunct("+") {
+		sign = c.advance().Text
+	}
+	t := c.peek()
+	switch {
+	case t.Kind == TokNumber:
+	case sign == "" && (t.Kind == TokString || t.Kind == TokIdent):
+	default:
+		return "", c.errHere()
+	}
+	c.advance()
+	if sign == "+" {
+		sign = ""
+	}
+	return sign + t.Text, nil
+}

@@ -1,0 +1,66 @@
+package sql
+
+// This file documents the design of the front end; the package comment
+// (with the marker conventions) is in stmt.go.
+//
+// # Pipeline
+//
+// Parse(query) runs, for the whole query string:
+//
+//  1. Lex (lexer.go, escape.go): a Postgres lexer with
+//     standard_conforming_strings on. Tokens carry byte offsets into the
+//     query; identifiers are folded (unquoted) or kept (quoted); string
+//     values are decoded (E'..' escapes, '' quotes, $tag$ bodies, 'a'\n'b'
+//     continuation). Comments are dropped.
+//  2. Split (split.go) at ';' tokens; empty statements are dropped.
+//  3. Dispatch on the first words (parser.go). The front end parses itself
+//     CREATE TABLE / MATERIALIZED VIEW (ddl_create.go), DROP (ddl_drop.go),
+//     SHOW / SET / RESET (set_show.go), transactions and FLUSH
+//     (transaction.go), EXPLAIN (explain.go), and the stream operator
+//     commands ALTER ... PAUSE|RESUME|SET, CANCEL JOBS, WAIT (stream_ops.go,
+//     node types in stmt_ext.go), using a token cursor (cursor.go).
+//  4. Everything else is rewritten (rewrite*.go, tablefunc.go), rendered as
+//     TiDB SQL (render.go) and parsed by the TiDB parser (tidb.go, dml.go).
+//     Expressions inside front-end statements (DEFAULT, table function
+//     arguments) go the same way, as SELECT e1, e2, ...
+//
+// # Rewrite passes, in order
+//
+//	checkTokens        reject __sdb_ identifiers, operators TiDB reads differently
+//	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings
+//	rewritePgSyntax    OPERATOR(pg_catalog.~) -> ~ ; drop COLLATE "default"/"C"/"POSIX"
+//	rewriteOperators   ~ -> regexp, !~ -> not regexp, ~~ / ~~* -> like / ilike (+ not)
+//	rewriteDistinct    a IS [NOT] DISTINCT FROM b -> a <=> (b) [is false]
+//	rewriteCasts       ::, CAST(.. AS ..), typed literals -> __sdb_cast(x, 'type')
+//	rewriteNullsOrder  e [ASC|DESC] NULLS FIRST|LAST -> __sdb_nulls_first|last(e) [ASC|DESC]
+//	rewriteFullJoin    FULL JOIN .. ON c -> LEFT JOIN .. ON __sdb_full_join() AND (c)
+//	rewriteTableFuncs  f(args) [AS] a[(cols)] in FROM -> __sdb_tf_N AS "a"
+//
+// Each pass is linear in the statement (edits are collected and applied
+// once), so a bulk INSERT with thousands of casts stays cheap.
+//
+// # Positions
+//
+// Every token the rewrite synthesizes carries the Pos/End of the user token
+// it stands for. render records where each token lands in the TiDB text;
+// a TiDB error ("line 1 column 15 near "...") is mapped back through that
+// table to the user's token, and reported as Postgres does:
+// `syntax error at or near "tok"` or `syntax error at end of input`, with
+// Position the 1-based character offset in the whole query string. The
+// same table maps each '?' to its $N so ParamMarkerExpr.Order is N-1 (the
+// TiDB parser itself leaves Order unset).
+//
+// # Rendering
+//
+// Tokens are joined by one space, except around '.' and between a name and
+// '(' (TiDB, like MySQL, reads "count (" as an identifier). Strings are
+// written '..' with '' (NO_BACKSLASH_ESCAPES), so a decoded E'..' value
+// survives. Unquoted identifiers that TiDB reserves but Postgres does not
+// (key, index, mod, div, ...) and any starting with '_' or holding non-ASCII
+// are quoted; the binder must compare names on CIStr.O (as written), since
+// unquoted names are already folded to lower case.
+//
+// # Concurrency
+//
+// A Parser owns one TiDB parser and must not be shared between goroutines.
+// Lex and Split are pure functions.

@@ -1,0 +1,103 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+)
+
+// passOps are operators the rendering passes to TiDB unchanged: they mean
+// the same in both dialects (the binder gives / its Postgres meaning).
+var passOps = wordSet(`+ - * / % < > = <= >= <> != || & | << >> ::`)
+
+// regexOps maps Postgres pattern operators to the TiDB keywords that stand
+// for them. REGEXP in the AST always means Postgres's case-sensitive ~.
+var regexOps = map[string]string{
+	"~":    "regexp",
+	"!~":   "not regexp",
+	"~~":   "like",
+	"!~~":  "not like",
+	"~~*":  "ilike",
+	"!~~*": "not ilike",
+	"~*":   "",
+	"!~*":  "",
+}
+
+// checkTokens rejects what the rendering could not carry over faithfully:
+// reserved identifiers, operators that mean something else (or nothing)
+// to TiDB (# is a comment there, ^ is xor, ? a placeholder, @ a
+// variable), a lone ':', and two adjacent string literals (which TiDB
+// would concatenate).
+func checkTokens(query string, toks []Token) ([]Token, error) {
+	for i := range toks {
+		if err := checkToken(query, toks, i); err != nil {
+			return nil, err
+		}
+	}
+	return toks, nil
+}
+
+func checkToken(query string, toks []Token, i int) error {
+	t := toks[i]
+	switch t.Kind {
+	case TokIdent:
+		return checkReservedIdent(query, t)
+	case TokString:
+		if i > 0 && toks[i-1].Kind == TokString {
+			return syntaxErrorAt(query, t)
+		}
+	case TokPunct:
+		if t.Text == ":" {
+			return syntaxErrorAt(query, t)
+		}
+	case TokOp:
+		return checkOperator(query, toks, i)
+	}
+	return nil
+}
+
+func checkOperator(query string, toks []Token, i int) error {
+	t := toks[i]
+	if passOps[t.Text] {
+		return nil
+	}
+	if _, ok := regexOps[t.Text]; ok {
+		return nil
+	}
+	if t.Text == "!" || strings.ContainsAny(t.Text, "?`") {
+		return syntaxErrorAt(query, t)
+	}
+	return notSupportedAt(query, t, "operator is not supported: %s", t.Text)
+}
+
+// checkReservedIdent rejects identifiers that start with the marker prefix.
+func checkReservedIdent(query string, t Token) error {
+	if t.Kind == TokIdent && strings.HasPrefix(strings.ToLower(t.Text), markerPrefix) {
+		return pgerr.New(pgerr.SyntaxError, "identifier %q is reserved: names starting with %q are for internal use",
+			t.Text, markerPrefix).WithPosition(position(query, t.Pos))
+	}
+	return nil
+}
+
+// rewriteOperators turns the Postgres pattern operators into TiDB's:
+// a ~ b -> a regexp b, a !~ b -> a not regexp b, ~~ -> like, ~~* ->
+// ilike (and negations). A prefix ~ (bitwise not) is left alone.
+func rewriteOperators(query string, toks []Token) ([]Token, error) {
+	for i, t := range toks {
+		kw, ok := regexOps[t.Text]
+		if t.Kind != TokOp || !ok {
+			continue
+		}
+		if i == 0 || !endsOperand(toks[i-1]) {
+			if t.Text == "~" {
+				continue
+			}
+			return nil, syntaxErrorAt(query, t)
+		}
+		if kw == "" {
+			return nil, notSupportedAt(query, t, "operator is not supported: %s", t.Text)
+		}
+		toks[i] = raw(kw, t)
+	}
+	return toks, nil
+}

@@ -1,0 +1,45 @@
+package sql
+
+// rewritePgSyntax removes two spellings psql uses that carry no meaning
+// for streamdb:
+//
+//	a OPERATOR(pg_catalog.~) b     ->  a ~ b   (then regexp, see rewriteOperators)
+//	x COLLATE pg_catalog.default   ->  x       (also COLLATE "default" / "C")
+func rewritePgSyntax(query string, toks []Token) ([]Token, error) {
+	for i := 0; i < len(toks); i++ {
+		switch {
+		case toks[i].isWord("operator") && i+1 < len(toks) && toks[i+1].isPunct("("):
+			closing := matchForward(toks, i+1)
+			if closing < 0 || toks[closing-1].Kind != TokOp || !qualifiedOperator(toks[i+2:closing-1]) {
+				return nil, syntaxErrorAt(query, toks[i])
+			}
+			toks = splice(toks, i, closing+1, toks[closing-1])
+		case toks[i].isWord("collate"):
+			toks = dropDefaultCollation(toks, i)
+		}
+	}
+	return toks, nil
+}
+
+// qualifiedOperator reports whether toks (what precedes the operator in
+// OPERATOR(...)) is empty or a schema name and a dot.
+func qualifiedOperator(toks []Token) bool {
+	return len(toks) == 0 || (len(toks) == 2 && toks[0].Kind == TokIdent && toks[1].isPunct("."))
+}
+
+// dropDefaultCollation removes COLLATE [pg_catalog.]default | "C" | "POSIX"
+// at i; other collations are left for TiDB to reject.
+func dropDefaultCollation(toks []Token, i int) []Token {
+	j := i + 1
+	if j+1 < len(toks) && toks[j].isWord("pg_catalog") && toks[j+1].isPunct(".") {
+		j += 2
+	}
+	if j >= len(toks) || toks[j].Kind != TokIdent {
+		return toks
+	}
+	switch toks[j].Text {
+	case "default", "C", "POSIX":
+		return splice(toks, i, j+1)
+	}
+	return toks
+}

@@ -1,0 +1,98 @@
+package sql
+
+import "strings"
+
+// parseAlter parses ALTER {TABLE | MATERIALIZED VIEW | SOURCE} name
+// {PAUSE | RESUME | SET PARALLELISM {=|TO} n|DEFAULT |
+// SET xxx_rate_limit {=|TO} n|DEFAULT}.
+func parseAlter(c *cursor) (Node, error) {
+	c.advance() // ALTER
+	a := &AlterStmt{}
+	switch {
+	case c.acceptWord("table"):
+		a.Kind = ObjTable
+	case c.acceptWords("materialized", "view"):
+		a.Kind = ObjMaterializedView
+	case c.acceptWord("source"):
+		a.Kind = ObjSource
+	default:
+		return nil, alterNotSupported(c)
+	}
+	var err error
+	if a.Name, err = c.qualifiedName(); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.acceptWord("pause"):
+		a.Action = AlterPause
+	case c.acceptWord("resume"):
+		a.Action = AlterResume
+	case c.acceptWord("set"):
+		if err := alterSet(c, a); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, alterNotSupported(c)
+	}
+	return a, c.expectEnd()
+}
+
+func alterNotSupported(c *cursor) error {
+	if c.eof() {
+		return c.errHere()
+	}
+	return notSupportedAt(c.query, c.peek(), "ALTER ... %s is not supported", c.query[c.peek().Pos:c.peek().End])
+}
+
+// alterSet parses PARALLELISM or xxx_rate_limit, then {=|TO} n | DEFAULT.
+func alterSet(c *cursor, a *AlterStmt) error {
+	t := c.peek()
+	switch {
+	case t.isWord("parallelism"):
+		a.Action = AlterSetParallelism
+	case t.Kind == TokIdent && !t.Quoted && strings.HasSuffix(t.Text, "_rate_limit"):
+		a.Action, a.Param = AlterSetRateLimit, t.Text
+	default:
+		return alterNotSupported(c)
+	}
+	c.advance()
+	if !c.acceptPunct("=") {
+		if err := c.expectWord("to"); err != nil {
+			return err
+		}
+	}
+	if c.acceptWord("default") {
+		a.Default = true
+		return nil
+	}
+	n, err := c.integer()
+	a.Value = n
+	return err
+}
+
+// parseCancel parses CANCEL JOB[S] id, ....
+func parseCancel(c *cursor) (Node, error) {
+	c.advance() // CANCEL
+	if !c.acceptWord("jobs") {
+		if err := c.expectWord("job"); err != nil {
+			return nil, err
+		}
+	}
+	st := &CancelJobsStmt{}
+	for {
+		id, err := c.integer()
+		if err != nil {
+			return nil, err
+		}
+		st.IDs = append(st.IDs, id)
+		if !c.acceptPunct(",") {
+			return st, c.expectEnd()
+		}
+	}
+}
+
+// parseWait parses WAIT.
+func parseWait(c *cursor) (Node, error) {
+	c.advance()
+	return &WaitStmt{}, c.expectEnd()
+}

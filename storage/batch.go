@@ -1,0 +1,146 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// WriteBatch stages the state writes of one actor for one epoch. Reads
+// through it see committed state plus its own writes (a Pebble indexed
+// batch; an iterator sees the batch as it was when the iterator was
+// made). Not safe for concurrent use.
+type WriteBatch struct {
+	s *Store
+	b *pebble.Batch // nil once closed or committed
+
+	key, val []byte // scratch buffers reused by Table writes
+}
+
+// NewWriteBatch returns an empty batch. On a closed store the batch's
+// operations fail with ErrClosed.
+func (s *Store) NewWriteBatch() *WriteBatch {
+	w := &WriteBatch{s: s}
+	if !s.closed.Load() {
+		w.b = s.db.NewIndexedBatch()
+	}
+	return w
+}
+
+// Count returns the number of writes staged.
+func (w *WriteBatch) Count() uint32 {
+	if w.b == nil {
+		return 0
+	}
+	return w.b.Count()
+}
+
+// Empty reports whether nothing is staged.
+func (w *WriteBatch) Empty() bool { return w.b == nil || w.b.Empty() }
+
+// Close discards the batch without committing it. Closing twice, or after
+// CommitEpoch, is harmless.
+func (w *WriteBatch) Close() error {
+	if w.b == nil {
+		return nil
+	}
+	err := w.b.Close()
+	w.b = nil
+	return err
+}
+
+func (w *WriteBatch) reader() (pebble.Reader, error) {
+	if w.b == nil || w.s.closed.Load() {
+		return nil, ErrClosed
+	}
+	return w.b, nil
+}
+
+func (w *WriteBatch) set(key, value []byte) error {
+	if w.b == nil {
+		return ErrClosed
+	}
+	return w.b.Set(key, value, nil)
+}
+
+func (w *WriteBatch) delete(key []byte) error {
+	if w.b == nil {
+		return ErrClosed
+	}
+	return w.b.Delete(key, nil)
+}
+
+// CommitEpoch atomically applies batches (nil entries ignored), in order
+// (a later batch's write to a key wins), and records epoch as committed,
+// in one Pebble batch written with Sync (NoSync under Options.NoSync):
+// after a crash either all of it is there or none. The batches are closed
+// whatever the outcome. epoch must be greater than CommittedEpoch;
+// CommitEpoch calls are serialized.
+func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
+	defer closeAll(batches)
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if cur := s.epoch.Load(); epoch <= cur {
+		return fmt.Errorf("%w: %d after %d", ErrEpochNotIncreasing, epoch, cur)
+	}
+	b, owned, err := s.epochBatch(batches)
+	if err != nil {
+		return err
+	}
+	if owned {
+		defer b.Close()
+	}
+	if err := b.Set(epochKey, encodeEpoch(epoch), nil); err != nil {
+		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
+	}
+	if err := b.Commit(s.writeOpts); err != nil {
+		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
+	}
+	s.epoch.Store(epoch)
+	return nil
+}
+
+// epochBatch returns the Pebble batch to commit: the only non-empty batch
+// itself when there is one (no copy), else a new batch with all of them
+// applied in order; owned says the caller must close it.
+func (s *Store) epochBatch(batches []*WriteBatch) (b *pebble.Batch, owned bool, err error) {
+	var live []*pebble.Batch
+	size := 0
+	for _, w := range batches {
+		if w == nil {
+			continue
+		}
+		if w.s != s {
+			return nil, false, errors.New("storage: write batch of another store")
+		}
+		if w.b == nil {
+			return nil, false, fmt.Errorf("storage: commit of a closed write batch: %w", ErrClosed)
+		}
+		if !w.b.Empty() {
+			live, size = append(live, w.b), size+w.b.Len()
+		}
+	}
+	if len(live) == 1 {
+		return live[0], false, nil
+	}
+	b = s.db.NewBatchWithSize(size + 64)
+	for _, wb := range live {
+		if err := b.Apply(wb, nil); err != nil {
+			_ = b.Close()
+			return nil, false, fmt.Errorf("storage: merge write batches: %w", err)
+		}
+	}
+	return b, true, nil
+}
+
+func closeAll(batches []*WriteBatch) {
+	for _, w := range batches {
+		if w != nil {
+			_ = w.Close()
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package storage
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Iterator walks rows in key order.
+type Iterator interface {
+	// Next advances; it returns false at the end or on error (see Err).
+	Next() bool
+	// Row is the current row; valid until the next call to Next.
+	Row() []types.Datum
+	Err() error
+	Close() error
+}
+
+// Scan iterates over every row of the table (vnode by vnode, pk order
+// within a vnode).
+func (t *Table) Scan(r Reader) Iterator {
+	lower := appendTablePrefix(nil, t.ID)
+	return t.newIter(r, lower, prefixEnd(lower), false)
+}
+
+// ScanPrefix iterates, in pk order, over the rows whose first len(prefix)
+// pk columns equal prefix. The prefix must cover the DistKey columns (which
+// must then be the leading PK columns), so the rows share one vnode. With
+// reverse it walks from the largest key down.
+func (t *Table) ScanPrefix(r Reader, prefix []types.Datum, reverse bool) Iterator {
+	vnode, err := t.pkVnode(prefix)
+	if err != nil {
+		return errIter{err}
+	}
+	lower, err := t.appendPKKey(nil, vnode, prefix)
+	if err != nil {
+		return errIter{err}
+	}
+	return t.newIter(r, lower, prefixEnd(lower), reverse)
+}
+
+// ScanVnode iterates in pk order over the rows of one vnode whose pk is
+// greater than after (all rows of the vnode when after is empty). after
+// may also be a prefix of the PK columns: the scan then starts after every
+// row beginning with it.
+func (t *Table) ScanVnode(r Reader, vnode uint16, after []types.Datum) Iterator {
+	if vnode >= NumVnodes {
+		return errIter{fmt.Errorf("%w: vnode %d out of range", ErrBadLayout, vnode)}
+	}
+	vnodeKey := appendVnodePrefix(nil, t.ID, vnode)
+	upper := prefixEnd(vnodeKey)
+	if len(after) == 0 {
+		return t.newIter(r, vnodeKey, upper, false)
+	}
+	afterKey, err := t.appendPKKey(nil, vnode, after)
+	if err != nil {
+		return errIter{err}
+	}
+	// Keys are prefix-free, so the first key past every key that starts
+	// with afterKey is the first pk greater than after.
+	return t.newIter(r, prefixEnd(afterKey), upper, false)
+}
+
+func (t *Table) newIter(r Reader, lower, upper []byte, reverse bool) Iterator {
+	pr, err := r.reader()
+	if err != nil {
+		return errIter{err}
+	}
+	it, err := pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return errIter{fmt.Errorf("storage: table %d scan: %w", t.ID, err)}
+	}
+	return &tableIter{it: it, table: t, reverse: reverse}
+}
+
+// tableIter decodes rows from one bounded Pebble iterator, reusing its row
+// slice between calls to Next.
+type tableIter struct {
+	it      *pebble.Iterator // nil once closed
+	table   *Table
+	reverse bool
+	started bool
+	row     []types.Datum
+	err     error
+}
+
+func (i *tableIter) Next() bool {
+	if i.it == nil || i.err != nil {
+		return false
+	}
+	if !i.advance() {
+		i.row = i.row[:0]
+		i.err = i.it.Error()
+		return false
+	}
+	v, err := i.it.ValueAndErr()
+	if err == nil {
+		i.row, err = DecodeRow(v, i.table.Types, i.row)
+	}
+	if err != nil {
+		i.err = fmt.Errorf("storage: table %d scan: %w", i.table.ID, err)
+		return false
+	}
+	return true
+}
+
+// advance positions the Pebble iterator on the next key in scan order.
+func (i *tableIter) advance() bool {
+	if !i.started {
+		i.started = true
+		if i.reverse {
+			return i.it.Last()
+		}
+		return i.it.First()
+	}
+	if i.reverse {
+		return i.it.Prev()
+	}
+	return i.it.Next()
+}
+
+func (i *tableIter) Row() []types.Datum { return i.row }
+
+func (i *tableIter) Err() error { return i.err }
+
+// Close releases the Pebble iterator; closing twice is harmless.
+func (i *tableIter) Close() error {
+	if i.it == nil {
+		return nil
+	}
+	err := i.it.Close()
+	i.it = nil
+	return err
+}
+
+// errIter is an Iterator that failed before it started.
+type errIter struct{ err error }
+
+func (e errIter) Next() bool         { return false }
+func (e errIter) Row() []types.Datum { return nil }
+func (e errIter) Err() error         { return e.err }
+func (e errIter) Close() error       { return nil }

@@ -1,0 +1,231 @@
+package storage
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// TestDurableAcrossReopen writes and commits on a real directory, closes,
+// reopens and reads back rows, meta and the committed epoch.
+func TestDurableAcrossReopen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "data") // Open creates it
+	s, err := Open(dir, Options{})
+	mustDo(t, err)
+	if s.CommittedEpoch() != 0 {
+		t.Fatalf("new store epoch %d", s.CommittedEpoch())
+	}
+	w := s.NewWriteBatch()
+	for id := int64(1); id <= 1000; id++ {
+		mustDo(t, ordersTable.Insert(w, order(id%7, id)))
+	}
+	commit(t, s, 5, w)
+	w = s.NewWriteBatch()
+	mustDo(t, ordersTable.Delete(w, order(1, 1)))
+	commit(t, s, 9, w)
+	mustDo(t, s.PutMeta("catalog/t1", []byte("orders")))
+	uncommitted := s.NewWriteBatch() // never committed: must not survive
+	mustDo(t, ordersTable.Insert(uncommitted, order(1, 5000)))
+	want := collect(t, ordersTable.Scan(s))
+	mustDo(t, s.Close())
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("data dir: %v", err)
+	}
+
+	s, err = Open(dir, Options{})
+	mustDo(t, err)
+	defer s.Close()
+	if s.CommittedEpoch() != 9 {
+		t.Fatalf("epoch after reopen %d, want 9", s.CommittedEpoch())
+	}
+	if got := collect(t, ordersTable.Scan(s)); len(got) != 999 || !slices.EqualFunc(got, want, sameRow) {
+		t.Fatalf("rows after reopen: %d, want 999 equal to before", len(got))
+	}
+	if v, ok, err := s.GetMeta("catalog/t1"); err != nil || !ok || string(v) != "orders" {
+		t.Fatalf("meta after reopen: %q %v %v", v, ok, err)
+	}
+	if err := s.CommitEpoch(9, nil); !errors.Is(err, ErrEpochNotIncreasing) {
+		t.Fatalf("re-committing epoch 9 after reopen: %v", err)
+	}
+}
+
+func TestCommitEpochRules(t *testing.T) {
+	s := openMem(t)
+	commit(t, s, 3) // an epoch with no state writes still records the epoch
+	if s.CommittedEpoch() != 3 {
+		t.Fatalf("epoch %d", s.CommittedEpoch())
+	}
+	w := s.NewWriteBatch()
+	mustDo(t, ordersTable.Insert(w, order(1, 1)))
+	for _, e := range []uint64{3, 2} {
+		if err := s.CommitEpoch(e, []*WriteBatch{w}); !errors.Is(err, ErrEpochNotIncreasing) {
+			t.Fatalf("epoch %d after 3: %v", e, err)
+		}
+	}
+	// The failed commit closed the batch and wrote nothing.
+	if err := ordersTable.Insert(w, order(1, 2)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("insert into a batch closed by CommitEpoch: %v", err)
+	}
+	if got := mustGet(t, ordersTable, s, int64(1), int64(1)); got != nil {
+		t.Fatalf("failed commit wrote %v", got)
+	}
+	if err := s.CommitEpoch(4, []*WriteBatch{w}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("committing a closed batch: %v", err)
+	}
+	other := openMem(t)
+	if err := s.CommitEpoch(5, []*WriteBatch{other.NewWriteBatch()}); err == nil {
+		t.Fatal("committed another store's batch")
+	}
+	if s.CommittedEpoch() != 3 {
+		t.Fatalf("epoch moved on failures: %d", s.CommittedEpoch())
+	}
+}
+
+// TestCommitEpochMergesInOrder: several batches (and nils) land in one
+// commit, a later batch's write to a key wins.
+func TestCommitEpochMergesInOrder(t *testing.T) {
+	s := openMem(t)
+	a, b, c := s.NewWriteBatch(), s.NewWriteBatch(), s.NewWriteBatch()
+	first, second := order(1, 1), order(1, 1)
+	first[2], second[2] = "from a", "from c"
+	mustDo(t, ordersTable.Insert(a, first))
+	mustDo(t, ordersTable.Insert(a, order(2, 2)))
+	mustDo(t, ordersTable.Insert(b, order(3, 3)))
+	mustDo(t, ordersTable.Delete(b, order(2, 2)))
+	mustDo(t, ordersTable.Insert(c, second))
+	commit(t, s, 1, a, nil, b, s.NewWriteBatch(), c)
+	if got := mustGet(t, ordersTable, s, int64(1), int64(1)); got[2] != "from c" {
+		t.Fatalf("later batch should win: %v", got)
+	}
+	if got := mustGet(t, ordersTable, s, int64(2), int64(2)); got != nil {
+		t.Fatalf("delete in a later batch lost: %v", got)
+	}
+	if rows := collect(t, ordersTable.Scan(s)); len(rows) != 2 {
+		t.Fatalf("rows: %v", rows)
+	}
+	for _, w := range []*WriteBatch{a, b, c} {
+		if !w.Empty() || w.Close() != nil {
+			t.Fatal("batch not closed by CommitEpoch")
+		}
+	}
+}
+
+// TestDropTable removes every row of one table id, in all vnodes, and
+// leaves neighbouring ids and meta alone.
+func TestDropTable(t *testing.T) {
+	s := openMem(t)
+	tables := map[uint32]*Table{}
+	w := s.NewWriteBatch()
+	for _, id := range []uint32{41, 42, 43, 0xFFFFFFFF} {
+		tbl := *ordersTable
+		tbl.ID = id
+		tables[id] = &tbl
+		for c := int64(0); c < 50; c++ {
+			mustDo(t, tbl.Insert(w, order(c, 1)))
+		}
+	}
+	commit(t, s, 1, w)
+	mustDo(t, s.PutMeta("t", []byte("x")))
+	mustDo(t, s.DropTable(42))
+	mustDo(t, s.DropTable(0xFFFFFFFF))
+	for id, tbl := range tables {
+		want := 50
+		if id == 42 || id == 0xFFFFFFFF {
+			want = 0
+		}
+		if n := len(collect(t, tbl.Scan(s))); n != want {
+			t.Errorf("table %d: %d rows after drop, want %d", id, n, want)
+		}
+	}
+	if _, ok, _ := s.GetMeta("t"); !ok {
+		t.Error("DropTable removed meta")
+	}
+	if s.CommittedEpoch() != 1 {
+		t.Error("DropTable changed the epoch")
+	}
+}
+
+func TestMeta(t *testing.T) {
+	s := openMem(t)
+	for _, k := range []string{"cat/b", "cat/a", "cat/", "cau", "ca", "id/next"} {
+		mustDo(t, s.PutMeta(k, []byte("v:"+k)))
+	}
+	commit(t, s, 1) // writes the reserved epoch record
+	keys, vals, err := s.ScanMeta("cat/")
+	mustDo(t, err)
+	if !slices.Equal(keys, []string{"cat/", "cat/a", "cat/b"}) || string(vals[1]) != "v:cat/a" {
+		t.Fatalf("ScanMeta(cat/) = %q %q", keys, vals)
+	}
+	all, _, err := s.ScanMeta("")
+	mustDo(t, err)
+	if len(all) != 6 {
+		t.Fatalf("ScanMeta(\"\") = %q (the epoch record must stay hidden)", all)
+	}
+	mustDo(t, s.DeleteMeta("cat/a"))
+	if _, ok, err := s.GetMeta("cat/a"); ok || err != nil {
+		t.Fatalf("deleted meta: %v %v", ok, err)
+	}
+	if err := s.PutMeta("\x00committed_epoch", []byte{0}); err == nil {
+		t.Fatal("PutMeta overwrote the reserved epoch record")
+	}
+	if err := s.DeleteMeta("\x00committed_epoch"); err == nil {
+		t.Fatal("DeleteMeta removed the reserved epoch record")
+	}
+}
+
+func TestCloseReportsLeakedSnapshot(t *testing.T) {
+	s, err := Open("", Options{InMemory: true})
+	mustDo(t, err)
+	closed := s.Snapshot()
+	mustDo(t, closed.Close())
+	mustDo(t, closed.Close())
+	leaked := s.Snapshot()
+	if err := s.Close(); !errors.Is(err, ErrLeaked) {
+		t.Fatalf("Close with an open snapshot: %v", err)
+	}
+	if err := leaked.Close(); err != nil {
+		t.Fatalf("closing a snapshot after the store: %v", err)
+	}
+	if err := s.Close(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestUseAfterClose(t *testing.T) {
+	s, err := Open(":memory:", Options{})
+	mustDo(t, err)
+	w := s.NewWriteBatch()
+	mustDo(t, s.Close())
+	checks := map[string]error{
+		"CommitEpoch": s.CommitEpoch(1, []*WriteBatch{w}),
+		"PutMeta":     s.PutMeta("k", nil),
+		"DeleteMeta":  s.DeleteMeta("k"),
+		"DropTable":   s.DropTable(1),
+		"Insert":      ordersTable.Insert(s.NewWriteBatch(), order(1, 1)),
+	}
+	_, _, checks["GetMeta"] = s.GetMeta("k")
+	_, _, checks["ScanMeta"] = s.ScanMeta("")
+	_, _, checks["Get"] = ordersTable.Get(s, []types.Datum{int64(1), int64(1)})
+	checks["Scan"] = ordersTable.Scan(s).Err()
+	checks["Snapshot"] = ordersTable.Scan(s.Snapshot()).Err()
+	for name, err := range checks {
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	mustDo(t, os.WriteFile(file, nil, 0o644))
+	if _, err := Open(file, Options{}); err == nil {
+		t.Fatal("opened a store on a regular file")
+	}
+	s, err := Open(t.TempDir(), Options{NoSync: true, MemTableSize: 1 << 20})
+	mustDo(t, err)
+	mustDo(t, s.Close())
+}

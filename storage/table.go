@@ -1,0 +1,190 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Table is the layout of one state table: rows of Types, unique on and
+// ordered by the PK columns (each ascending, NULLs first), spread over
+// vnodes by the hash of the DistKey columns (a subset of PK). Keys are
+// tableID | vnode | memcomparable(pk); values encode the whole row.
+//
+// A Table is a plain value: it holds no state and may be shared by any
+// number of goroutines.
+type Table struct {
+	ID      uint32
+	Types   []types.Type
+	PK      []int
+	DistKey []int
+}
+
+// Vnode returns the vnode of row (a full row of t). A row that does not fit
+// the layout yields 0; Insert reports such rows as errors.
+func (t *Table) Vnode(row []types.Datum) uint16 {
+	v, _ := t.rowVnode(row)
+	return v
+}
+
+func (t *Table) colType(c int) (types.Type, error) {
+	if c < 0 || c >= len(t.Types) {
+		return types.Type{}, fmt.Errorf("%w: table %d has no column %d", ErrBadLayout, t.ID, c)
+	}
+	return t.Types[c], nil
+}
+
+// rowVnode hashes the DistKey columns of a full row.
+func (t *Table) rowVnode(row []types.Datum) (uint16, error) {
+	if len(row) != len(t.Types) {
+		return 0, fmt.Errorf("%w: table %d: row has %d columns, want %d", ErrBadLayout, t.ID, len(row), len(t.Types))
+	}
+	var scratch [64]byte
+	buf := scratch[:0]
+	for _, c := range t.DistKey {
+		typ, err := t.colType(c)
+		if err != nil {
+			return 0, err
+		}
+		if buf, err = AppendKey(buf, typ, row[c]); err != nil {
+			return 0, err
+		}
+	}
+	return vnodeOfDistKey(buf), nil
+}
+
+// pkVnode hashes the DistKey columns found in pk, a prefix of the PK
+// values; every DistKey column must lie within it.
+func (t *Table) pkVnode(pk []types.Datum) (uint16, error) {
+	var scratch [64]byte
+	buf := scratch[:0]
+	for _, c := range t.DistKey {
+		j := t.pkPos(c)
+		if j < 0 || j >= len(pk) {
+			return 0, fmt.Errorf("%w: table %d: dist key column %d not within the %d given pk columns", ErrBadLayout, t.ID, c, len(pk))
+		}
+		typ, err := t.colType(c)
+		if err != nil {
+			return 0, err
+		}
+		if buf, err = AppendKey(buf, typ, pk[j]); err != nil {
+			return 0, err
+		}
+	}
+	return vnodeOfDistKey(buf), nil
+}
+
+func vnodeOfDistKey(enc []byte) uint16 {
+	if len(enc) == 0 {
+		return 0
+	}
+	return VnodeOfKey(enc)
+}
+
+// pkPos returns the position of column c in PK, or -1.
+func (t *Table) pkPos(c int) int {
+	for j, p := range t.PK {
+		if p == c {
+			return j
+		}
+	}
+	return -1
+}
+
+// appendRowKey appends the key of a full row.
+func (t *Table) appendRowKey(buf []byte, row []types.Datum) ([]byte, error) {
+	vnode, err := t.rowVnode(row)
+	if err != nil {
+		return buf, err
+	}
+	buf = appendVnodePrefix(buf, t.ID, vnode)
+	for _, c := range t.PK {
+		typ, err := t.colType(c)
+		if err != nil {
+			return buf, err
+		}
+		if buf, err = AppendKey(buf, typ, row[c]); err != nil {
+			return buf, fmt.Errorf("table %d pk column %d: %w", t.ID, c, err)
+		}
+	}
+	return buf, nil
+}
+
+// appendPKKey appends the key prefix of pk values (a prefix of the PK
+// columns) within one vnode.
+func (t *Table) appendPKKey(buf []byte, vnode uint16, pk []types.Datum) ([]byte, error) {
+	if len(pk) > len(t.PK) {
+		return buf, fmt.Errorf("%w: table %d: %d pk values for %d pk columns", ErrBadLayout, t.ID, len(pk), len(t.PK))
+	}
+	buf = appendVnodePrefix(buf, t.ID, vnode)
+	for j, d := range pk {
+		typ, err := t.colType(t.PK[j])
+		if err != nil {
+			return buf, err
+		}
+		if buf, err = AppendKey(buf, typ, d); err != nil {
+			return buf, fmt.Errorf("table %d pk column %d: %w", t.ID, t.PK[j], err)
+		}
+	}
+	return buf, nil
+}
+
+// Insert stages row (inserting or overwriting the row with its pk).
+func (t *Table) Insert(w *WriteBatch, row []types.Datum) error {
+	var err error
+	if w.key, err = t.appendRowKey(w.key[:0], row); err != nil {
+		return err
+	}
+	if w.val, err = EncodeRow(w.val[:0], t.Types, row); err != nil {
+		return fmt.Errorf("table %d: %w", t.ID, err)
+	}
+	return w.set(w.key, w.val)
+}
+
+// Delete stages the deletion of the row with row's pk (row is a full row;
+// only its pk columns matter).
+func (t *Table) Delete(w *WriteBatch, row []types.Datum) error {
+	var err error
+	if w.key, err = t.appendRowKey(w.key[:0], row); err != nil {
+		return err
+	}
+	return w.delete(w.key)
+}
+
+// Get returns the row whose pk columns equal pk (len(pk) == len(PK)).
+func (t *Table) Get(r Reader, pk []types.Datum) (row []types.Datum, ok bool, err error) {
+	if len(pk) != len(t.PK) {
+		return nil, false, fmt.Errorf("%w: table %d: get with %d pk values for %d pk columns", ErrBadLayout, t.ID, len(pk), len(t.PK))
+	}
+	pr, err := r.reader()
+	if err != nil {
+		return nil, false, err
+	}
+	vnode, err := t.pkVnode(pk)
+	if err != nil {
+		return nil, false, err
+	}
+	key, err := t.appendPKKey(nil, vnode, pk)
+	if err != nil {
+		return nil, false, err
+	}
+	return t.getKey(pr, key)
+}
+
+func (t *Table) getKey(pr pebble.Reader, key []byte) ([]types.Datum, bool, error) {
+	v, closer, err := pr.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
+	}
+	defer closer.Close()
+	row, err := DecodeRow(v, t.Types, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
+	}
+	return row, true, nil
+}

@@ -1,0 +1,143 @@
+// Package streamdb is an embedded SQL stream engine: tables, DML, batch
+// queries and incrementally maintained materialized views, in-process or
+// served over the Postgres wire protocol.
+//
+//	db, err := streamdb.Open("./data", nil)
+//	...
+//	db.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+//	db.Exec(ctx, "CREATE MATERIALIZED VIEW s AS SELECT sum(v) FROM t")
+//	rows, err := db.Query(ctx, "SELECT * FROM s")
+//
+// A database/sql driver is registered as "streamdb":
+// sql.Open("streamdb", dir) (dir "" or ":memory:" for an in-memory store).
+//
+// # Design
+//
+// DB owns the store (Pebble), the catalog, and the stream Coordinator, which
+// owns every actor goroutine. Each table is an actor that materializes the
+// DML chunks sent into its source channel; each view is a job of actors
+// reading from its upstream relations' actors. A DML statement sends its
+// changes into the table's source and then waits for a checkpoint: when it
+// returns, the change is durable and visible in every view (read your
+// writes). Batch queries read a consistent snapshot of committed state.
+//
+// Locking: db.mu guards the catalog maps and runtime handles (readers take
+// RLock); db.ddlMu serializes DDL; each table has a DML mutex held from its
+// primary-key checks until the statement's checkpoint commits.
+package streamdb
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Options configure a DB. The zero value (or nil) is valid.
+type Options struct {
+	// InMemory keeps all data in memory (also chosen by dir "" or ":memory:").
+	InMemory bool
+	// NoSync skips fsync at commit: faster, but a crash can lose
+	// acknowledged writes. For tests and benchmarks only.
+	NoSync bool
+	// BarrierInterval is how often the coordinator checkpoints when no
+	// statement asks for it. Zero means one second.
+	BarrierInterval time.Duration
+	// Logger receives operational logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.BarrierInterval == 0 {
+		o.BarrierInterval = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// DB is an open streamdb database. It is safe for concurrent use; each
+// Session is not.
+type DB struct {
+	opts  Options
+	store *storage.Store
+	coord *stream.Coordinator
+
+	ddlMu sync.Mutex
+
+	mu      sync.RWMutex
+	rels    map[uint32]*catalog.Relation
+	byName  map[string]*catalog.Relation
+	runtime map[uint32]*relRuntime
+	// creating holds, per view being created, a channel closed if its job
+	// is lost to a graph failure.
+	creating map[uint32]chan struct{}
+	nextID   uint32
+
+	actorSeq  actorSeq
+	rowIDs    rowIDGen
+	defaultMu sync.Mutex
+	defSess   *Session
+	closeOnce sync.Once
+}
+
+// relRuntime is the running side of a relation.
+type relRuntime struct {
+	top    stream.ActorID
+	actors []stream.ActorID
+	source *stream.Source // tables only
+	dml    *sync.Mutex    // tables only; survives graph rebuilds
+}
+
+// Open opens (creating if needed) the database in dir.
+func Open(dir string, opts *Options) (*DB, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.EnsureDefaults()
+	if dir == "" || dir == ":memory:" {
+		o.InMemory = true
+	}
+	st, err := storage.Open(dir, storage.Options{InMemory: o.InMemory, NoSync: o.NoSync})
+	if err != nil {
+		return nil, fmt.Errorf("streamdb: opening store: %w", err)
+	}
+	db := &DB{opts: o, store: st, rels: map[uint32]*catalog.Relation{},
+		byName: map[string]*catalog.Relation{}, runtime: map[uint32]*relRuntime{},
+		creating: map[uint32]chan struct{}{}}
+	if err := db.loadCatalog(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	db.coord = stream.NewCoordinator(st, stream.CoordinatorOptions{
+		BarrierInterval: o.BarrierInterval, Logger: o.Logger, OnFailure: db.rebuildGraph})
+	actors, sources, err := db.buildGraph()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	db.coord.Start(actors, sources)
+	return db, nil
+}
+
+// Close stops every goroutine the DB started and closes the store.
+func (db *DB) Close() error {
+	var err error
+	db.closeOnce.Do(func() {
+		db.coord.Close()
+		err = db.store.Close()
+	})
+	return err
+}
+
+// Flush waits until every change written so far is visible in every view.
+func (db *DB) Flush(ctx context.Context) error {
+	return db.coord.Checkpoint(ctx)
+}

@@ -1,0 +1,59 @@
+package tests
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb"
+)
+
+// openMem opens an in-memory database closed at the end of the test.
+func openMem(t testing.TB) *streamdb.DB {
+	t.Helper()
+	db, err := streamdb.Open(":memory:", &streamdb.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return db
+}
+
+// mustExec runs statements and fails the test on error.
+func mustExec(t testing.TB, db *streamdb.DB, sql string, args ...any) streamdb.Result {
+	t.Helper()
+	r, err := db.Exec(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return r
+}
+
+// queryRows returns the rows of a query as sorted text lines ("NULL" for
+// nulls, values joined by "|").
+func queryRows(t testing.TB, db *streamdb.DB, sql string) []string {
+	t.Helper()
+	rows, err := db.Query(context.Background(), sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	var out []string
+	for rows.Next() {
+		parts := []string{}
+		for _, v := range rows.Text() {
+			if v == nil {
+				parts = append(parts, "NULL")
+			} else {
+				parts = append(parts, *v)
+			}
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	sort.Strings(out)
+	return out
+}

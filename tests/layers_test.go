@@ -1,0 +1,69 @@
+package tests
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layer ranks the packages: a package may import only packages of a lower
+// rank (the ARCHITECTURE.md layering: cmd > root > pgwire, sql > planner >
+// exec > storage > internal foundations).
+var layer = map[string]int{
+	"cmd/streamdb":     90,
+	"internal/sltdb":   85,
+	"":                 80, // the root package
+	"pgwire":           70,
+	"internal/slt":     70,
+	"sql/binder":       60,
+	"sql":              55,
+	"sql/driver":       50,
+	"planner":          40,
+	"exec/batch":       30,
+	"exec/stream":      30,
+	"exec/expr":        20,
+	"storage":          10,
+	"internal/catalog": 5,
+	"internal/chunk":   5,
+	"internal/types":   1,
+	"internal/pgerr":   0,
+}
+
+// TestLayering fails when a package imports one of the same or a higher
+// layer.
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mod = "github.com/streamdb/streamdb"
+	rel := func(p string) (string, bool) {
+		if p == mod {
+			return "", true
+		}
+		if strings.HasPrefix(p, mod+"/") {
+			return strings.TrimPrefix(p, mod+"/"), true
+		}
+		return "", false
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		from, _ := rel(fields[0])
+		fromRank, known := layer[from]
+		if !known {
+			if !strings.HasPrefix(from, "tests") {
+				t.Errorf("package %q has no layer in layers_test.go", from)
+			}
+			continue
+		}
+		for _, imp := range fields[1:] {
+			to, ours := rel(imp)
+			if !ours {
+				continue
+			}
+			if toRank, ok := layer[to]; ok && toRank >= fromRank {
+				t.Errorf("%q (layer %d) imports %q (layer %d)", from, fromRank, to, toRank)
+			}
+		}
+	}
+}
