@@ -115,8 +115,8 @@ func TestKeyEdgeCases(t *testing.T) {
 		{types.TInterval, []types.Datum{
 			types.Interval{Micros: -1},
 			types.Interval{Days: 29, Micros: 23 * 3600e6},
-			types.Interval{Days: 30},   // '30 days' = '1 mon' in Postgres; ties
-			types.Interval{Months: 1},  // broken by months
+			types.Interval{Days: 30},  // '30 days' = '1 mon' in Postgres; ties
+			types.Interval{Months: 1}, // broken by months
 			types.Interval{Months: 1, Micros: 1},
 			types.Interval{Months: math.MaxInt32},
 		}},

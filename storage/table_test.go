@@ -337,4 +337,5 @@ func TestVnodeSpread(t *testing.T) {
 		t.Errorf("undistributed table vnode %d", v)
 	}
 }
+
 const goldenVnodeOf1 = 140

@@ -93,7 +93,7 @@ func TestGenerateSeries(t *testing.T) {
 // TestGenerateSeriesStreams checks a long series arrives in bounded chunks
 // rather than at once.
 func TestGenerateSeriesStreams(t *testing.T) {
-	n := int64(3_000_000)
+	n := int64(1_000_000)
 	if testing.Short() {
 		n = 100_000
 	}

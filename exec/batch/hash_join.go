@@ -159,7 +159,10 @@ func (j *HashJoin) fetchLeft(ctx context.Context) error {
 		p.leftDone = true
 		return nil
 	}
-	p.rows = c.Rows()
+	p.rows = p.rows[:0]
+	for i := 0; i < c.NumRows(); i++ {
+		p.rows = append(p.rows, cloneRow(c.Row(i, nil)))
+	}
 	c.Release()
 	p.i, p.started = 0, false
 	return nil

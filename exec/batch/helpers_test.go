@@ -84,9 +84,9 @@ func (g intGreater) Eval(row []types.Datum) (types.Datum, error) {
 	}
 	return row[g.col].(int64) > g.k, nil
 }
-func (g intGreater) String() string                  { return fmt.Sprintf("$%d > %d", g.col, g.k) }
-func (g intGreater) Children() []expr.Expr           { return nil }
-func (g intGreater) WithChildren([]expr.Expr) Expr   { return g }
+func (g intGreater) String() string                { return fmt.Sprintf("$%d > %d", g.col, g.k) }
+func (g intGreater) Children() []expr.Expr         { return nil }
+func (g intGreater) WithChildren([]expr.Expr) Expr { return g }
 
 // Expr is expr.Expr, shortened for the test types above.
 type Expr = expr.Expr

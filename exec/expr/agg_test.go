@@ -83,9 +83,9 @@ func formatAgg(t *testing.T, st *SumState, k AggKind, arg types.Type) string {
 // TestSumAvg checks results against Postgres 15's sum() and avg().
 func TestSumAvg(t *testing.T) {
 	cases := []struct {
-		arg       types.Type
-		vals      []string
-		sum, avg  string
+		arg      types.Type
+		vals     []string
+		sum, avg string
 	}{
 		{types.TInt32, []string{"1", "2", "2"}, "5", "1.6666666666666667"},
 		{types.TInt32, []string{"1", "2"}, "3", "1.5000000000000000"},

@@ -98,7 +98,7 @@ func unitError(unit string, t types.Type, known bool) error {
 	if known {
 		return pgerr.New(pgerr.FeatureNotSupported, "unit %q not supported for type %s", unit, t)
 	}
-	return pgerr.New(codeInvalidArgument, "unit %q not recognized for type %s", unit, t)
+	return pgerr.New(pgerr.InvalidParameterValue, "unit %q not recognized for type %s", unit, t)
 }
 
 // unitAliases maps the spellings Postgres accepts to canonical field names.

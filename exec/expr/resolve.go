@@ -13,7 +13,6 @@ const (
 	codeAmbiguousFunction = "42725"
 	codeCannotCoerce      = "42846"
 	codeInvalidPower      = "2201F"
-	codeInvalidArgument   = "22023"
 )
 
 // evalFn computes an operator or function from its (coerced) argument

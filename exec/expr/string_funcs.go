@@ -169,7 +169,7 @@ func pad(left bool) evalFn {
 func splitPart(a []types.Datum) (types.Datum, error) {
 	s, delim, n := a[0].(string), a[1].(string), a[2].(int64)
 	if n == 0 {
-		return nil, pgerr.New(codeInvalidArgument, "field position must not be zero")
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "field position must not be zero")
 	}
 	fields := []string{s}
 	if delim != "" {

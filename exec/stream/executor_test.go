@@ -399,3 +399,11 @@ func runSegments(t *testing.T, st *storage.Store, rng *rand.Rand, n int, restart
 		from = to
 	}
 }
+
+// randomSeeds is how many seeds a randomized test runs: n, or 1 with -short.
+func randomSeeds(n uint64) uint64 {
+	if testing.Short() {
+		return 1
+	}
+	return n
+}

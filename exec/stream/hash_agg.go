@@ -38,6 +38,7 @@ type HashAgg struct {
 	sc     *StateContext
 	l      *aggLayout
 	spec   AggSpec
+	types  []types.Type
 	global bool
 	out    *outQueue
 
@@ -66,13 +67,13 @@ func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) 
 		return nil, err
 	}
 	return &HashAgg{
-		in: in, sc: sc, l: l, spec: spec, global: len(spec.GroupBy) == 0,
+		in: in, sc: sc, l: l, spec: spec, types: spec.OutTypes(), global: len(spec.GroupBy) == 0,
 		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{},
 	}, nil
 }
 
 // Types implements Executor.
-func (h *HashAgg) Types() []types.Type { return h.spec.OutTypes() }
+func (h *HashAgg) Types() []types.Type { return h.types }
 
 // StateTables returns the state tables in tableIDs order.
 func (h *HashAgg) StateTables() []*storage.Table {
@@ -190,6 +191,9 @@ func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
 	}
 	g.stored = true
 	n := len(key)
+	// Keep the stored key: equal keys may print differently (1.0, 1.00),
+	// and the output must keep showing the row downstream already holds.
+	g.key = row[:n:n]
 	if g.rowCount, ok = row[n].(int64); !ok {
 		return nil, fmt.Errorf("stream: hash agg: corrupt row count %v", row[n])
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -61,6 +63,10 @@ func TestHashAggSpec(t *testing.T) {
 		types.TInt32, types.TInt32, types.TText, types.TText, types.TInt64, types.TInt64, types.TNumeric}
 	if got := spec.OutTypes(); !slices.Equal(got, want) {
 		t.Fatalf("OutTypes = %v, want %v", got, want)
+	}
+	zero := aggTestSpec(nil, []AggCall{{Kind: expr.AggSum, Arg: 1}, {Kind: expr.AggAvg, Arg: 1}, {Kind: expr.AggCount, Arg: 3}})
+	if got := zero.OutTypes(); !slices.Equal(got, []types.Type{types.TInt64, types.TNumeric, types.TInt64}) {
+		t.Fatalf("OutTypes with zero Types = %v", got)
 	}
 	st := newTestStore(t)
 	if _, err := NewHashAgg(&scriptExec{}, NewStateContext(st), spec, tableIDs(3)); err == nil {
@@ -215,7 +221,7 @@ func TestHashAggRandom(t *testing.T) {
 		{"grouped-restarts", []int{1}, true},
 		{"global-restarts", nil, true},
 	} {
-		for seed := range uint64(4) {
+		for seed := range randomSeeds(4) {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
 				runAggRandom(t, seed, aggTestSpec(tc.groupBy, aggTestCalls), tc.restarts)
 			})
@@ -317,4 +323,35 @@ func refAggCall(rows []trow, c AggCall) types.Datum {
 		}
 	}
 	return best
+}
+
+// TestHashAggNumericKeyStable checks that equal numeric keys written with
+// different scales (1.0, 1.00) form one group whose output keeps the key
+// downstream first saw.
+func TestHashAggNumericKeyStable(t *testing.T) {
+	dec := func(s string) types.Datum {
+		d, _, err := apd.NewFromString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	spec := AggSpec{InTypes: []types.Type{types.TInt64, types.TNumeric}, GroupBy: []int{1},
+		Aggs: []AggCall{{Kind: expr.AggCountStar}}, InputPK: []int{0}}
+	ts := spec.InTypes
+	st := newTestStore(t)
+	sc := NewStateContext(st)
+	var got []string
+	(&epochRunner{t: t, st: st, sc: sc, onEpoch: func(_ uint64, cs []change) {
+		for _, c := range cs {
+			got = append(got, fmt.Sprintf("%s %s %d", c.op, c.row[0].(*apd.Decimal), c.row[1]))
+		}
+	}}).run(newTestAgg(t, sc, spec, []Message{
+		chunkMsg(ts, ins(int64(1), dec("1.0"))), barrierMsg(1),
+		chunkMsg(ts, ins(int64(2), dec("1.00"))), barrierMsg(2),
+	}))
+	want := []string{"+ 1.0 1", "U- 1.0 1", "U+ 1.0 2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
 }

@@ -33,6 +33,7 @@ type HashJoin struct {
 	align *Align
 	sc    *StateContext
 	spec  JoinSpec
+	types []types.Type
 	sides [2]*joinSide
 	out   *outQueue
 
@@ -50,7 +51,8 @@ func NewHashJoin(left, right *Receiver, sc *StateContext, spec JoinSpec, tableID
 	if len(tableIDs) != spec.NumStateTables() {
 		return nil, fmt.Errorf("stream: hash join needs %d state tables, got %d", spec.NumStateTables(), len(tableIDs))
 	}
-	j := &HashJoin{align: NewAlign(left, right), sc: sc, spec: spec, out: newOutQueue(spec.OutTypes())}
+	j := &HashJoin{align: NewAlign(left, right), sc: sc, spec: spec, types: spec.OutTypes()}
+	j.out = newOutQueue(j.types)
 	j.sides[0] = newJoinSide(tableIDs[0], spec.LeftTypes, spec.LeftKeys, spec.LeftPK, spec.Kind.preserves(0))
 	j.sides[1] = newJoinSide(tableIDs[1], spec.RightTypes, spec.RightKeys, spec.RightPK, spec.Kind.preserves(1))
 	j.outRow = make([]types.Datum, len(spec.LeftTypes)+len(spec.RightTypes))
@@ -58,7 +60,7 @@ func NewHashJoin(left, right *Receiver, sc *StateContext, spec JoinSpec, tableID
 }
 
 // Types implements Executor.
-func (j *HashJoin) Types() []types.Type { return j.spec.OutTypes() }
+func (j *HashJoin) Types() []types.Type { return j.types }
 
 // StateTables returns the left and right state tables.
 func (j *HashJoin) StateTables() []*storage.Table {

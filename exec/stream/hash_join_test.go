@@ -115,7 +115,7 @@ func TestHashJoinRandom(t *testing.T) {
 	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinRightOuter, JoinFullOuter} {
 		for _, c := range conds {
 			for _, restarts := range []bool{false, true} {
-				for seed := range uint64(2) {
+				for seed := range randomSeeds(2) {
 					name := fmt.Sprintf("%s/%s/restarts=%v/%d", kind, c.name, restarts, seed)
 					t.Run(name, func(t *testing.T) {
 						runJoinRandom(t, seed, joinTestSpec(kind, c.keys, c.cond), restarts)

@@ -38,8 +38,39 @@ func init() {
 }
 
 // intervalAcc accumulates interval fields with room to detect overflow.
+// Microseconds are kept exactly; months and days as floats (they are
+// small enough to be exact).
 type intervalAcc struct {
-	months, days, micros float64
+	months, days float64
+	micros       int64
+	overflow     bool
+}
+
+// addMicros adds a (rounded) number of microseconds.
+func (a *intervalAcc) addMicros(f float64) {
+	r := math.RoundToEven(f)
+	if math.Abs(r) >= 9.2e18 {
+		a.overflow = true
+		return
+	}
+	a.addMicrosInt(int64(r))
+}
+
+func (a *intervalAcc) addMicrosInt(n int64) {
+	r := a.micros + n
+	if (a.micros >= 0) == (n >= 0) && (r >= 0) != (n >= 0) {
+		a.overflow = true
+	}
+	a.micros = r
+}
+
+// addWhole adds n units of us microseconds exactly.
+func (a *intervalAcc) addWhole(n, us int64) {
+	if n != 0 && (n > math.MaxInt64/us || n < math.MinInt64/us) {
+		a.overflow = true
+		return
+	}
+	a.addMicrosInt(n * us)
 }
 
 // add adds v units of u, spilling fractions down as Postgres 15 does:
@@ -56,23 +87,35 @@ func (a *intervalAcc) add(v float64, u intervalUnit) {
 	case u.days > 0:
 		a.addDays(v * float64(u.days))
 	default:
-		a.micros += math.RoundToEven(v * float64(u.micros))
+		whole := math.Trunc(v)
+		if math.Abs(whole) >= 9.2e18 {
+			a.overflow = true
+			return
+		}
+		a.addWhole(int64(whole), u.micros)
+		a.addMicros((v - whole) * float64(u.micros))
 	}
 }
 
 func (a *intervalAcc) addDays(v float64) {
 	whole := math.Trunc(v)
 	a.days += whole
-	a.micros += math.RoundToEven((v - whole) * float64(MicrosPerDay))
+	a.addMicros((v - whole) * float64(MicrosPerDay))
 }
 
-func (a *intervalAcc) negate() { a.months, a.days, a.micros = -a.months, -a.days, -a.micros }
+func (a *intervalAcc) negate() {
+	a.months, a.days = -a.months, -a.days
+	if a.micros == math.MinInt64 {
+		a.overflow = true
+	}
+	a.micros = -a.micros
+}
 
 func (a *intervalAcc) result(s string) (Interval, error) {
-	if math.Abs(a.months) > math.MaxInt32 || math.Abs(a.days) > math.MaxInt32 || math.Abs(a.micros) >= math.MaxInt64 {
+	if math.Abs(a.months) > math.MaxInt32 || math.Abs(a.days) > math.MaxInt32 || a.overflow {
 		return Interval{}, pgerr.New("22015", "interval field value out of range: %q", s)
 	}
-	return Interval{Months: int32(a.months), Days: int32(a.days), Micros: int64(a.micros)}, nil
+	return Interval{Months: int32(a.months), Days: int32(a.days), Micros: a.micros}, nil
 }
 
 // ParseInterval reads an interval in Postgres syntax ("1 day", "2 hours 30
@@ -159,31 +202,35 @@ func parsePGInterval(s string, acc *intervalAcc) bool {
 	return true
 }
 
-// addClock adds [-]H:MM[:SS[.fff]] (or MM:SS.fff when the first field has
-// a fraction-bearing second part only) to acc.
+// addClock adds [-]H:MM[:SS[.ffffff]] or [-]MM:SS.ffffff (hours
+// unbounded) to acc, exactly.
 func addClock(tok string, acc *intervalAcc) bool {
-	neg := strings.HasPrefix(tok, "-")
-	tok = strings.TrimLeft(tok, "+-")
-	parts := strings.Split(tok, ":")
+	sign := int64(1)
+	if strings.HasPrefix(tok, "-") {
+		sign = -1
+	}
+	parts := strings.Split(strings.TrimLeft(tok, "+-"), ":")
 	if len(parts) > 3 {
 		return false
 	}
-	var total float64
-	units := []float64{float64(MicrosPerHour), float64(MicrosPerMinute), float64(MicrosPerSecond)}
+	units := []int64{MicrosPerHour, MicrosPerMinute, MicrosPerSecond}
+	if len(parts) == 2 && strings.Contains(parts[1], ".") {
+		units = units[1:] // MM:SS.fff
+	}
+	var total intervalAcc
 	for i, part := range parts {
-		if part == "" || (i < len(parts)-1 && strings.Contains(part, ".")) {
+		whole, frac, hasFrac := strings.Cut(part, ".")
+		n, err := strconv.ParseInt(whole, 10, 64)
+		if err != nil || (hasFrac && i < len(parts)-1) || (i > 0 && n >= 60) || strings.Trim(frac, "0123456789") != "" {
 			return false
 		}
-		f, err := strconv.ParseFloat(part, 64)
-		if err != nil || (i > 0 && f >= 60) {
-			return false
+		total.addWhole(sign*n, units[i])
+		if hasFrac {
+			total.addMicrosInt(sign * fractionMicros(frac) * units[i] / MicrosPerSecond)
 		}
-		total += f * units[i]
 	}
-	if neg {
-		total = -total
-	}
-	acc.micros += math.RoundToEven(total)
+	acc.addMicrosInt(total.micros)
+	acc.overflow = acc.overflow || total.overflow
 	return true
 }
 
