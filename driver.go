@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
+	"fmt"
 	"io"
 	"sync"
 )
@@ -109,9 +109,15 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 
 func (c *conn) Close() error { return nil }
 
-// Begin returns a transaction whose statements each commit on their own:
-// streamdb has no multi-statement transactions yet.
-func (c *conn) Begin() (driver.Tx, error) { return tx{}, nil }
+// Begin starts a transaction block. streamdb has no multi-statement
+// transactions yet: its statements each commit on their own, and Rollback
+// reports an error when writes in the block could not be undone.
+func (c *conn) Begin() (driver.Tx, error) {
+	if _, err := c.s.Exec(context.Background(), "BEGIN"); err != nil {
+		return nil, err
+	}
+	return &tx{s: c.s}, nil
+}
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	r, err := c.s.Exec(ctx, query, namedArgs(args)...)
@@ -137,11 +143,22 @@ func namedArgs(args []driver.NamedValue) []any {
 	return out
 }
 
-type tx struct{}
+type tx struct{ s *Session }
 
-func (tx) Commit() error { return nil }
-func (tx) Rollback() error {
-	return errors.New("streamdb: ROLLBACK is not supported; each statement commits on its own")
+func (t *tx) Commit() error {
+	_, err := t.s.Exec(context.Background(), "COMMIT")
+	return err
+}
+
+func (t *tx) Rollback() error {
+	writes := t.s.txWrites
+	if _, err := t.s.Exec(context.Background(), "ROLLBACK"); err != nil {
+		return err
+	}
+	if writes > 0 {
+		return fmt.Errorf("streamdb: rollback could not undo %d statement(s): each statement commits on its own", writes)
+	}
+	return nil
 }
 
 type stmt struct {

@@ -27,6 +27,10 @@ type Session struct {
 	vars   map[string]string
 	// prepared remembers the parameter types Prepare inferred, by query.
 	prepared map[string][]types.Type
+	// inTx is true inside BEGIN ... COMMIT; txWrites counts the writes
+	// made there (each already committed: see transaction).
+	inTx     bool
+	txWrites int
 }
 
 // NewSession returns a new session.
@@ -79,7 +83,7 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 	case *sql.ShowStmt:
 		return s.show(ctx, n, w)
 	case *sql.TransactionStmt:
-		return w.Complete(strings.ToUpper(n.Kind))
+		return s.transaction(n, w)
 	case *sql.FlushStmt:
 		if err := s.db.Flush(ctx); err != nil {
 			return err
@@ -92,7 +96,57 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 	if err != nil {
 		return err
 	}
+	if _, isQuery := res.Stmt.(*planner.Query); !isQuery && s.inTx {
+		s.txWrites++
+	}
 	return s.execBound(ctx, res.Stmt, w)
+}
+
+// transaction handles BEGIN, COMMIT and ROLLBACK. streamdb has no
+// multi-statement transactions yet: every statement commits when it
+// returns, also inside a block. The block is tracked so clients see the
+// transaction status they expect, and a ROLLBACK that cannot undo writes
+// says so instead of pretending.
+func (s *Session) transaction(n *sql.TransactionStmt, w ResultWriter) error {
+	switch n.Kind {
+	case "begin":
+		if s.inTx {
+			if err := w.Notice("WARNING", "there is already a transaction in progress"); err != nil {
+				return err
+			}
+		}
+		s.inTx, s.txWrites = true, 0
+		return w.Complete("BEGIN")
+	case "rollback":
+		if !s.inTx {
+			if err := w.Notice("WARNING", "there is no transaction in progress"); err != nil {
+				return err
+			}
+		} else if s.txWrites > 0 {
+			msg := fmt.Sprintf("streamdb commits every statement on its own: %d statement(s) of this transaction block were committed and cannot be rolled back", s.txWrites)
+			if err := w.Notice("WARNING", msg); err != nil {
+				return err
+			}
+		}
+		s.inTx = false
+		return w.Complete("ROLLBACK")
+	default:
+		if !s.inTx {
+			if err := w.Notice("WARNING", "there is no transaction in progress"); err != nil {
+				return err
+			}
+		}
+		s.inTx = false
+		return w.Complete("COMMIT")
+	}
+}
+
+// TxStatus implements pgwire.TxStatuser: 'T' inside a block, 'I' outside.
+func (s *Session) TxStatus() byte {
+	if s.inTx {
+		return 'T'
+	}
+	return 'I'
 }
 
 func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error {

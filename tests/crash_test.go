@@ -42,7 +42,7 @@ func streamdbBinary(t *testing.T) string {
 	return binary.path
 }
 
-func freePort(t *testing.T) int {
+func freeLoopbackPort(t *testing.T) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ type serverProc struct {
 
 func startProc(t *testing.T, dataDir string) *serverProc {
 	t.Helper()
-	port := freePort(t)
+	port := freeLoopbackPort(t)
 	cmd := exec.Command(streamdbBinary(t), "serve", "--data-dir", dataDir, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
