@@ -92,6 +92,36 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 }
 
+// runSLTInProcess runs the files in-process. With an in-memory store each
+// file gets a fresh database, so files do not see each other's tables.
+func runSLTInProcess(ctx context.Context, dataDir string, files []string) (slt.Summary, error) {
+	quiet := &streamdb.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	groups := [][]string{files}
+	if dataDir == ":memory:" || dataDir == "" {
+		groups = groups[:0]
+		for _, f := range files {
+			groups = append(groups, []string{f})
+		}
+	}
+	var total slt.Summary
+	for _, g := range groups {
+		db, err := streamdb.Open(dataDir, quiet)
+		if err != nil {
+			return total, err
+		}
+		sum, err := slt.Run(ctx, sltdb.Open(db), g, slt.Options{})
+		db.Close()
+		total.Passed += sum.Passed
+		total.Failed += sum.Failed
+		total.Skipped += sum.Skipped
+		total.Failures = append(total.Failures, sum.Failures...)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
 func runSLT(ctx context.Context, args []string, stdout, stderr io.Writer) (failed bool, err error) {
 	fs := flag.NewFlagSet("slt", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -103,18 +133,13 @@ func runSLT(ctx context.Context, args []string, stdout, stderr io.Writer) (faile
 	if fs.NArg() == 0 {
 		return false, errors.New("slt: no files given")
 	}
-	var open func(context.Context) (slt.Conn, error)
+	var sum slt.Summary
 	if *url != "" {
-		open = func(ctx context.Context) (slt.Conn, error) { return slt.DialPG(ctx, *url) }
+		open := func(ctx context.Context) (slt.Conn, error) { return slt.DialPG(ctx, *url) }
+		sum, err = slt.Run(ctx, open, fs.Args(), slt.Options{})
 	} else {
-		db, err := streamdb.Open(*dataDir, &streamdb.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			return false, err
-		}
-		defer db.Close()
-		open = sltdb.Open(db)
+		sum, err = runSLTInProcess(ctx, *dataDir, fs.Args())
 	}
-	sum, err := slt.Run(ctx, open, fs.Args(), slt.Options{})
 	for _, f := range sum.Failures {
 		fmt.Fprintln(stdout, f.String())
 	}
