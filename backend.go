@@ -117,13 +117,15 @@ func (s *Session) describeUnbound(st *sql.Statement) ([]Column, bool) {
 		switch n.What {
 		case "tables", "materialized views":
 			return []Column{{Name: "Name", Type: types.TText}}, true
+		case "jobs":
+			return jobColumns, true
 		case "all":
 			return []Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}, true
 		}
 		return []Column{{Name: n.What, Type: types.TText}}, true
 	case *sql.ExplainStmt:
 		return []Column{{Name: "QUERY PLAN", Type: types.TText}}, true
-	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt:
+	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt:
 		return nil, true
 	}
 	return nil, false

@@ -20,8 +20,8 @@ const (
 
 func relKey(id uint32) string { return fmt.Sprintf("%s%010d", metaRelPrefix, id) }
 
-// loadCatalog reads the relations from the store, dropping views whose
-// creation never finished (their CREATE was never acknowledged).
+// loadCatalog reads the relations from the store. Views still being
+// created are kept: their backfill resumes from its persisted progress.
 func (db *DB) loadCatalog() error {
 	keys, vals, err := db.store.ScanMeta(metaRelPrefix)
 	if err != nil {
@@ -31,12 +31,6 @@ func (db *DB) loadCatalog() error {
 		r := new(catalog.Relation)
 		if err := json.Unmarshal(vals[i], r); err != nil {
 			return fmt.Errorf("streamdb: corrupt catalog entry %s: %w", keys[i], err)
-		}
-		if r.State == catalog.StateCreating {
-			if err := db.purgeRelation(r); err != nil {
-				return err
-			}
-			continue
 		}
 		db.rels[r.ID] = r
 		db.byName[r.Name] = r
@@ -85,6 +79,9 @@ func (db *DB) allocID() (uint32, error) {
 
 // Relation implements catalog.Reader.
 func (db *DB) Relation(name string) (*catalog.Relation, bool) {
+	if r, ok := db.systemRelation(name); ok {
+		return r, true
+	}
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	r, ok := db.byName[name]

@@ -74,86 +74,90 @@ func (db *DB) unregister(rel *catalog.Relation) {
 	delete(db.rels, rel.ID)
 	delete(db.byName, rel.Name)
 	delete(db.runtime, rel.ID)
-	delete(db.creating, rel.ID)
 }
 
-func (db *DB) createView(ctx context.Context, cv *planner.CreateView, w ResultWriter) error {
-	db.ddlMu.Lock()
-	defer db.ddlMu.Unlock()
-	if done, err := db.checkNewName(cv.Name, cv.IfNotExists, w); done || err != nil {
+// createView creates a materialized view: it records the view as
+// creating, attaches its job to the graph with an Add barrier, and lets
+// the job backfill. In the foreground (the default) it returns when the
+// view is created, with progress NOTICEs meanwhile; with background it
+// returns at once.
+// viewOptions are the session settings a new view takes.
+type viewOptions struct {
+	background bool  // return before the backfill finishes
+	rateLimit  int64 // backfill rows per second (0: no limit)
+	paused     bool  // backfill_rate_limit = 0
+}
+
+func (db *DB) createView(ctx context.Context, cv *planner.CreateView, opts viewOptions, w ResultWriter) error {
+	j, err := db.startView(ctx, cv, opts, w)
+	if err != nil || j == nil {
 		return err
 	}
-	shape, err := planner.PlanView(cv.Query, cv.ColNames)
-	if err != nil {
-		return err
-	}
-	id, err := db.allocID()
-	if err != nil {
-		return err
-	}
-	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
-		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
-		Definition: cv.Definition, Deps: scannedRelations(shape.Plan)}
-	nScans := planner.NumScans(shape.Plan)
-	scanned := make(chan struct{}, nScans)
-	job, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, true,
-		func() { scanned <- struct{}{} })
-	if err != nil {
-		return err
-	}
-	if err := db.saveRelation(rel); err != nil {
-		return err
-	}
-	failed := make(chan struct{})
-	db.register(rel, job)
-	db.mu.Lock()
-	db.creating[rel.ID] = failed
-	db.mu.Unlock()
-	if err := db.backfillView(ctx, rel, job, nScans, scanned, failed); err != nil {
-		db.abandonView(rel, err)
-		return err
+	if !opts.background {
+		if err := db.waitJob(ctx, j, w); err != nil {
+			return err
+		}
 	}
 	return w.Complete("CREATE MATERIALIZED VIEW")
 }
 
-// backfillView attaches a new view's job to its upstreams, waits until every
-// scan has emitted its snapshot and the result is committed, then marks the
-// view created.
-func (db *DB) backfillView(ctx context.Context, rel *catalog.Relation, job *planner.StreamJob, nScans int, scanned, failed chan struct{}) error {
+// startView plans and attaches a new view's job (nil when IF NOT EXISTS
+// found the view).
+func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOptions, w ResultWriter) (*job, error) {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	if done, err := db.checkNewName(cv.Name, cv.IfNotExists, w); done || err != nil {
+		return nil, err
+	}
+	shape, err := planner.PlanView(cv.Query, cv.ColNames)
+	if err != nil {
+		return nil, err
+	}
+	for _, dep := range scannedRelations(shape.Plan) {
+		if up, ok := db.RelationByID(dep); ok && up.State == catalog.StateCreating {
+			return nil, pgerr.New(pgerr.ObjectNotInPrereqState, "materialized view %q is still being created", up.Name)
+		}
+	}
+	id, err := db.allocID()
+	if err != nil {
+		return nil, err
+	}
+	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
+		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
+		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillPaused: opts.paused}
+	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.saveRelation(rel); err != nil {
+		return nil, err
+	}
+	db.register(rel, sj)
 	add := &stream.AddMutation{Outputs: map[stream.ActorID][]*stream.Output{}}
 	db.mu.RLock()
-	for upID, outs := range job.Attach {
+	for upID, outs := range sj.Attach {
 		up := db.runtime[upID]
 		add.Outputs[up.top] = append(add.Outputs[up.top], outs...)
 	}
 	db.mu.RUnlock()
-	if err := db.coord.Mutate(ctx, add, job.Actors, nil); err != nil {
-		return err
+	if err := db.coord.Mutate(ctx, add, sj.Actors, nil); err != nil {
+		db.abandonViewLocked(rel, err)
+		return nil, err
 	}
-	for i := 0; i < nScans; i++ {
-		select {
-		case <-scanned:
-		case <-failed:
-			return pgerr.New(pgerr.SerializationFailure, "creating materialized view %q failed: the streaming graph restarted", rel.Name)
-		case <-ctx.Done():
-			return pgerr.As(ctx.Err())
-		}
-	}
-	if err := db.coord.Checkpoint(ctx); err != nil {
-		return err
-	}
-	rel.State = catalog.StateCreated
-	if err := db.saveRelation(rel); err != nil {
-		return err
-	}
-	db.mu.Lock()
-	delete(db.creating, rel.ID)
-	db.mu.Unlock()
-	return nil
+	j := newJob(rel, sj.Progress)
+	db.startJob(j)
+	return j, nil
 }
 
-// abandonView stops a view whose creation failed and removes its state.
+// abandonView stops a view whose creation failed or was canceled and
+// removes its state.
 func (db *DB) abandonView(rel *catalog.Relation, cause error) {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	db.abandonViewLocked(rel, cause)
+}
+
+func (db *DB) abandonViewLocked(rel *catalog.Relation, cause error) {
 	db.mu.RLock()
 	rt := db.runtime[rel.ID]
 	db.mu.RUnlock()
@@ -165,16 +169,6 @@ func (db *DB) abandonView(rel *catalog.Relation, cause error) {
 	db.unregister(rel)
 	if err := db.purgeRelation(rel); err != nil {
 		db.opts.Logger.Error("removing abandoned view", "view", rel.Name, "err", err, "cause", cause)
-	}
-}
-
-// failCreatingJobs tells every view being created that its job is gone.
-func (db *DB) failCreatingJobs(error) {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	for id, ch := range db.creating {
-		close(ch)
-		delete(db.creating, id)
 	}
 }
 
@@ -204,9 +198,25 @@ func scannedRelations(n planner.Node) []uint32 {
 }
 
 func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
+	// A view being created is dropped by canceling its job, which removes
+	// it (and takes the DDL lock itself).
+	canceled := map[string]bool{}
+	for _, name := range d.Names {
+		if rel, ok := db.Relation(name); ok && rel.Kind == d.Kind && rel.State == catalog.StateCreating {
+			if len(db.dependents(rel.ID)) == 0 {
+				if err := db.cancelJob(rel.ID); err != nil {
+					return err
+				}
+				canceled[name] = true
+			}
+		}
+	}
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
 	for _, name := range d.Names {
+		if canceled[name] {
+			continue
+		}
 		rel, ok := db.Relation(name)
 		if !ok || rel.Kind != d.Kind {
 			if ok {

@@ -96,13 +96,18 @@ func (t *dmlTarget) commit(ctx context.Context) error {
 		case <-done:
 			rt.source.Release()
 			return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
+		case <-rt.source.Dead():
+			rt.source.Release()
+			return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
 		}
 	}
 	t.chunks = nil
 	rt.source.Release()
 	// Once sent, the changes commit with the next barrier whatever the
-	// client does; wait for that regardless of cancellation.
-	if err := t.db.coord.Checkpoint(context.Background()); err != nil {
+	// client does; wait for that regardless of cancellation. CommitSource
+	// (not Checkpoint) fails if the graph the changes went into was torn
+	// down before they committed, even when a rebuilt graph serves the call.
+	if err := t.db.coord.CommitSource(context.Background(), rt.source); err != nil {
 		return pgerr.Wrap(err, pgerr.SerializationFailure, "could not commit")
 	}
 	return nil
@@ -114,7 +119,7 @@ func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
 		return 0, err
 	}
 	defer t.unlock()
-	ex, err := planner.BuildBatch(ins.Source, &snapshotSource{snap: t.snap})
+	ex, err := planner.BuildBatch(ins.Source, &snapshotSource{db: t.db, snap: t.snap})
 	if err != nil {
 		return 0, err
 	}
@@ -224,7 +229,7 @@ func (t *dmlTarget) matching(ctx context.Context, filter expr.Expr) ([][]types.D
 	if filter != nil {
 		plan = &planner.Filter{Input: plan, Cond: filter}
 	}
-	ex, err := planner.BuildBatch(plan, &snapshotSource{snap: t.snap})
+	ex, err := planner.BuildBatch(plan, &snapshotSource{db: t.db, snap: t.snap})
 	if err != nil {
 		return nil, err
 	}

@@ -44,42 +44,56 @@ func (e *jobEnv) NextStateTableID() uint32 {
 	return id
 }
 
-// buildGraph builds the actors of every created relation, wiring each view
-// to its upstreams directly (no backfill: committed state is consistent).
-func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, error) {
+// buildGraph builds the actors of every relation, wiring each view to its
+// upstreams directly: the committed state is consistent, so created views
+// just follow their upstreams, and views being created resume their
+// backfill from its persisted progress. It returns jobs for creating views
+// that had none (at Open); existing jobs get the rebuilt progress.
+func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, []*job, error) {
 	var actors []*stream.Actor
+	var resumed []*job
 	sources := map[stream.ActorID]*stream.Source{}
 	tops := map[uint32]*stream.Actor{}
 	runtime := map[uint32]*relRuntime{}
 	for _, r := range db.relationsSorted() {
-		if r.State != catalog.StateCreated {
-			continue
+		mode := planner.Follow
+		if r.State == catalog.StateCreating {
+			mode = planner.Resume
 		}
-		job, err := db.buildJob(r, false, nil)
+		job, err := db.buildJob(r, mode)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for upID, outs := range job.Attach {
 			up, ok := tops[upID]
 			if !ok {
-				return nil, nil, fmt.Errorf("streamdb: view %q reads relation %d, which has no actor", r.Name, upID)
+				return nil, nil, nil, fmt.Errorf("streamdb: view %q reads relation %d, which has no actor", r.Name, upID)
 			}
 			for _, o := range outs {
 				up.Out.AddOutput(o)
 			}
 		}
 		tops[r.ID] = job.Top
-		rt := db.newRuntime(r, job)
 		if job.Source != nil {
 			sources[job.Top.ID] = job.Source
 		}
-		runtime[r.ID] = rt
+		runtime[r.ID] = db.newRuntime(r, job)
 		actors = append(actors, job.Actors...)
+		if mode == planner.Resume {
+			db.mu.RLock()
+			j := db.jobs[r.ID]
+			db.mu.RUnlock()
+			if j != nil {
+				j.setProgress(job.Progress)
+			} else {
+				resumed = append(resumed, newJob(r, job.Progress))
+			}
+		}
 	}
 	db.mu.Lock()
 	db.runtime = runtime
 	db.mu.Unlock()
-	return actors, sources, nil
+	return actors, sources, resumed, nil
 }
 
 // newRuntime makes the runtime handle of a job, keeping the DML mutex of a
@@ -102,9 +116,10 @@ func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntim
 	return rt
 }
 
-// buildJob builds the actors of one relation.
-func (db *DB) buildJob(r *catalog.Relation, creating bool, onScanDone func()) (*planner.StreamJob, error) {
-	env := &jobEnv{db: db, rel: r, allocate: creating}
+// buildJob builds the actors of one relation; a Backfill job allocates its
+// state tables, the others use the ones recorded in the relation.
+func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.StreamJob, error) {
+	env := &jobEnv{db: db, rel: r, allocate: mode == planner.Backfill}
 	if r.Kind == catalog.KindTable {
 		return planner.BuildTableJob(r, env), nil
 	}
@@ -112,7 +127,7 @@ func (db *DB) buildJob(r *catalog.Relation, creating bool, onScanDone func()) (*
 	if err != nil {
 		return nil, fmt.Errorf("streamdb: planning view %q: %w", r.Name, err)
 	}
-	job, err := planner.BuildViewJob(r, shape, env, creating, onScanDone)
+	job, err := planner.BuildViewJob(r, shape, env, mode)
 	if err == nil {
 		err = env.err
 	}
@@ -157,8 +172,7 @@ func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, e
 // gone; build a new one from the catalog over committed state.
 func (db *DB) rebuildGraph(cause error) {
 	db.opts.Logger.Warn("recovering streaming graph", "cause", cause)
-	db.failCreatingJobs(cause)
-	actors, sources, err := db.buildGraph()
+	actors, sources, _, err := db.buildGraph()
 	if err != nil {
 		db.opts.Logger.Error("rebuilding streaming graph failed", "err", err)
 		return

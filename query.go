@@ -15,10 +15,14 @@ import (
 // snapshotSource reads relations from one consistent snapshot of
 // committed state; it implements batch.Source.
 type snapshotSource struct {
+	db   *DB
 	snap storage.Reader
 }
 
 func (s *snapshotSource) Scan(ctx context.Context, rel *catalog.Relation) (storage.Iterator, error) {
+	if rel.Kind == catalog.KindSystem {
+		return &rowsIter{rows: s.db.systemRows(rel)}, nil
+	}
 	if rel.State == catalog.StateCreating {
 		return nil, pgerr.New(pgerr.ObjectNotInPrereqState,
 			"materialized view %q is still being created", rel.Name)
@@ -31,7 +35,7 @@ func (s *snapshotSource) Scan(ctx context.Context, rel *catalog.Relation) (stora
 func (db *DB) runQuery(ctx context.Context, q *planner.Query, w ResultWriter) error {
 	snap := db.store.Snapshot()
 	defer snap.Close()
-	ex, err := planner.BuildBatch(q.Plan, &snapshotSource{snap: snap})
+	ex, err := planner.BuildBatch(q.Plan, &snapshotSource{db: db, snap: snap})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package streamdb
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -52,6 +53,7 @@ func defaultVars() map[string]string {
 		"search_path":                 "public",
 		"transaction_isolation":       "read committed",
 		"extra_float_digits":          "1",
+		"background_ddl":              "false",
 	}
 }
 
@@ -91,6 +93,18 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		return w.Complete("FLUSH")
 	case *sql.ExplainStmt:
 		return s.explain(n, w)
+	case *sql.WaitStmt:
+		if err := s.db.waitAllJobs(ctx); err != nil {
+			return err
+		}
+		return w.Complete("WAIT")
+	case *sql.CancelJobsStmt:
+		for _, id := range n.IDs {
+			if err := s.db.cancelJob(uint32(id)); err != nil {
+				return err
+			}
+		}
+		return w.Complete("CANCEL_JOBS")
 	}
 	res, err := binder.Bind(s.db, st, opts)
 	if err != nil {
@@ -174,7 +188,11 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 	case *planner.CreateTable:
 		return s.db.createTable(ctx, b, w)
 	case *planner.CreateView:
-		return s.db.createView(ctx, b, w)
+		opts, err := s.viewOptions()
+		if err != nil {
+			return err
+		}
+		return s.db.createView(ctx, b, opts, w)
 	case *planner.Drop:
 		return s.db.drop(ctx, b, w)
 	}
@@ -195,6 +213,28 @@ func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
 	return w.Complete("SET")
 }
 
+// viewOptions reads the session settings that new views take.
+func (s *Session) viewOptions() (viewOptions, error) {
+	opts := viewOptions{background: s.boolVar("background_ddl")}
+	if v := strings.ToLower(s.vars["backfill_rate_limit"]); v != "" && v != "default" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return opts, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"backfill_rate_limit\": %q", v)
+		}
+		opts.rateLimit, opts.paused = n, n == 0
+	}
+	return opts, nil
+}
+
+// boolVar reads a boolean session variable (false when unset).
+func (s *Session) boolVar(name string) bool {
+	switch strings.ToLower(s.vars[name]) {
+	case "true", "on", "1", "yes", "t":
+		return true
+	}
+	return false
+}
+
 // Var returns a session variable's value.
 func (s *Session) Var(name string) (string, bool) {
 	v, ok := s.vars[strings.ToLower(name)]
@@ -207,6 +247,8 @@ func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) err
 		return s.db.showRelations(w, true)
 	case "materialized views":
 		return s.db.showRelations(w, false)
+	case "jobs":
+		return s.db.showJobs(w)
 	case "all":
 		if err := w.Columns([]Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}); err != nil {
 			return err

@@ -75,10 +75,13 @@ type DB struct {
 	rels    map[uint32]*catalog.Relation
 	byName  map[string]*catalog.Relation
 	runtime map[uint32]*relRuntime
-	// creating holds, per view being created, a channel closed if its job
-	// is lost to a graph failure.
-	creating map[uint32]chan struct{}
-	nextID   uint32
+	// jobs are the views being created, by relation id.
+	jobs   map[uint32]*job
+	nextID uint32
+
+	// bg counts the DB's own goroutines (job runners); closing stops them.
+	bg      sync.WaitGroup
+	closing chan struct{}
 
 	actorSeq  actorSeq
 	rowIDs    rowIDGen
@@ -111,19 +114,22 @@ func Open(dir string, opts *Options) (*DB, error) {
 	}
 	db := &DB{opts: o, store: st, rels: map[uint32]*catalog.Relation{},
 		byName: map[string]*catalog.Relation{}, runtime: map[uint32]*relRuntime{},
-		creating: map[uint32]chan struct{}{}}
+		jobs: map[uint32]*job{}, closing: make(chan struct{})}
 	if err := db.loadCatalog(); err != nil {
 		st.Close()
 		return nil, err
 	}
 	db.coord = stream.NewCoordinator(st, stream.CoordinatorOptions{
 		BarrierInterval: o.BarrierInterval, Logger: o.Logger, OnFailure: db.rebuildGraph})
-	actors, sources, err := db.buildGraph()
+	actors, sources, resumed, err := db.buildGraph()
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	db.coord.Start(actors, sources)
+	for _, j := range resumed {
+		db.startJob(j)
+	}
 	return db, nil
 }
 
@@ -131,6 +137,8 @@ func Open(dir string, opts *Options) (*DB, error) {
 func (db *DB) Close() error {
 	var err error
 	db.closeOnce.Do(func() {
+		close(db.closing)
+		db.bg.Wait()
 		db.coord.Close()
 		err = db.store.Close()
 	})

@@ -36,6 +36,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return buildJoin(n, src)
 	case *UnionAll:
 		return buildUnion(n, src)
+	case *Apply:
+		return buildApply(n, src)
 	}
 	return nil, fmt.Errorf("planner: no batch executor for %T", n)
 }

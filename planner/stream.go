@@ -38,7 +38,22 @@ type StreamJob struct {
 	Attach map[uint32][]*stream.Output
 	// Source is where DML statements send the table's changes (tables only).
 	Source *stream.Source
+	// Progress has one entry per scan of a backfilling job.
+	Progress []*stream.BackfillProgress
 }
+
+// ScanMode says how a job's scans start.
+type ScanMode uint8
+
+// Scan modes.
+const (
+	// Follow: the job's state is complete; pass upstream changes through.
+	Follow ScanMode = iota
+	// Backfill: a new job; emit the upstreams' rows first.
+	Backfill
+	// Resume: continue a backfill from its persisted progress.
+	Resume
+)
 
 // TableLayout returns the storage layout of a relation's rows.
 func TableLayout(r *catalog.Relation) *storage.Table {
@@ -252,11 +267,14 @@ func nodeName(n Node) string {
 }
 
 // BuildViewJob builds the actors of a view with the given shape, materialized
-// into rel. With backfill, its scans first emit their upstream's existing
-// rows; onScanDone is called once per scan when that is done.
-func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, backfill bool, onScanDone func()) (*StreamJob, error) {
-	b := &jobBuilder{env: env, backfill: backfill, onScanDone: onScanDone,
+// into rel; mode says whether its scans backfill.
+func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode ScanMode) (*StreamJob, error) {
+	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillPaused,
 		job: &StreamJob{Attach: map[uint32][]*stream.Output{}}}
+	if n := int64(NumScans(shape.Plan)); n > 1 && b.rate > 0 {
+		// The limit is for the whole job: share it between its scans.
+		b.rate = max(1, b.rate/n)
+	}
 	top := b.newActor()
 	e, _, err := b.build(top, shape.Plan)
 	if err != nil {
@@ -280,10 +298,11 @@ func NumScans(n Node) int {
 }
 
 type jobBuilder struct {
-	env        StreamEnv
-	backfill   bool
-	onScanDone func()
-	job        *StreamJob
+	env    StreamEnv
+	mode   ScanMode
+	rate   int64 // backfill rows per second per scan (0: no limit)
+	paused bool
+	job    *StreamJob
 }
 
 func (b *jobBuilder) newActor() *stream.Actor {
@@ -346,7 +365,16 @@ func (b *jobBuilder) buildScan(a *stream.Actor, n *Scan) (stream.Executor, []int
 	ch := make(chan stream.Message, channelCapacity)
 	b.job.Attach[up.ID] = append(b.job.Attach[up.ID], &stream.Output{Actor: a.ID, C: ch})
 	recv := &stream.Receiver{C: ch, Typ: up.ColumnTypes()}
-	scan := stream.NewStreamScan(recv, TableLayout(up), b.env.Store(), b.backfill, b.onScanDone)
+	layout := TableLayout(up)
+	// Every scan owns backfill state tables, allocated in every mode so a
+	// job's state table ids come out the same when it is rebuilt.
+	state := stream.NewBackfillTables(b.stateTableIDs(stream.NumBackfillTables), layout)
+	opts := stream.ScanOptions{Backfill: b.mode != Follow, Resume: b.mode == Resume, State: state, RateLimit: b.rate, Paused: b.paused}
+	if opts.Backfill {
+		opts.Progress = stream.NewBackfillProgress()
+		b.job.Progress = append(b.job.Progress, opts.Progress)
+	}
+	scan := stream.NewStreamScan(recv, layout, a.State, opts)
 	a.Closers = append(a.Closers, scan.Close)
 	return scan, append([]int(nil), up.PK...), nil
 }

@@ -15,6 +15,7 @@ func (s *stmtParser) parseDML(toks []Token) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.st.tidbText = s.last
 	return s.wrapTiDB(n, toks[0])
 }
 

@@ -22,6 +22,9 @@ func rewritten(t *testing.T, query string) (string, error) {
 	if rw, err = s.rewriteTableFuncs(rw); err != nil {
 		return "", err
 	}
+	if rw, err = s.rewriteDerivedColumns(rw); err != nil {
+		return "", err
+	}
 	return render(rw).text, nil
 }
 

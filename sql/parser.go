@@ -78,6 +78,7 @@ type stmtParser struct {
 	p     *Parser
 	query string // the whole query string; token offsets index it
 	st    *Statement
+	last  *rendered // the text last handed to the TiDB parser
 }
 
 // parse dispatches on the statement's first words: the statements the

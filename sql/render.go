@@ -1,9 +1,6 @@
 package sql
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // rendered is the text handed to the TiDB parser, with what is needed to
 // map its offsets back to the user's query.
@@ -49,7 +46,7 @@ func renderToken(toks []Token, k int) string {
 	t := toks[k]
 	switch t.Kind {
 	case TokIdent:
-		if t.Quoted || needsQuotes(t.Text, k+1 < len(toks) && toks[k+1].isPunct("(")) {
+		if t.Quoted || needsQuotes(toks, k) {
 			return quoteIdent(t.Text)
 		}
 		return t.Text
@@ -72,35 +69,6 @@ func renderString(t Token) string {
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-var plainIdent = regexp.MustCompile(`^[a-z][a-z0-9_$]*$`)
-
-// needsQuotes reports whether an unquoted (already folded) identifier must
-// be quoted for TiDB: it is not plain ASCII, starts with '_' (TiDB reads
-// _utf8mb4'..' as a charset introducer), or is a word TiDB reserves that
-// Postgres does not (unless it is called as a function, like mod(a, b)).
-func needsQuotes(name string, call bool) bool {
-	if !plainIdent.MatchString(name) {
-		return true
-	}
-	return !call && tidbOnlyReserved[name]
-}
-
-// tidbOnlyReserved are words TiDB reserves that are plain identifiers in
-// Postgres and never keywords in the SQL the rewrite hands to TiDB.
-var tidbOnlyReserved = wordSet(`add alter call cascade change continue convert cursor cume_dist
-	database databases day_hour day_microsecond day_minute day_second delayed dense_rank describe
-	distinctrow div dual elseif enclosed escaped exit explain first_value float4 float8 force
-	fulltext generated high_priority hour_microsecond hour_minute hour_second if ignore index infile
-	int1 int2 int3 int4 int8 iterate key keys kill lag last_value lead leave linear lines load lock
-	long longblob longtext low_priority match maxvalue mediumblob mediumint mediumtext middleint
-	minute_microsecond minute_second mod no_write_to_binlog nth_value ntile optimize option
-	optionally outfile percent_rank procedure rank read regexp release rename repeat replace require
-	restrict revoke rlike row_number second_microsecond show spatial sql sql_big_result
-	sql_buffer_result sql_cache sql_calc_found_rows sql_no_cache sql_small_result sqlexception
-	sqlstate sqlwarning ssl starting stored straight_join terminated tidb_current_tso tinyblob
-	tinyint tinytext trigger unlock unsigned until usage use utc_date utc_time utc_timestamp
-	varbinary varcharacter virtual while write xor year_month zerofill`)
 
 // tokenAt returns the index of the token covering text offset off, or
 // len(toks) when off is past the last token.

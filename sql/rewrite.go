@@ -20,6 +20,8 @@ const (
 	markerNullsFst  = "__sdb_nulls_first"
 	markerNullsLast = "__sdb_nulls_last"
 	markerTableFunc = "__sdb_tf_"
+	markerConcat    = "__sdb_concat"
+	markerDerived   = "__sdb_derived"
 )
 
 // rewrite runs the context-free passes over a statement's tokens. Table
@@ -33,6 +35,8 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 		rewriteCasts,
 		rewriteNullsOrder,
 		rewriteFullJoin,
+		rewriteValues,
+		rewriteConcat,
 	}
 	toks = append([]Token(nil), toks...)
 	var err error

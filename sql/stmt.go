@@ -19,6 +19,14 @@
 //     its name and arguments.
 //   - a FULL [OUTER] JOIN b ON cond becomes a LEFT JOIN b ON
 //     __sdb_full_join() AND (cond).
+//   - A written concat(...) becomes __sdb_concat(...): TiDB reads a || b
+//     as a call of concat too, and the two differ on NULLs.
+//   - A VALUES list used as a query gets ROW before each row:
+//     VALUES ROW(1, 'a'), ROW(2, 'b').
+//   - Column aliases of a FROM item, (SELECT ...) AS s(p, q) or t AS x(a),
+//     become LATERAL (SELECT ...) AS s(__sdb_derived, p, q) (a table: LATERAL
+//     (SELECT * FROM t) AS x(__sdb_derived, a)); the marker first name says
+//     the item is not LATERAL.
 //   - $N placeholders become ? markers; ast.ParamMarkerExpr.Order is N-1.
 //   - Unquoted identifiers are folded to lower case, as Postgres does;
 //     quoted ones keep their case.
@@ -43,6 +51,27 @@ type Statement struct {
 	TableFuncs []*TableFunc
 	// NumParams is the highest $N placeholder used.
 	NumParams int
+
+	// tidbText is the text the TiDB parser read for a query or DML
+	// statement, with the map back to the user's tokens.
+	tidbText *rendered
+}
+
+// SourceOffset maps an offset in the text the TiDB parser read (what
+// ast.Node.OriginTextPosition returns for a node of this statement's AST)
+// to the byte offset, in the whole query string, of the user's token that
+// the node starts at. ok is false when the statement has no such text
+// (the front end parsed it itself) or off lies outside it.
+func (s *Statement) SourceOffset(off int) (pos int, ok bool) {
+	r := s.tidbText
+	if r == nil || off < 0 || off >= len(r.text) || len(r.toks) == 0 {
+		return 0, false
+	}
+	k := r.tokenAt(off)
+	if k >= len(r.toks) {
+		return 0, false
+	}
+	return r.toks[k].Pos, true
 }
 
 // Node is a parsed statement.

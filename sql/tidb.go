@@ -17,7 +17,11 @@ func (s *stmtParser) parseTiDB(toks []Token) (ast.StmtNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	if toks, err = s.rewriteDerivedColumns(toks); err != nil {
+		return nil, err
+	}
 	r := render(toks)
+	s.last = r
 	stmts, _, err := s.p.tidb.ParseSQL(r.text)
 	if err != nil {
 		return nil, r.translateError(s.query, err)

@@ -155,11 +155,26 @@ func startPostgres(t *testing.T) *pgServer {
 		return cmd
 	}
 	data := filepath.Join(dir, "data")
-	// C locale: text sorts by bytes, as streamdb's does.
-	initdb := command("initdb", "-D", data, "-U", "postgres", "--auth=trust",
-		"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
-	if out, err := initdb.CombinedOutput(); err != nil {
-		t.Fatalf("initdb: %v\n%s", err, out)
+	// Collation C: text sorts by bytes, as streamdb's does. Character
+	// classes from C.UTF-8, so upper/lower/ILIKE know non-ASCII letters;
+	// plain C where that locale is missing.
+	for _, ctype := range []string{"C.UTF-8", ""} {
+		args := []string{"-D", data, "-U", "postgres", "--auth=trust",
+			"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"}
+		if ctype != "" {
+			args = append(args, "--lc-ctype="+ctype)
+		}
+		out, err := command("initdb", args...).CombinedOutput()
+		if err == nil {
+			break
+		}
+		if ctype == "" {
+			t.Fatalf("initdb: %v\n%s", err, out)
+		}
+		t.Logf("initdb with LC_CTYPE %s failed, trying C: %v\n%s", ctype, err, out)
+		if err := os.RemoveAll(data); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	for attempt := 0; ; attempt++ {

@@ -15,6 +15,21 @@ import (
 // graph had to be torn down; the work they waited for was not committed.
 var ErrGraphFailed = errors.New("stream: streaming graph failed and was restarted; the statement was not committed")
 
+// graphFailedError is ErrGraphFailed with the failure's cause in its
+// message. It does not unwrap to the cause: the cause belongs to the
+// graph, not to the statement that waited (whose error codes it would
+// otherwise take).
+type graphFailedError struct{ cause error }
+
+func (e *graphFailedError) Error() string {
+	if e.cause == nil {
+		return ErrGraphFailed.Error()
+	}
+	return ErrGraphFailed.Error() + ": " + e.cause.Error()
+}
+
+func (e *graphFailedError) Is(target error) bool { return target == ErrGraphFailed }
+
 // ErrClosed is returned once the coordinator has stopped.
 var ErrClosed = errors.New("stream: coordinator closed")
 
@@ -50,7 +65,10 @@ type request struct {
 	mutation Mutation
 	actors   []*Actor
 	sources  map[ActorID]*Source
-	done     chan error
+	// source, when set, must be one the barrier was injected into: else
+	// what was sent into it is lost and the request fails.
+	source *Source
+	done   chan error
 }
 
 // CoordinatorOptions configure a Coordinator.
@@ -162,6 +180,14 @@ func (c *Coordinator) Checkpoint(ctx context.Context) error {
 	return c.submit(ctx, request{})
 }
 
+// CommitSource waits until everything sent into src before the call is
+// committed. Unlike Checkpoint it fails (ErrGraphFailed) when src's graph
+// was torn down first, also when the barrier that serves the call runs on
+// a rebuilt graph: the changes sent into src are then lost, not committed.
+func (c *Coordinator) CommitSource(ctx context.Context, src *Source) error {
+	return c.submit(ctx, request{source: src})
+}
+
 // Mutate injects a barrier carrying m, starting actors (and registering
 // their source channels) just before, and waits for it to commit.
 func (c *Coordinator) Mutate(ctx context.Context, m Mutation, actors []*Actor, sources map[ActorID]*Source) error {
@@ -193,7 +219,10 @@ func (c *Coordinator) loop() {
 	for {
 		var batch []request
 		if len(c.pending) > 0 {
-			batch, c.pending = c.pending[:1], c.pending[1:]
+			// A fresh slice: appending to a subslice of pending would
+			// overwrite the next queued mutation.
+			batch = []request{c.pending[0]}
+			c.pending = c.pending[1:]
 		} else {
 			select {
 			case <-c.stop:
@@ -204,8 +233,12 @@ func (c *Coordinator) loop() {
 			}
 		}
 		batch = c.drain(batch)
-		err := c.barrier(batch)
+		injected, err := c.barrier(batch)
 		for _, r := range batch {
+			if err == nil && r.source != nil && !injected[r.source] {
+				r.done <- &graphFailedError{cause: errors.New("the source written to was torn down before its changes committed")}
+				continue
+			}
 			r.done <- err
 		}
 	}
@@ -234,9 +267,9 @@ func (c *Coordinator) drain(batch []request) []request {
 }
 
 // barrier injects one barrier, waits for every actor to collect it and
-// commits the epoch. On failure it tears the graph down and asks for a
-// rebuild.
-func (c *Coordinator) barrier(reqs []request) error {
+// commits the epoch; it returns the sources it was injected into. On
+// failure it tears the graph down and asks for a rebuild.
+func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 	var m Mutation
 	c.mu.Lock()
 	for _, r := range reqs {
@@ -247,8 +280,10 @@ func (c *Coordinator) barrier(reqs []request) error {
 	}
 	es := c.newEpochLocked(m)
 	sources := make([]*Source, 0, len(c.sources))
+	injected := make(map[*Source]bool, len(c.sources))
 	for _, ch := range c.sources {
 		sources = append(sources, ch)
+		injected[ch] = true
 	}
 	ctx := c.graphCtx
 	c.mu.Unlock()
@@ -271,9 +306,9 @@ func (c *Coordinator) barrier(reqs []request) error {
 	c.mu.Unlock()
 	if err != nil {
 		c.recoverGraph(err)
-		return ErrGraphFailed
+		return nil, &graphFailedError{cause: err}
 	}
-	return nil
+	return injected, nil
 }
 
 func (c *Coordinator) newEpochLocked(m Mutation) *epochState {
@@ -342,6 +377,9 @@ func (c *Coordinator) removeStoppedLocked(m Mutation) {
 	}
 	for id := range stop.Actors {
 		delete(c.actors, id)
+		if src := c.sources[id]; src != nil {
+			src.kill()
+		}
 		delete(c.sources, id)
 	}
 }
@@ -409,6 +447,9 @@ func (c *Coordinator) teardown() {
 	c.mu.Unlock()
 	c.actorWG.Wait()
 	c.mu.Lock()
+	for _, src := range c.sources {
+		src.kill()
+	}
 	c.actors = map[ActorID]*Actor{}
 	c.sources = map[ActorID]*Source{}
 	c.mu.Unlock()

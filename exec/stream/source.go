@@ -1,20 +1,39 @@
 package stream
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Source is where a table's changes enter the graph: DML statements send
 // chunks into C, the coordinator sends barriers. A statement holds the
 // source (Acquire) while it sends, so no barrier can split its changes
 // across epochs: a statement is committed whole or not at all.
+//
+// A source belongs to one graph: when the coordinator tears that graph down
+// (a failure, Close) or stops the source's actor, it closes Dead, and what
+// was sent into C and not yet committed is lost. A rebuilt graph gets new
+// sources; a source is never registered again.
 type Source struct {
 	C    chan Message
 	lock chan struct{}
+
+	dead     chan struct{}
+	deadOnce sync.Once
 }
 
 // NewSource returns a source whose channel holds up to capacity messages.
 func NewSource(capacity int) *Source {
-	return &Source{C: make(chan Message, capacity), lock: make(chan struct{}, 1)}
+	return &Source{C: make(chan Message, capacity), lock: make(chan struct{}, 1),
+		dead: make(chan struct{})}
 }
+
+// Dead returns a channel closed once nothing sent into the source can be
+// committed any more (its graph was torn down or its actor stopped).
+// Senders select on it so they never block on a source nobody reads.
+func (s *Source) Dead() <-chan struct{} { return s.dead }
+
+func (s *Source) kill() { s.deadOnce.Do(func() { close(s.dead) }) }
 
 // Acquire takes the source, waiting while another holder has it.
 func (s *Source) Acquire(ctx context.Context) error {

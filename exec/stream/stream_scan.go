@@ -3,64 +3,96 @@ package stream
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
 
-// scanChunkRows is how many snapshot rows one chunk carries.
+// scanChunkRows is how many rows one snapshot or log-store chunk carries.
 const scanChunkRows = 1024
 
 type scanPhase uint8
 
 const (
 	phaseFirstBarrier scanPhase = iota // waiting for the barrier that adds us
-	phaseSnapshot                      // emitting the pinned snapshot
-	phaseDrain                         // emitting upstream changes buffered meanwhile
+	phaseLoad                          // load persisted progress, pin the snapshot
+	phaseSnapshot                      // emitting the snapshot, vnode by vnode
+	phaseLogStore                      // replaying upstream changes logged meanwhile
 	phaseFollow                        // passing upstream through
 )
 
+// ScanOptions configure a StreamScan.
+type ScanOptions struct {
+	// Backfill makes the scan emit the upstream's existing rows first.
+	Backfill bool
+	// Resume continues a backfill from its persisted progress (after a
+	// restart or recovery) instead of waiting for an Add barrier.
+	Resume bool
+	// State holds the backfill's progress and log-store tables.
+	State *BackfillTables
+	// Progress, if not nil, is updated for SHOW JOBS.
+	Progress *BackfillProgress
+	// RateLimit caps the snapshot rows emitted per second (0: no limit).
+	RateLimit int64
+	// Paused holds the snapshot: no snapshot row is emitted (I2), while
+	// upstream changes are still logged and barriers still pass.
+	Paused bool
+}
+
 // StreamScan is the leaf of a view's pipeline: it reads the changes of an
 // upstream relation (a table or another view) from that relation's
-// dispatcher.
+// dispatcher, and with Backfill first emits the relation's existing rows.
 //
-// With backfill it first emits the upstream's rows as of the epoch E0 that
-// ended at the barrier which attached it (the Add barrier): the actor
-// commits E0 before calling Next again, so a store snapshot taken then is
-// exactly the upstream at E0. Upstream changes after E0 arrive meanwhile on
-// the receiver; they are held (in order) while the snapshot is emitted and
-// emitted after it, so each row of E0 and each later change reaches the view
-// exactly once (I3). Barriers are forwarded as they arrive, so a backfill
-// never holds the rest of the graph back for more than one chunk's work.
+// Backfill runs in phases (see ../../ARCHITECTURE.md):
 //
-// TODO(#3): hold upstream changes in a Pebble log store instead of memory,
-// and persist per-vnode progress so a restart resumes the snapshot.
+//  1. Snapshot: the upstream's rows as of a pinned committed epoch E0 (the
+//     one that ended at the Add barrier: the actor commits E0 before calling
+//     Next again), read vnode by vnode in pk order, one chunk per call.
+//  2. Log store: upstream changes that arrive meanwhile (epochs after E0) are
+//     appended to a log-store table in the actor's epoch batch, in Pebble,
+//     never in memory; once the snapshot is done they are replayed in order
+//     and deleted as they are consumed.
+//  3. Follow: when the log store is empty, upstream passes straight through.
+//
+// Barriers are forwarded as they arrive (they are checked for between every
+// chunk), so a backfill holds the graph back for at most one chunk's work.
+// Per-vnode progress (last pk emitted, rows read) is written to the
+// progress table at every barrier, so it commits atomically with the rows
+// emitted and the log store (I3).
+//
+// Resume after a restart at committed epoch Ec: the E0 snapshot is gone, so
+// the rest of each unfinished vnode is read from a snapshot at Ec instead.
+// Those rows already include the changes logged for keys past the vnode's
+// position, so at resume such log entries are deleted; entries for keys at
+// or before the position (rows already emitted) are kept and replayed. Each
+// row of the upstream and each change thus reaches the view exactly once.
 type StreamScan struct {
 	up       *Receiver
 	upstream *storage.Table
-	store    *storage.Store
+	sc       *StateContext
+	opts     ScanOptions
 	phase    scanPhase
-	backfill bool
-	onDone   func()
 
+	prog    *backfillState
 	snap    *storage.Snapshot
 	iter    storage.Iterator
-	held    []*chunk.Chunk
+	vnode   int
 	builder *chunk.Builder
+	logBuf  []types.Datum
+	nextAt  time.Time // rate limit: no snapshot chunk before this
 }
 
 // NewStreamScan returns a scan of the relation whose state table is
-// upstream and whose changes arrive on up. With backfill, the existing rows
-// are emitted first and onDone (if not nil) is called once they all have
-// been emitted.
-//
-// Without backfill (a view rebuilt over committed state at startup or
-// recovery) the scan passes upstream through from the start.
-func NewStreamScan(up *Receiver, upstream *storage.Table, store *storage.Store, backfill bool, onDone func()) *StreamScan {
-	s := &StreamScan{up: up, upstream: upstream, store: store, backfill: backfill, onDone: onDone}
-	if !backfill {
+// upstream and whose changes arrive on up; sc is the actor's state.
+func NewStreamScan(up *Receiver, upstream *storage.Table, sc *StateContext, opts ScanOptions) *StreamScan {
+	s := &StreamScan{up: up, upstream: upstream, sc: sc, opts: opts}
+	switch {
+	case !opts.Backfill:
 		s.phase = phaseFollow
+	case opts.Resume:
+		s.phase = phaseLoad
 	}
 	return s
 }
@@ -70,22 +102,37 @@ func (s *StreamScan) Types() []types.Type { return s.upstream.Types }
 
 // Next implements Executor.
 func (s *StreamScan) Next(ctx context.Context) (Message, error) {
-	switch s.phase {
-	case phaseFirstBarrier:
-		return s.firstBarrier(ctx)
-	case phaseSnapshot:
-		return s.nextSnapshot(ctx)
-	case phaseDrain:
-		if len(s.held) > 0 {
-			c := s.held[0]
-			s.held[0] = nil
-			s.held = s.held[1:]
-			return Message{Chunk: c}, nil
+	for {
+		switch s.phase {
+		case phaseFirstBarrier:
+			return s.firstBarrier(ctx)
+		case phaseLoad:
+			if err := s.load(); err != nil {
+				return Message{}, err
+			}
+		case phaseSnapshot, phaseLogStore:
+			m, ok, err := s.pollUpstream(ctx)
+			if err != nil || ok {
+				return m, err
+			}
+			if s.phase == phaseSnapshot && s.throttled() {
+				if m, ok, err := s.waitThrottle(ctx); err != nil || ok {
+					return m, err
+				}
+				continue
+			}
+			if s.phase == phaseSnapshot {
+				m, ok, err = s.nextSnapshot()
+			} else {
+				m, ok, err = s.nextLogged()
+			}
+			if err != nil || ok {
+				return m, err
+			}
+		default:
+			return s.up.Next(ctx)
 		}
-		s.held = nil
-		s.phase = phaseFollow
 	}
-	return s.up.Next(ctx)
 }
 
 func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {
@@ -96,65 +143,231 @@ func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {
 	if m.Barrier == nil {
 		return m, fmt.Errorf("stream: scan of table %d received data before its first barrier", s.upstream.ID)
 	}
-	s.phase = phaseSnapshot
+	s.phase = phaseLoad
 	return m, nil
 }
 
-// nextSnapshot forwards a barrier that is waiting upstream (holding the
-// chunks before it), or else emits the next chunk of the snapshot.
-func (s *StreamScan) nextSnapshot(ctx context.Context) (Message, error) {
+// pollUpstream handles what the upstream has ready without blocking.
+func (s *StreamScan) pollUpstream(ctx context.Context) (Message, bool, error) {
 	for {
 		select {
-		case m, ok := <-s.up.C:
-			if !ok {
-				return Message{}, ErrUpstreamEnded
+		case m, open := <-s.up.C:
+			if m, ok, err := s.handleUpstream(m, open); err != nil || ok {
+				return m, ok, err
 			}
-			if m.Barrier != nil {
-				return m, nil
-			}
-			s.held = append(s.held, m.Chunk)
-			continue
 		case <-ctx.Done():
-			return Message{}, ctx.Err()
+			return Message{}, false, ctx.Err()
 		default:
+			return Message{}, false, nil
 		}
-		break
 	}
-	if s.snap == nil {
-		s.snap = s.store.Snapshot()
-		s.iter = s.upstream.Scan(s.snap)
-		s.builder = chunk.NewBuilder(s.upstream.Types)
-	}
-	for s.builder.Len() < scanChunkRows && s.iter.Next() {
-		s.builder.Append(chunk.Insert, s.iter.Row())
-	}
-	if err := s.iter.Err(); err != nil {
-		return Message{}, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
-	}
-	if s.builder.Len() == scanChunkRows {
-		return Message{Chunk: s.builder.Build()}, nil
-	}
-	c := s.builder.Build()
-	s.finishSnapshot()
-	return Message{Chunk: c}, nil
 }
 
-func (s *StreamScan) finishSnapshot() {
-	s.iter.Close()
-	s.snap.Close()
-	s.builder.Release()
-	s.iter, s.snap, s.builder = nil, nil, nil
-	s.phase = phaseDrain
-	if s.onDone != nil {
-		s.onDone()
+// handleUpstream takes one upstream message during backfill: a chunk goes
+// to the log store; a barrier is returned (ok) after the progress for the
+// epoch it ends is written.
+func (s *StreamScan) handleUpstream(m Message, open bool) (Message, bool, error) {
+	if !open {
+		return Message{}, false, ErrUpstreamEnded
 	}
+	if m.Barrier != nil {
+		if err := s.prog.save(s.sc.Batch()); err != nil {
+			return Message{}, false, err
+		}
+		s.publish()
+		return m, true, nil
+	}
+	err := s.logChunk(m.Chunk)
+	m.Chunk.Release()
+	return Message{}, false, err
+}
+
+// throttled reports whether the rate limit holds the next snapshot chunk.
+func (s *StreamScan) throttled() bool {
+	return s.opts.Paused || (s.opts.RateLimit > 0 && time.Now().Before(s.nextAt))
+}
+
+// waitThrottle waits until the rate limit allows a chunk, handling the
+// upstream meanwhile: a barrier arriving is returned (ok) so barriers keep
+// flowing while the backfill is throttled.
+func (s *StreamScan) waitThrottle(ctx context.Context) (Message, bool, error) {
+	wait := time.Until(s.nextAt)
+	if s.opts.Paused {
+		wait = pausedPoll
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case m, open := <-s.up.C:
+		return s.handleUpstream(m, open)
+	case <-t.C:
+		return Message{}, false, nil
+	case <-ctx.Done():
+		return Message{}, false, ctx.Err()
+	}
+}
+
+// pausedPoll is how long a paused scan sleeps between checks when its
+// upstream is idle.
+const pausedPoll = 100 * time.Millisecond
+
+// chunkLimit is how many snapshot rows the next chunk may carry: with a
+// rate limit, a tenth of a second's worth, so the limit holds over short
+// windows.
+func (s *StreamScan) chunkLimit() int {
+	if r := s.opts.RateLimit; r > 0 && r/10 < scanChunkRows {
+		return int(max(1, r/10))
+	}
+	return scanChunkRows
+}
+
+// charge books n emitted rows against the rate limit.
+func (s *StreamScan) charge(n int) {
+	if s.opts.RateLimit <= 0 || n == 0 {
+		return
+	}
+	now := time.Now()
+	if s.nextAt.Before(now) {
+		s.nextAt = now
+	}
+	s.nextAt = s.nextAt.Add(time.Duration(float64(n) / float64(s.opts.RateLimit) * float64(time.Second)))
+}
+
+// load reads persisted progress (none for a new backfill), pins the
+// snapshot and, when resuming, drops log entries the new snapshot covers.
+func (s *StreamScan) load() error {
+	p, err := loadBackfillState(s.sc.Batch(), s.opts.State, s.upstream)
+	if err != nil {
+		return err
+	}
+	s.prog = p
+	s.builder = chunk.NewBuilder(s.upstream.Types)
+	if p.snapshotDone {
+		s.phase = phaseLogStore
+		s.publish()
+		return nil
+	}
+	s.snap = s.sc.Store.Snapshot()
+	if !p.fresh {
+		if err := p.purgeCovered(s.sc.Batch()); err != nil {
+			return err
+		}
+	}
+	s.vnode = -1
+	s.phase = phaseSnapshot
+	s.publish()
+	return nil
+}
+
+// nextSnapshot emits the next chunk of snapshot rows; ok is false when the
+// snapshot is exhausted (the phase then moves on).
+func (s *StreamScan) nextSnapshot() (Message, bool, error) {
+	limit := s.chunkLimit()
+	for s.builder.Len() < limit {
+		if s.iter == nil && !s.openNextVnode() {
+			break
+		}
+		if !s.iter.Next() {
+			if err := s.iter.Err(); err != nil {
+				return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
+			}
+			s.iter.Close()
+			s.iter = nil
+			s.prog.finishVnode(s.vnode)
+			continue
+		}
+		row := s.iter.Row()
+		if err := s.prog.advance(s.vnode, row); err != nil {
+			return Message{}, false, err
+		}
+		s.builder.Append(chunk.Insert, row)
+	}
+	if n := s.builder.Len(); n > 0 {
+		s.charge(n)
+		s.publish()
+		return Message{Chunk: s.builder.Build()}, true, nil
+	}
+	s.snap.Close()
+	s.snap = nil
+	s.prog.snapshotDone, s.prog.dirtyJob = true, true
+	s.phase = phaseLogStore
+	s.publish()
+	return Message{}, false, nil
+}
+
+// openNextVnode positions the iterator on the next unfinished vnode.
+func (s *StreamScan) openNextVnode() bool {
+	for s.vnode+1 < storage.NumVnodes {
+		s.vnode++
+		v := &s.prog.vnodes[s.vnode]
+		if v.done {
+			continue
+		}
+		s.iter = s.upstream.ScanVnode(s.snap, uint16(s.vnode), v.lastPK)
+		return true
+	}
+	return false
+}
+
+// logChunk appends an upstream chunk to the log store.
+func (s *StreamScan) logChunk(c *chunk.Chunk) error {
+	w := s.sc.Batch()
+	for i := 0; i < c.NumRows(); i++ {
+		s.logBuf = c.Row(i, s.logBuf)
+		if err := s.prog.appendLog(w, c.Op(i), s.logBuf); err != nil {
+			return err
+		}
+	}
+	s.publish()
+	return nil
+}
+
+// nextLogged emits the next chunk of logged changes, deleting them from
+// the log store; ok is false when the log is empty: the scan then follows
+// upstream directly.
+func (s *StreamScan) nextLogged() (Message, bool, error) {
+	c, err := s.prog.consumeLog(s.sc.Batch(), s.builder, scanChunkRows)
+	if err != nil {
+		return Message{}, false, err
+	}
+	if c != nil {
+		s.publish()
+		return Message{Chunk: c}, true, nil
+	}
+	s.phase = phaseFollow
+	s.builder.Release()
+	s.builder = nil
+	s.publish()
+	return Message{}, false, nil
+}
+
+// publish updates the live progress.
+func (s *StreamScan) publish() {
+	if s.opts.Progress == nil || s.prog == nil {
+		return
+	}
+	phase := PhaseSnapshot
+	switch s.phase {
+	case phaseLogStore:
+		phase = PhaseLogStore
+	case phaseFollow:
+		phase = PhaseDone
+	}
+	s.opts.Progress.set(phase, s.prog.rowsRead, s.prog.estimateTotal(), s.prog.logPending)
 }
 
 // Close releases a snapshot still open (a job dropped mid-backfill).
 func (s *StreamScan) Close() {
 	if s.iter != nil {
 		s.iter.Close()
+		s.iter = nil
+	}
+	if s.snap != nil {
 		s.snap.Close()
+		s.snap = nil
+	}
+	if s.builder != nil {
 		s.builder.Release()
+		s.builder = nil
 	}
 }

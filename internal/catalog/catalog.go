@@ -15,11 +15,17 @@ type Kind uint8
 const (
 	KindTable Kind = iota
 	KindMaterializedView
+	// KindSystem is a read-only relation computed from the database's live
+	// state (streamdb_catalog.*); it has no stored rows.
+	KindSystem
 )
 
 func (k Kind) String() string {
-	if k == KindTable {
+	switch k {
+	case KindTable:
 		return "table"
+	case KindSystem:
+		return "system view"
 	}
 	return "materialized view"
 }
@@ -65,6 +71,11 @@ type Relation struct {
 	// Internal lists the ids of the state tables the view's operators own,
 	// in the order the planner allocated them.
 	Internal []uint32 `json:"internal,omitempty"`
+	// BackfillRateLimit caps the rows per second a view's backfill reads
+	// (0: no limit).
+	BackfillRateLimit int64 `json:"backfill_rate_limit,omitempty"`
+	// BackfillPaused holds the view's backfill (a rate limit of 0).
+	BackfillPaused bool `json:"backfill_paused,omitempty"`
 }
 
 // VisibleColumns returns the indexes of the columns that are not hidden.

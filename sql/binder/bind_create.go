@@ -85,7 +85,9 @@ func (b *binder) bindCreateView(s *sql.CreateMaterializedViewStmt) (*planner.Cre
 	if s.Query == nil {
 		return nil, pgerr.New(pgerr.SyntaxError, "CREATE MATERIALIZED VIEW needs a query")
 	}
+	b.inView = true
 	q, err := b.bindQuery(s.Query)
+	b.inView = false
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ func (b *binder) bindDelete(s *ast.DeleteStmt) (*planner.Delete, error) {
 		return nil, err
 	}
 	d := &planner.Delete{Rel: r}
+	b.dml = "DELETE"
 	if s.Where != nil {
 		q := firstNonEmpty(alias, r.Name)
 		c := &exprCtx{scope: scopeOf(relColumns(r, q), q), clause: "WHERE"}

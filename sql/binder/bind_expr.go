@@ -20,6 +20,9 @@ type exprCtx struct {
 	// clause names where aggregates are not allowed ("WHERE", "JOIN
 	// conditions", ...) for the 42803 message; "" where they are.
 	clause string
+	// subs collects the uncorrelated subqueries of clauses that allow
+	// them (see bind_subquery.go); nil elsewhere.
+	subs *subqueries
 }
 
 // noAggs returns a copy of c where aggregate calls are an error.
@@ -71,8 +74,12 @@ func (b *binder) bindExpr(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
 		return nil, b.misplacedAgg(c, n)
 	case *ast.WindowFuncExpr:
 		return nil, notSupported("window function %s", n.Name)
-	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
-		return nil, notSupported("subquery in an expression")
+	case *ast.SubqueryExpr:
+		return b.bindScalarSubquery(c, n)
+	case *ast.ExistsSubqueryExpr:
+		return b.bindExists(c, n)
+	case *ast.CompareSubqueryExpr:
+		return nil, notSupported("ANY/ALL (subquery)")
 	case *ast.PatternRegexpExpr:
 		return nil, notSupported("regular expression matching")
 	case *ast.RowExpr:
@@ -106,6 +113,11 @@ func (b *binder) bindColumn(c *exprCtx, n *ast.ColumnNameExpr) (expr.Expr, error
 	}
 	idx, perr := c.scope.resolve(table, name)
 	if perr != nil {
+		if perr.Code == pgerr.UndefinedColumn || perr.Code == pgerr.UndefinedTable {
+			if cerr := b.correlated(table, name); cerr != nil {
+				perr = cerr
+			}
+		}
 		return nil, b.at(perr, n, firstName(table, name))
 	}
 	col := c.scope.cols[idx]
@@ -244,7 +256,7 @@ func (b *binder) bindBetween(c *exprCtx, n *ast.BetweenExpr) (expr.Expr, error) 
 
 func (b *binder) bindIn(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, error) {
 	if n.Sel != nil {
-		return nil, notSupported("IN (subquery)")
+		return b.bindInSubquery(c, n)
 	}
 	x, err := b.bindExpr(c, n.Expr)
 	if err != nil {

@@ -42,19 +42,23 @@ func (b *binder) bindTableRef(n ast.ResultSetNode) (*rel, error) {
 }
 
 func (b *binder) bindTableSource(ts *ast.TableSource) (*rel, error) {
-	alias := ts.AsName.O
-	if ts.Lateral {
+	alias, names, lateral := ts.AsName.O, ts.ColumnNames, ts.Lateral
+	if lateral && len(names) > 0 && names[0].O == markerDerived {
+		// The front end's form of column aliases: not LATERAL.
+		lateral, names = false, names[1:]
+	}
+	if lateral {
 		return nil, notSupported("LATERAL")
 	}
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
 		r, err := b.bindTableName(src, alias)
-		if err != nil || len(ts.ColumnNames) == 0 {
+		if err != nil || len(names) == 0 {
 			return r, err
 		}
-		return renameRel(r, ts.ColumnNames, firstNonEmpty(alias, src.Name.O))
+		return renameRel(r, names, firstNonEmpty(alias, src.Name.O))
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		return b.bindDerived(src, alias, ts.ColumnNames)
+		return b.bindDerived(src, alias, names)
 	case *ast.Join:
 		return b.bindTableRef(src)
 	}
@@ -140,6 +144,10 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 func (b *binder) relation(tn *ast.TableName) (*catalog.Relation, error) {
 	name := tn.Name.O
 	if s := tn.Schema.O; s != "" && s != "public" {
+		// System relations (streamdb_catalog.*) are named with their schema.
+		if r, ok := b.cat.Relation(s + "." + name); ok {
+			return r, nil
+		}
 		err := pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
 		return nil, b.at(err, tn, s)
 	}

@@ -16,6 +16,8 @@ const (
 	markerFullJoin   = "__sdb_full_join"
 	markerNullsFirst = "__sdb_nulls_first"
 	markerNullsLast  = "__sdb_nulls_last"
+	markerConcat     = "__sdb_concat"
+	markerDerived    = "__sdb_derived"
 	markerPrefix     = "__sdb_"
 )
 
@@ -33,14 +35,22 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	switch {
 	case name == markerCast:
 		return b.bindCast(c, n)
-	case name == ast.Concat && b.isPipes(n):
+	case name == ast.Concat:
+		// The parser's reading of a || b; a written concat(...) is
+		// __sdb_concat(...).
 		return b.bindConcatOp(c, n)
+	case name == markerConcat:
+		name = "concat"
 	case name == "trim" && len(n.Args) > 1:
 		return b.bindTrim(c, n)
 	case name == "extract":
 		return b.bindExtract(c, n)
 	case strings.HasPrefix(name, markerPrefix):
 		return nil, pgerr.New(pgerr.SyntaxError, "%s is not allowed here", markerName(name))
+	}
+	written := n.FnName.O // as the user wrote it, for the error position
+	if name == "concat" {
+		written = "concat"
 	}
 	if alias, ok := funcAliases[name]; ok && alias != "" {
 		name = alias
@@ -51,7 +61,7 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	}
 	e, err := expr.Func(name, args)
 	if err != nil {
-		return nil, b.at(err, n, n.FnName.O)
+		return nil, b.at(err, n, written)
 	}
 	return e, nil
 }
@@ -79,18 +89,23 @@ func (b *binder) bindArgs(c *exprCtx, nodes []ast.ExprNode) ([]expr.Expr, error)
 	return args, nil
 }
 
-// isPipes tells the parser's reading of a || b (a concat call starting
-// where its first operand starts) from a written concat(a, b).
-func (b *binder) isPipes(n *ast.FuncCallExpr) bool {
-	return len(n.Args) == 2 && n.Args[0].OriginTextPosition() == n.OriginTextPosition()
-}
-
+// bindConcatOp binds the parser's concat(a, b, ...), which only a || b
+// produces, as (a || b) || ...
 func (b *binder) bindConcatOp(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	args, err := b.bindArgs(c, n.Args)
 	if err != nil {
 		return nil, err
 	}
-	return b.binary("||", args[0], args[1])
+	if len(args) < 2 {
+		return nil, pgerr.New(pgerr.Internal, "binder: malformed || operator")
+	}
+	e := args[0]
+	for _, r := range args[1:] {
+		if e, err = b.binary("||", e, r); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 // bindCast undoes __sdb_cast(x, 'type').

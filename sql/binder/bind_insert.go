@@ -1,6 +1,8 @@
 package binder
 
 import (
+	"fmt"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamdb/streamdb/exec/expr"
@@ -129,7 +131,11 @@ func (b *binder) insertValues(r *catalog.Relation, targets []int, lists [][]ast.
 				return nil, err
 			}
 		}
-		full, err := b.assignRow(r, targets[:len(row)], vals)
+		nodes := make([]ast.Node, len(row))
+		for k, n := range row {
+			nodes[k] = n
+		}
+		full, err := b.assignRow(r, targets[:len(row)], vals, nodes)
 		if err != nil {
 			return nil, err
 		}
@@ -148,8 +154,9 @@ func (b *binder) bindInsertValue(c *exprCtx, n ast.ExprNode) (expr.Expr, error) 
 }
 
 // assignRow builds a full row of r: vals[k] cast into column targets[k],
-// NULL elsewhere (nil vals entries are NULL too).
-func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr) ([]expr.Expr, error) {
+// NULL elsewhere (nil vals entries are NULL too). nodes, when not nil,
+// holds the AST of each value, for error positions.
+func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr, nodes []ast.Node) ([]expr.Expr, error) {
 	full := make([]expr.Expr, len(r.Columns))
 	for i, col := range r.Columns {
 		full[i] = expr.NewConst(nil, col.Type)
@@ -158,7 +165,11 @@ func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr)
 		if vals[k] == nil {
 			continue
 		}
-		e, err := b.assign(vals[k], r.Columns[idx])
+		var node ast.Node
+		if nodes != nil {
+			node = nodes[k]
+		}
+		e, err := b.assign(vals[k], r.Columns[idx], node)
 		if err != nil {
 			return nil, err
 		}
@@ -167,8 +178,25 @@ func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr)
 	return full, nil
 }
 
-// assign converts e for storing into col.
-func (b *binder) assign(e expr.Expr, col catalog.Column) (expr.Expr, error) {
+// assign converts e for storing into col; errors point at node (the
+// value's AST, nil when unknown) and name the column, as in Postgres:
+// column "x" is of type integer but expression is of type text.
+func (b *binder) assign(e expr.Expr, col catalog.Column, node ast.Node) (expr.Expr, error) {
+	e, err := b.assignCast(e, col)
+	if err == nil {
+		return e, nil
+	}
+	if pe := pgerr.As(err); pe.Code == pgerr.DatatypeMismatch && e != nil {
+		err = &pgerr.Error{Code: pgerr.DatatypeMismatch,
+			Message: fmt.Sprintf("column %q is of type %s but expression is of type %s", col.Name, col.Type, e.Type()),
+			Hint:    "You will need to rewrite or cast the expression."}
+	}
+	return nil, b.atNode(err, node)
+}
+
+// assignCast returns e assignment-cast to col's type; on error, it also
+// returns e with its parameters decided.
+func (b *binder) assignCast(e expr.Expr, col catalog.Column) (expr.Expr, error) {
 	e, err := b.decideParam(e, col.Type)
 	if err != nil {
 		return nil, err
@@ -179,7 +207,11 @@ func (b *binder) assign(e expr.Expr, col catalog.Column) (expr.Expr, error) {
 	if c, ok := e.(*expr.Const); ok && c.Value == nil {
 		return expr.NewConst(nil, col.Type), nil
 	}
-	return expr.AssignCast(e, col.Type)
+	cast, err := expr.AssignCast(e, col.Type)
+	if err != nil {
+		return e, err
+	}
+	return cast, nil
 }
 
 func (b *binder) insertSelect(r *catalog.Relation, targets []int, q ast.ResultSetNode, explicit bool) (planner.Node, error) {
@@ -196,7 +228,7 @@ func (b *binder) insertSelect(r *catalog.Relation, targets []int, q ast.ResultSe
 	for k, c := range cols {
 		vals[k] = expr.NewColumn(k, c.Type, c.Name)
 	}
-	full, err := b.assignRow(r, targets[:len(cols)], vals)
+	full, err := b.assignRow(r, targets[:len(cols)], vals, nil)
 	if err != nil {
 		return nil, err
 	}

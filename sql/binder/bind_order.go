@@ -1,6 +1,11 @@
 package binder
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamdb/streamdb/exec/expr"
@@ -56,7 +61,9 @@ func positionOf(n ast.ExprNode) ast.ExprNode {
 	}
 	if v, ok := n.(ast.ValueExpr); ok {
 		if i, ok := v.GetValue().(int64); ok {
-			return &ast.PositionExpr{N: int(i)}
+			p := &ast.PositionExpr{N: int(i)}
+			p.SetOriginTextPosition(v.OriginTextPosition())
+			return p
 		}
 	}
 	return n
@@ -92,7 +99,8 @@ func (b *binder) outputColumn(items []selItem, exprs []expr.Expr, n ast.ExprNode
 	switch x := n.(type) {
 	case *ast.PositionExpr:
 		if x.P != nil || x.N < 1 || x.N > len(items) {
-			return 0, true, pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, x.N)
+			err := pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, x.N)
+			return 0, true, b.atOrdinal(err, x, clause)
 		}
 		return x.N - 1, true, nil
 	case *ast.ColumnNameExpr:
@@ -187,4 +195,57 @@ func constInt(e expr.Expr) (*int64, error) {
 	}
 	i := v.(int64)
 	return &i, nil
+}
+
+// atOrdinal positions an error about an ORDER BY or GROUP BY ordinal at
+// the number, as Postgres does. The parser leaves a PositionExpr without
+// an offset, so the number is looked for in the clause's text.
+func (b *binder) atOrdinal(err error, x *ast.PositionExpr, clause string) error {
+	if x.OriginTextPosition() > 0 {
+		return b.atNode(err, x)
+	}
+	pe := pgerr.As(err)
+	if pe.Position != 0 {
+		return err
+	}
+	if i := ordinalIndex(b.st.Text, clause, x.N); i >= 0 {
+		return pe.WithPosition(b.st.Offset + utf8.RuneCountInString(b.st.Text[:i]) + 1)
+	}
+	return err
+}
+
+var ordinalClauses = map[string]*regexp.Regexp{
+	"ORDER BY": regexp.MustCompile(`(?i)\border\s+by\b`),
+	"GROUP BY": regexp.MustCompile(`(?i)\bgroup\s+by\b`),
+}
+
+// clauseEnd matches what ends an ORDER BY or GROUP BY list.
+var clauseEnd = regexp.MustCompile(`(?i)\b(having|limit|offset|fetch|window|union|intersect|except|order|group)\b|[;)]`)
+
+// ordinalIndex returns the byte index in text of the number n as a whole
+// word in the first clause (ORDER BY or GROUP BY) list holding it, or -1.
+func ordinalIndex(text, clause string, n int) int {
+	re, ok := ordinalClauses[clause]
+	if !ok {
+		return -1
+	}
+	num := strconv.Itoa(n)
+	for _, m := range re.FindAllStringIndex(text, -1) {
+		list := text[m[1]:]
+		if e := clauseEnd.FindStringIndex(list); e != nil {
+			list = list[:e[0]]
+		}
+		for from := 0; ; {
+			j := strings.Index(list[from:], num)
+			if j < 0 {
+				break
+			}
+			at := from + j
+			if wordAt(list, at, len(num)) && (at == 0 || list[at-1] != '.') {
+				return m[1] + at
+			}
+			from = at + 1
+		}
+	}
+	return -1
 }

@@ -77,6 +77,7 @@ func (b *binder) bindSelectCore(s *ast.SelectStmt) (*selectState, error) {
 	if err = b.bindGrouping(st, s); err != nil {
 		return nil, err
 	}
+	st.ctx.subs = newSubqueries(st.cur.node) // the select list's and ORDER BY's
 	for _, it := range st.items {
 		e, err := b.bindSelItem(st.ctx, it)
 		if err != nil {
@@ -91,7 +92,7 @@ func (b *binder) bindWhere(from *rel, where ast.ExprNode) (*rel, error) {
 	if where == nil {
 		return from, nil
 	}
-	c := &exprCtx{scope: from.scope, clause: "WHERE"}
+	c := &exprCtx{scope: from.scope, clause: "WHERE", subs: newSubqueries(from.node)}
 	var conds []expr.Expr
 	for _, conj := range splitAnd(where, nil) {
 		if pushJoinKey(from.node, from.scope, conj) {
@@ -107,7 +108,11 @@ func (b *binder) bindWhere(from *rel, where ast.ExprNode) (*rel, error) {
 	if err != nil || cond == nil {
 		return from, err
 	}
-	return &rel{node: &planner.Filter{Input: from.node, Cond: cond}, scope: from.scope}, nil
+	var node planner.Node = &planner.Filter{Input: c.subs.wrap(from.node), Cond: cond}
+	if c.subs.wrapped() {
+		node = keepFirst(node, c.subs.base)
+	}
+	return &rel{node: node, scope: from.scope}, nil
 }
 
 // bindCond binds a boolean condition (WHERE, HAVING, ON).
@@ -162,11 +167,17 @@ func (b *binder) bindGrouping(st *selectState, s *ast.SelectStmt) error {
 	if s.Having == nil {
 		return nil
 	}
-	cond, err := b.bindCond(st.ctx, s.Having.Expr, "HAVING")
+	hc := *st.ctx
+	hc.subs = newSubqueries(agg.node)
+	cond, err := b.bindCond(&hc, s.Having.Expr, "HAVING")
 	if err != nil {
 		return err
 	}
-	st.cur = &rel{node: &planner.Filter{Input: agg.node, Cond: cond}, scope: agg.scope}
+	var node planner.Node = &planner.Filter{Input: hc.subs.wrap(agg.node), Cond: cond}
+	if hc.subs.wrapped() {
+		node = keepFirst(node, hc.subs.base)
+	}
+	st.cur = &rel{node: node, scope: agg.scope}
 	return nil
 }
 
@@ -198,7 +209,8 @@ func (b *binder) bindGroupItem(c *exprCtx, n ast.ExprNode, items []selItem) (exp
 	switch x := n.(type) {
 	case *ast.PositionExpr:
 		if x.P != nil || x.N < 1 || x.N > len(items) {
-			return nil, pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", x.N)
+			err := pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", x.N)
+			return nil, b.atOrdinal(err, x, "GROUP BY")
 		}
 		return b.bindSelItem(c, items[x.N-1])
 	case *ast.ColumnNameExpr:
@@ -287,6 +299,9 @@ func (b *binder) bindSelItem(c *exprCtx, it selItem) (expr.Expr, error) {
 func (b *binder) finishSelect(st *selectState, distinct bool, ob *ast.OrderByClause, lim *ast.Limit) (*rel, error) {
 	if err := b.bindOrderBy(st, ob, distinct); err != nil {
 		return nil, err
+	}
+	if st.ctx.subs.wrapped() {
+		st.cur = &rel{node: st.ctx.subs.wrap(st.cur.node), scope: st.cur.scope}
 	}
 	proj, err := b.project(st)
 	if err != nil {

@@ -26,6 +26,7 @@ func (b *binder) bindUpdate(s *ast.UpdateStmt) (*planner.Update, error) {
 	q := firstNonEmpty(alias, r.Name)
 	c := &exprCtx{scope: scopeOf(relColumns(r, q), q), clause: "UPDATE"}
 	u := &planner.Update{Rel: r}
+	b.dml = "UPDATE"
 	for _, a := range s.List {
 		if err := b.bindAssignment(c, u, a, q); err != nil {
 			return nil, err
@@ -61,7 +62,7 @@ func (b *binder) bindAssignment(c *exprCtx, u *planner.Update, a *ast.Assignment
 			return err
 		}
 	}
-	if e, err = b.assign(e, col); err != nil {
+	if e, err = b.assign(e, col, a.Expr); err != nil {
 		return err
 	}
 	u.Cols = append(u.Cols, idx)

@@ -66,6 +66,14 @@ type binder struct {
 	unknownParams map[*expr.Const]int
 	// ctes is the stack of WITH scopes, innermost last.
 	ctes []map[string]*cteDef
+	// outer is the stack of scopes of the queries enclosing the subquery
+	// being bound, innermost last (to report correlated references).
+	outer []*scope
+	// inView is set while binding a materialized view's query.
+	inView bool
+	// dml is "UPDATE" or "DELETE" while binding one (their expressions
+	// are evaluated outside a plan that could hold subqueries).
+	dml string
 }
 
 func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {

@@ -26,6 +26,16 @@ func figureName(n ast.ExprNode) string {
 		return "case"
 	case *ast.ExistsSubqueryExpr:
 		return "exists"
+	case *ast.SubqueryExpr:
+		// A scalar subquery is named after its one column.
+		if sel, ok := n.Query.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) == 1 {
+			if f := sel.Fields.Fields[0]; f.WildCard == nil {
+				if f.AsName.O != "" {
+					return f.AsName.O
+				}
+				return figureName(f.Expr)
+			}
+		}
 	case *ast.FuncCallExpr:
 		return funcColumnName(n)
 	case ast.ParamMarkerExpr:
@@ -52,8 +62,10 @@ func funcColumnName(n *ast.FuncCallExpr) string {
 			}
 		}
 		return "?column?"
-	case name == ast.Concat && len(n.Args) == 2 && n.Args[0].OriginTextPosition() == n.OriginTextPosition():
+	case name == ast.Concat:
 		return "?column?" // a || b
+	case name == markerConcat:
+		return "concat"
 	case name == "trim":
 		return trimName(n)
 	case name == "curdate":

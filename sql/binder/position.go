@@ -14,20 +14,57 @@ import (
 // string, of the occurrence of ident in the statement's original text that
 // lies nearest to node's parser offset; 0 when ident does not occur.
 //
-// The parser's offset is in the front end's rewritten text, which differs
-// from the original only around rewritten constructs, so the nearest
-// occurrence is the right one in practice. Statement.Offset is a byte
-// offset; statements before this one are assumed to be ASCII.
+// The parser's offset is in the front end's rewritten text; the front end
+// maps it back to the user's token (Statement.SourceOffset), and where it
+// cannot, the offset itself is the hint, which differs from the original
+// only around rewritten constructs. Statement.Offset is a byte offset;
+// statements before this one are assumed to be ASCII.
 func (b *binder) position(node ast.Node, ident string) int {
-	hint := 0
-	if node != nil {
-		hint = node.OriginTextPosition()
-	}
-	i := nearestWord(b.st.Text, ident, hint)
+	i := nearestWord(b.st.Text, ident, b.hint(node))
 	if i < 0 {
 		return 0
 	}
 	return b.st.Offset + utf8.RuneCountInString(b.st.Text[:i]) + 1
+}
+
+// hint returns the byte offset in Statement.Text where node starts, as
+// near as is known.
+func (b *binder) hint(node ast.Node) int {
+	if node == nil {
+		return 0
+	}
+	off := node.OriginTextPosition()
+	if src, ok := b.st.SourceOffset(off); ok && src >= b.st.Offset {
+		return src - b.st.Offset
+	}
+	return off
+}
+
+// nodePosition returns the 1-based character position, in the whole query
+// string, of the user's token where node starts; 0 when unknown.
+func (b *binder) nodePosition(node ast.Node) int {
+	if node == nil {
+		return 0
+	}
+	src, ok := b.st.SourceOffset(node.OriginTextPosition())
+	i := src - b.st.Offset
+	if !ok || i < 0 || i > len(b.st.Text) {
+		return 0
+	}
+	return b.st.Offset + utf8.RuneCountInString(b.st.Text[:i]) + 1
+}
+
+// atNode returns err positioned where node starts, unless it already has a
+// position or is not a *pgerr.Error.
+func (b *binder) atNode(err error, node ast.Node) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Position != 0 {
+		return err
+	}
+	if pos := b.nodePosition(node); pos > 0 {
+		return pe.WithPosition(pos)
+	}
+	return err
 }
 
 // nearestWord returns the byte index of the whole-word, case-insensitive

@@ -1,0 +1,224 @@
+package batch
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// SubqueryKind is what an Apply computes from one subquery.
+type SubqueryKind uint8
+
+// Subquery kinds.
+const (
+	// ScalarSubquery yields the subquery's one value: NULL when it has no
+	// row, an error (21000) when it has more than one.
+	ScalarSubquery SubqueryKind = iota
+	// InSubquery yields Probe IN (subquery), three-valued as in Postgres:
+	// true when some row equals the probe; else NULL when the probe is
+	// NULL (and there is a row) or some row is NULL; else false. NOT IN
+	// negates it.
+	InSubquery
+	// ExistsSubquery yields whether the subquery has a row.
+	ExistsSubquery
+)
+
+// CardinalityViolation is the SQLSTATE of a scalar subquery with more than
+// one row.
+const CardinalityViolation = "21000"
+
+// SubquerySpec is one uncorrelated subquery of an Apply.
+type SubquerySpec struct {
+	Kind SubqueryKind
+	// Plan yields one column (Scalar, In); for In, of Probe's type.
+	Plan Executor
+	// Probe is, for In, the left operand over the Apply's input row.
+	Probe expr.Expr
+	// Not negates In (NOT IN).
+	Not bool
+}
+
+// Apply runs each subquery once, before its first output row, and appends
+// to every input row one column per subquery.
+type Apply struct {
+	in    Executor
+	subs  []SubquerySpec
+	types []types.Type
+	rb    *rowBuilder
+
+	ready  bool
+	values []types.Datum  // per subquery: the Scalar or Exists result
+	sets   []*subquerySet // per subquery: the In set
+	closed []bool         // per subquery: its Plan is closed
+}
+
+// subquerySet is the rows of an In subquery.
+type subquerySet struct {
+	keys    map[string]struct{}
+	hasNull bool
+}
+
+// NewApply returns an executor appending the subqueries' results to the
+// rows of in; ts are the output types (in's, then one per subquery).
+func NewApply(in Executor, subs []SubquerySpec, ts []types.Type) *Apply {
+	return &Apply{in: in, subs: subs, types: ts, rb: newRowBuilder(ts),
+		values: make([]types.Datum, len(subs)), sets: make([]*subquerySet, len(subs)),
+		closed: make([]bool, len(subs))}
+}
+
+// Types implements Executor.
+func (a *Apply) Types() []types.Type { return a.types }
+
+// Next implements Executor.
+func (a *Apply) Next(ctx context.Context) (*chunk.Chunk, error) {
+	if !a.ready {
+		if err := a.runSubqueries(ctx); err != nil {
+			return nil, err
+		}
+		a.ready = true
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := a.in.Next(ctx)
+		if err != nil || c == nil {
+			return nil, err
+		}
+		out, err := a.extend(c)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
+}
+
+// runSubqueries evaluates every subquery and closes its plan.
+func (a *Apply) runSubqueries(ctx context.Context) error {
+	for i, s := range a.subs {
+		err := a.runSubquery(ctx, i, s)
+		a.closed[i] = true
+		if cerr := s.Plan.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *Apply) runSubquery(ctx context.Context, i int, s SubquerySpec) error {
+	switch s.Kind {
+	case ExistsSubquery:
+		c, err := s.Plan.Next(ctx)
+		for err == nil && c != nil && c.NumRows() == 0 {
+			c.Release()
+			c, err = s.Plan.Next(ctx)
+		}
+		if c != nil {
+			c.Release()
+		}
+		a.values[i] = err == nil && c != nil
+		return err
+	case ScalarSubquery:
+		n := 0
+		for {
+			c, err := s.Plan.Next(ctx)
+			if err != nil || c == nil {
+				return err
+			}
+			if n == 0 && c.NumRows() > 0 {
+				a.values[i] = cloneDatum(c.Row(0, nil)[0])
+			}
+			n += c.NumRows()
+			c.Release()
+			if n > 1 {
+				return pgerr.New(CardinalityViolation, "more than one row returned by a subquery used as an expression")
+			}
+		}
+	}
+	set := &subquerySet{keys: map[string]struct{}{}}
+	var buf []byte
+	for {
+		c, err := s.Plan.Next(ctx)
+		if err != nil || c == nil {
+			a.sets[i] = set
+			return err
+		}
+		var row []types.Datum
+		for r := 0; r < c.NumRows(); r++ {
+			row = c.Row(r, row)
+			if row[0] == nil {
+				set.hasNull = true
+				continue
+			}
+			buf = appendDatumKey(buf[:0], row[0])
+			set.keys[string(buf)] = struct{}{}
+		}
+		c.Release()
+	}
+}
+
+// extend appends the subquery columns to the rows of c (nil when c is
+// empty) and releases c.
+func (a *Apply) extend(c *chunk.Chunk) (*chunk.Chunk, error) {
+	defer c.Release()
+	var in []types.Datum
+	out := make([]types.Datum, len(a.types))
+	var buf []byte
+	base := len(a.types) - len(a.subs)
+	for r := 0; r < c.NumRows(); r++ {
+		in = c.Row(r, in)
+		copy(out, in[:base])
+		for i, s := range a.subs {
+			if s.Kind != InSubquery {
+				out[base+i] = a.values[i]
+				continue
+			}
+			v, err := s.Probe.Eval(in)
+			if err != nil {
+				a.rb.discard()
+				return nil, err
+			}
+			out[base+i] = a.sets[i].contains(v, &buf, s.Not)
+		}
+		a.rb.append(out)
+	}
+	return a.rb.build(), nil
+}
+
+// contains returns v IN set (NOT IN when not), NULL when unknown.
+func (s *subquerySet) contains(v types.Datum, buf *[]byte, not bool) types.Datum {
+	if len(s.keys) == 0 && !s.hasNull {
+		return not // IN of no rows is false, even for NULL
+	}
+	if v == nil {
+		return nil
+	}
+	*buf = appendDatumKey((*buf)[:0], v)
+	if _, ok := s.keys[string(*buf)]; ok {
+		return !not
+	}
+	if s.hasNull {
+		return nil
+	}
+	return not
+}
+
+// Close implements Executor.
+func (a *Apply) Close() error {
+	a.rb.release()
+	err := a.in.Close()
+	for i, s := range a.subs {
+		if !a.closed[i] {
+			a.closed[i] = true
+			if cerr := s.Plan.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	return err
+}
