@@ -117,8 +117,9 @@ func keywordUse(toks []Token, k int) bool {
 	case "rows", "range", "groups": // window frames; OFFSET n ROWS; FETCH FIRST n ROWS ONLY
 		return next.isWord("between") || next.isWord("unbounded") || next.isWord("current") ||
 			next.isWord("only") || isValue(next) || isValue(prev)
-	case "row": // FETCH FIRST ROW ONLY
-		return next.isWord("only") || isValue(prev) || prev.isWord("first") || prev.isWord("next")
+	case "row": // FETCH FIRST ROW ONLY; CURRENT ROW
+		return next.isWord("only") || isValue(prev) || prev.isWord("first") || prev.isWord("next") ||
+			prev.isWord("current")
 	case "partition": // PARTITION BY
 		return next.isWord("by")
 	case "over": // f(x) OVER w

@@ -60,7 +60,8 @@ type Statement struct {
 // SourceOffset maps an offset in the text the TiDB parser read (what
 // ast.Node.OriginTextPosition returns for a node of this statement's AST)
 // to the byte offset, in the whole query string, of the user's token that
-// the node starts at. ok is false when the statement has no such text
+// the node starts at (for a node that starts with a rewritten construct,
+// the token the construct stands for: the :: of x::int). ok is false when the statement has no such text
 // (the front end parsed it itself) or off lies outside it.
 func (s *Statement) SourceOffset(off int) (pos int, ok bool) {
 	r := s.tidbText

@@ -78,6 +78,11 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 			return Message{}, err
 		}
 		if msg.Barrier != nil {
+			for _, side := range j.sides {
+				if err := side.flushDirty(j.sc.Batch()); err != nil {
+					return Message{}, wrapJoinErr("write degrees", err)
+				}
+			}
 			j.out.barrier(msg.Barrier)
 			continue
 		}
@@ -159,7 +164,11 @@ func (j *HashJoin) delete(s int, row []types.Datum) error {
 	if me.preserved && len(matches) == 0 {
 		j.emitPadded(s, chunk.Delete, row)
 	}
-	return wrapJoinErr("delete row", me.table.Delete(j.sc.Batch(), me.stored(row, nil)))
+	st := me.stored(row, nil)
+	if len(me.dirty) > 0 {
+		delete(me.dirty, me.rowKey(st))
+	}
+	return wrapJoinErr("delete row", me.table.Delete(j.sc.Batch(), st))
 }
 
 // matches returns the stored rows of the side opposite s (degree column
@@ -169,7 +178,7 @@ func (j *HashJoin) matches(s int, key, row []types.Datum) ([][]types.Datum, erro
 	it := other.table.ScanPrefix(j.sc.Batch(), key, false)
 	var out [][]types.Datum
 	for it.Next() {
-		m := it.Row()
+		m := other.current(it.Row())
 		ok, err := j.cond(s, row, m[:len(other.types)])
 		if err != nil {
 			it.Close()
@@ -222,12 +231,20 @@ func (j *HashJoin) bumpDegree(s int, m []types.Datum, delta int64) error {
 	if n == 0 {
 		j.emitPadded(s, chunk.Insert, m[:col])
 	}
-	return wrapJoinErr("update degree", side.table.Insert(j.sc.Batch(), m))
+	if side.dirty == nil {
+		side.dirty = map[string][]types.Datum{}
+	}
+	side.dirty[side.rowKey(m)] = m
+	return nil
 }
 
 // store writes row of side me with its degree.
 func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64) error {
-	return wrapJoinErr("store row", me.table.Insert(j.sc.Batch(), me.stored(row, degree)))
+	st := me.stored(row, degree)
+	if len(me.dirty) > 0 {
+		delete(me.dirty, me.rowKey(st))
+	}
+	return wrapJoinErr("store row", me.table.Insert(j.sc.Batch(), st))
 }
 
 // emitJoined emits row (of side s) joined with the other side's stored row m.

@@ -110,6 +110,44 @@ type joinSide struct {
 	keys      []int
 	table     *storage.Table
 	preserved bool
+	// dirty holds, by encoded state key, the preserved rows whose degree
+	// changed in this epoch; they are written at the barrier. Writing each
+	// change at once would pile up versions of hot rows in the batch, which
+	// every later prefix scan must step over.
+	dirty map[string][]types.Datum
+	kbuf  []byte
+}
+
+// rowKey encodes a stored row's state key, to index dirty.
+func (s *joinSide) rowKey(stored []types.Datum) string {
+	s.kbuf = s.kbuf[:0]
+	for _, c := range s.table.PK {
+		s.kbuf, _ = storage.AppendKey(s.kbuf, s.table.Types[c], stored[c])
+	}
+	return string(s.kbuf)
+}
+
+// current returns the latest version of stored row m: the dirty one when
+// its degree changed in this epoch.
+func (s *joinSide) current(m []types.Datum) []types.Datum {
+	if len(s.dirty) == 0 {
+		return m
+	}
+	if d, ok := s.dirty[s.rowKey(m)]; ok {
+		return d
+	}
+	return m
+}
+
+// flushDirty writes the rows whose degree changed.
+func (s *joinSide) flushDirty(w *storage.WriteBatch) error {
+	for k, row := range s.dirty {
+		if err := s.table.Insert(w, row); err != nil {
+			return err
+		}
+		delete(s.dirty, k)
+	}
+	return nil
 }
 
 func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *joinSide {

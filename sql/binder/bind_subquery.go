@@ -147,7 +147,9 @@ func (b *binder) bindInSubquery(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, er
 	}
 	t, err := commonType([]types.Type{x.Type(), cols[0].Type})
 	if err != nil {
-		return nil, b.atNode(pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", x.Type(), cols[0].Type), n)
+		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", x.Type(), cols[0].Type)
+		err.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+		return nil, b.at(err, n, "in")
 	}
 	if x, err = castTo(x, t); err != nil {
 		return nil, err
