@@ -125,7 +125,7 @@ func (s *Session) describeUnbound(st *sql.Statement) ([]Column, bool) {
 		return []Column{{Name: n.What, Type: types.TText}}, true
 	case *sql.ExplainStmt:
 		return []Column{{Name: "QUERY PLAN", Type: types.TText}}, true
-	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt:
+	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt:
 		return nil, true
 	}
 	return nil, false

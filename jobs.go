@@ -277,15 +277,24 @@ var jobColumns = []Column{
 	{Name: "rows_per_second", Type: types.TInt64},
 	{Name: "log_lag", Type: types.TInt64},
 	{Name: "elapsed", Type: types.TText},
+	{Name: "paused", Type: types.TBool},
+	{Name: "backfill_rate_limit", Type: types.TInt64},
 }
 
 func (db *DB) jobRows() [][]types.Datum {
 	var rows [][]types.Datum
 	for _, j := range db.jobList() {
 		st := j.status()
+		db.mu.RLock()
+		paused, limit := j.rel.BackfillPaused, j.rel.BackfillRateLimit
+		db.mu.RUnlock()
+		var rate types.Datum
+		if limit > 0 {
+			rate = limit
+		}
 		rows = append(rows, []types.Datum{int64(st.id), st.statement, st.phase,
 			fmt.Sprintf("%.2f%%", st.pct), st.read, st.total, int64(st.rate), st.lag,
-			time.Since(j.started).Round(time.Second).String()})
+			time.Since(j.started).Round(time.Second).String(), paused, rate})
 	}
 	return rows
 }

@@ -93,6 +93,8 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		return w.Complete("FLUSH")
 	case *sql.ExplainStmt:
 		return s.explain(n, w)
+	case *sql.AlterStmt:
+		return s.db.alter(ctx, n, w)
 	case *sql.WaitStmt:
 		if err := s.db.waitAllJobs(ctx); err != nil {
 			return err

@@ -270,8 +270,9 @@ func nodeName(n Node) string {
 // into rel; mode says whether its scans backfill.
 func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode ScanMode) (*StreamJob, error) {
 	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillPaused,
+		jobID: rel.ID, scans: NumScans(shape.Plan),
 		job: &StreamJob{Attach: map[uint32][]*stream.Output{}}}
-	if n := int64(NumScans(shape.Plan)); n > 1 && b.rate > 0 {
+	if n := int64(b.scans); n > 1 && b.rate > 0 {
 		// The limit is for the whole job: share it between its scans.
 		b.rate = max(1, b.rate/n)
 	}
@@ -302,6 +303,8 @@ type jobBuilder struct {
 	mode   ScanMode
 	rate   int64 // backfill rows per second per scan (0: no limit)
 	paused bool
+	jobID  uint32
+	scans  int
 	job    *StreamJob
 }
 
@@ -369,7 +372,8 @@ func (b *jobBuilder) buildScan(a *stream.Actor, n *Scan) (stream.Executor, []int
 	// Every scan owns backfill state tables, allocated in every mode so a
 	// job's state table ids come out the same when it is rebuilt.
 	state := stream.NewBackfillTables(b.stateTableIDs(stream.NumBackfillTables), layout)
-	opts := stream.ScanOptions{Backfill: b.mode != Follow, Resume: b.mode == Resume, State: state, RateLimit: b.rate, Paused: b.paused}
+	opts := stream.ScanOptions{Backfill: b.mode != Follow, Resume: b.mode == Resume, State: state, RateLimit: b.rate, Paused: b.paused,
+		Job: b.jobID, Scans: b.scans}
 	if opts.Backfill {
 		opts.Progress = stream.NewBackfillProgress()
 		b.job.Progress = append(b.job.Progress, opts.Progress)

@@ -124,13 +124,13 @@ func TestParseQueryForms(t *testing.T) {
 
 // TestSourceOffset maps the parser's offsets back to the user's tokens.
 func TestSourceOffset(t *testing.T) {
-	q := `select 1; SELECT  a + 1,   "Key" FROM t`
+	q := `select 1; SELECT  a + 1,   "Key", b::int FROM t`
 	stmts, err := NewParser().Parse(q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sel := stmts[1].Node.(*SelectStmt).AST.(*ast.SelectStmt)
-	for k, want := range []string{"a + 1", `"Key"`} {
+	for k, want := range []string{"a + 1", `"Key"`, "b::int"} {
 		off := sel.Fields.Fields[k].Expr.OriginTextPosition()
 		pos, ok := stmts[1].SourceOffset(off)
 		if !ok || !strings.HasPrefix(q[pos:], want) {

@@ -87,7 +87,11 @@ func (b *castBuilder) typecast(i int) (int, error) {
 		return 0, err
 	}
 	operand := append([]Token(nil), b.out[start:]...)
-	b.out = append(b.out[:start], castCall(b.toks[i], operand, typ)...)
+	call := castCall(b.toks[i], operand, typ)
+	// The call starts where its operand does, so that the parser's offset
+	// of the cast expression maps back to the operand (Statement.SourceOffset).
+	call[0].Pos, call[0].End, call[1].Pos, call[1].End = operand[0].Pos, operand[0].End, operand[0].Pos, operand[0].End
+	b.out = append(b.out[:start], call...)
 	return c.i - 1, nil
 }
 

@@ -61,7 +61,7 @@ type Statement struct {
 // ast.Node.OriginTextPosition returns for a node of this statement's AST)
 // to the byte offset, in the whole query string, of the user's token that
 // the node starts at (for a node that starts with a rewritten construct,
-// the token the construct stands for: the :: of x::int). ok is false when the statement has no such text
+// the token the construct stands for; a cast x::int maps to x). ok is false when the statement has no such text
 // (the front end parsed it itself) or off lies outside it.
 func (s *Statement) SourceOffset(off int) (pos int, ok bool) {
 	r := s.tidbText

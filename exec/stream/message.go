@@ -35,8 +35,18 @@ type AddMutation struct {
 	Outputs map[ActorID][]*Output
 }
 
-func (*StopMutation) mutation() {}
-func (*AddMutation) mutation()  {}
+// ThrottleMutation changes the backfill flow control of job Job (a view's
+// relation id) at this barrier, in every one of its scans at once: a rate
+// limit in rows per second for the whole job (0: none), or a pause.
+type ThrottleMutation struct {
+	Job       uint32
+	RateLimit int64
+	Paused    bool
+}
+
+func (*ThrottleMutation) mutation() {}
+func (*StopMutation) mutation()     {}
+func (*AddMutation) mutation()      {}
 
 // ActorID identifies an actor in the graph.
 type ActorID uint32

@@ -36,9 +36,13 @@ type ScanOptions struct {
 	Progress *BackfillProgress
 	// RateLimit caps the snapshot rows emitted per second (0: no limit).
 	RateLimit int64
-	// Paused holds the snapshot: no snapshot row is emitted (I2), while
-	// upstream changes are still logged and barriers still pass.
+	// Paused holds the backfill: no snapshot or logged row is emitted
+	// (I2), while upstream changes are still logged and barriers pass.
 	Paused bool
+	// Job identifies the job for ThrottleMutations; Scans is how many
+	// scans share its rate limit.
+	Job   uint32
+	Scans int
 }
 
 // StreamScan is the leaf of a view's pipeline: it reads the changes of an
@@ -115,7 +119,7 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 			if err != nil || ok {
 				return m, err
 			}
-			if s.phase == phaseSnapshot && s.throttled() {
+			if s.throttled() {
 				if m, ok, err := s.waitThrottle(ctx); err != nil || ok {
 					return m, err
 				}
@@ -171,6 +175,7 @@ func (s *StreamScan) handleUpstream(m Message, open bool) (Message, bool, error)
 		return Message{}, false, ErrUpstreamEnded
 	}
 	if m.Barrier != nil {
+		s.applyMutation(m.Barrier.Mutation)
 		if err := s.prog.save(s.sc.Batch()); err != nil {
 			return Message{}, false, err
 		}
@@ -182,7 +187,23 @@ func (s *StreamScan) handleUpstream(m Message, open bool) (Message, bool, error)
 	return Message{}, false, err
 }
 
-// throttled reports whether the rate limit holds the next snapshot chunk.
+// applyMutation takes a flow-control change meant for this scan's job: it
+// holds from this barrier on (I2).
+func (s *StreamScan) applyMutation(m Mutation) {
+	t, ok := m.(*ThrottleMutation)
+	if !ok || t.Job != s.opts.Job || s.opts.Job == 0 {
+		return
+	}
+	s.opts.Paused = t.Paused
+	s.opts.RateLimit = t.RateLimit
+	if n := int64(s.opts.Scans); n > 1 && t.RateLimit > 0 {
+		s.opts.RateLimit = max(1, t.RateLimit/n)
+	}
+	s.nextAt = time.Time{}
+}
+
+// throttled reports whether a pause or the rate limit holds the next
+// backfill chunk (snapshot or log store).
 func (s *StreamScan) throttled() bool {
 	return s.opts.Paused || (s.opts.RateLimit > 0 && time.Now().Before(s.nextAt))
 }
@@ -326,11 +347,12 @@ func (s *StreamScan) logChunk(c *chunk.Chunk) error {
 // the log store; ok is false when the log is empty: the scan then follows
 // upstream directly.
 func (s *StreamScan) nextLogged() (Message, bool, error) {
-	c, err := s.prog.consumeLog(s.sc.Batch(), s.builder, scanChunkRows)
+	c, err := s.prog.consumeLog(s.sc.Batch(), s.builder, s.chunkLimit())
 	if err != nil {
 		return Message{}, false, err
 	}
 	if c != nil {
+		s.charge(c.NumRows())
 		s.publish()
 		return Message{Chunk: c}, true, nil
 	}
