@@ -282,9 +282,27 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 			rt.dml.Lock()
 			defer rt.dml.Unlock()
 		}
-		stop := &stream.StopMutation{Actors: actorSet(rt.actors)}
-		if err := db.coord.Mutate(ctx, stop, nil, nil); err != nil && !errors.Is(err, stream.ErrGraphFailed) {
-			return err
+		// A graph failure during the stop rebuilds the graph from the
+		// catalog, which still holds rel: stop the rebuilt actors too, or
+		// they would run on over purged state.
+		for attempt := 0; ; attempt++ {
+			stop := &stream.StopMutation{Actors: actorSet(rt.actors)}
+			err := db.coord.Mutate(ctx, stop, nil, nil)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, stream.ErrGraphFailed) {
+				return err
+			}
+			if attempt >= 3 {
+				return pgerr.Wrap(err, pgerr.SerializationFailure, "could not drop "+rel.Name)
+			}
+			db.mu.RLock()
+			rt = db.runtime[rel.ID]
+			db.mu.RUnlock()
+			if rt == nil {
+				break
+			}
 		}
 	}
 	db.unregister(rel)

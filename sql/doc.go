@@ -34,7 +34,11 @@ package sql
 //	rewriteCasts       ::, CAST(.. AS ..), typed literals -> __sdb_cast(x, 'type')
 //	rewriteNullsOrder  e [ASC|DESC] NULLS FIRST|LAST -> __sdb_nulls_first|last(e) [ASC|DESC]
 //	rewriteFullJoin    FULL JOIN .. ON c -> LEFT JOIN .. ON __sdb_full_join() AND (c)
+//	rewriteValues      VALUES (..), (..) as a query -> VALUES ROW(..), ROW(..)
+//	rewriteConcat      concat(..) -> __sdb_concat(..) (TiDB reads a || b as concat too)
 //	rewriteTableFuncs  f(args) [AS] a[(cols)] in FROM -> __sdb_tf_N AS "a"
+//	rewriteDerivedColumns  (SELECT ..) [AS] s(p, q) -> LATERAL (SELECT ..) AS s(__sdb_derived, p, q);
+//	                   t [AS] x(a) -> LATERAL (SELECT * FROM t) AS x(__sdb_derived, a)
 //
 // Each pass is linear in the statement (edits are collected and applied
 // once), so a bulk INSERT with thousands of casts stays cheap.
@@ -48,17 +52,21 @@ package sql
 // `syntax error at or near "tok"` or `syntax error at end of input`, with
 // Position the 1-based character offset in the whole query string. The
 // same table maps each '?' to its $N so ParamMarkerExpr.Order is N-1 (the
-// TiDB parser itself leaves Order unset).
+// TiDB parser itself leaves Order unset), and Statement.SourceOffset maps
+// an AST node's offset (OriginTextPosition) back to the user's token, for
+// the binder's error positions.
 //
 // # Rendering
 //
 // Tokens are joined by one space, except around '.' and between a name and
 // '(' (TiDB, like MySQL, reads "count (" as an identifier). Strings are
 // written '..' with '' (NO_BACKSLASH_ESCAPES), so a decoded E'..' value
-// survives. Unquoted identifiers that TiDB reserves but Postgres does not
-// (key, index, mod, div, ...) and any starting with '_' or holding non-ASCII
-// are quoted; the binder must compare names on CIStr.O (as written), since
-// unquoted names are already folded to lower case.
+// survives. Unquoted identifiers that TiDB reserves but Postgres reads as
+// names where they stand (key, rank, groups, interval, a label after AS,
+// a name next to '.'; the rules and word lists are in keywords.go, after
+// Postgres 15's keyword categories) and any starting with '_' or holding
+// non-ASCII are quoted; the binder must compare names on CIStr.O (as
+// written), since unquoted names are already folded to lower case.
 //
 // # Concurrency
 //

@@ -5,9 +5,11 @@ package tests
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"math/rand"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +48,10 @@ var pgoFixedQueries = []pgoQuery{
 	{name: "order_limit", sql: "SELECT id, s, a FROM t1 ORDER BY s, a DESC, id LIMIT 5 OFFSET 2", ordered: true},
 	{name: "order_nulls", sql: "SELECT a, d, id FROM t1 ORDER BY a DESC, d NULLS FIRST, id", ordered: true},
 	{name: "order_agg", sql: "SELECT a, count(*) AS cnt FROM t2 GROUP BY a ORDER BY cnt DESC, a LIMIT 4", ordered: true},
-	{name: "order_text", sql: "SELECT s, id FROM t2 ORDER BY s DESC, id OFFSET 3", ordered: true},
+	{name: "order_text", sql: "SELECT s, id FROM t2 ORDER BY s DESC, id LIMIT 100 OFFSET 3", ordered: true},
+	{name: "offset_only", sql: "SELECT s, id FROM t2 ORDER BY s DESC, id OFFSET 3", ordered: true, known: "OFFSET without LIMIT is a syntax error"},
+	{name: "sum_scale", sql: "SELECT a, sum(n) AS sn, min(n) AS lo, max(n) AS hi FROM t2 GROUP BY a"},
+	{name: "group_const_text", sql: "SELECT 'k' AS g, count(*) AS cnt FROM t1 GROUP BY 1", known: "an untyped string literal as GROUP BY key: CREATE MATERIALIZED VIEW fails with XX000 (streaming graph failed), or over an empty table the next INSERT fails with 40001"},
 	{name: "case", sql: "SELECT id, CASE WHEN a > 0 THEN 'pos' WHEN a < 0 THEN 'neg' ELSE 'zero' END, COALESCE(a, b, 0), NULLIF(a, 3), CASE a WHEN 3 THEN 'three' WHEN 4 THEN 'four' END AS c2, COALESCE(s, 'none') AS cs, NULLIF(s, '') AS ns, GREATEST(a, 0), LEAST(n, 0) FROM t1"},
 	{name: "casts", sql: "SELECT id, a::text, CAST(a AS numeric) AS an, n::int, CAST(n AS text) AS nt, s::varchar, b::numeric, d::timestamp, ts::date, f::text, CAST(id AS bigint) AS idb, CAST(n AS bigint) AS nb, (a::numeric / 4)::int AS a4 FROM t1"},
 	{name: "cast_text", sql: "SELECT id, '12'::int + a AS a12, CAST('2024-02-29' AS date) - d AS dd, ts::text, d::text, n::numeric(8,1) FROM t1"},
@@ -54,6 +59,7 @@ var pgoFixedQueries = []pgoQuery{
 	{name: "dates_t2", sql: "SELECT id, d, d + c AS dp, d - c AS dm, date_trunc('week', d) FROM t2 WHERE d BETWEEN '2024-01-15' AND '2024-03-15'"},
 	{name: "extract_dow", sql: "SELECT id, extract(dow from d) FROM t1", known: "extract(dow ...) is a syntax error"},
 	{name: "extract_epoch", sql: "SELECT id, extract(epoch from ts) FROM t1", known: "extract(epoch ...) is a syntax error"},
+	{name: "distinct_from_left", sql: "SELECT id, s IS DISTINCT FROM left(s, 1) AS d1, a IS NOT DISTINCT FROM abs(a) AS d2 FROM t1", known: "x IS [NOT] DISTINCT FROM left(...)/right(...) is a syntax error"},
 	{name: "mod_name", sql: "SELECT id, mod(a, 3) FROM t1", known: "mod(a, b) is named ?column? (PostgreSQL: mod)"},
 }
 
@@ -65,9 +71,8 @@ type pgOracle struct {
 	conn    *pgx.Conn
 	db      *streamdb.DB
 	strict  bool
-	history []string        // DML run so far, for repro scripts
-	seen    map[string]int  // differences by key: count
-	known   map[string]bool // known differences that showed up
+	history []string       // DML run so far, for repro scripts
+	seen    map[string]int // differences by key: count
 	diffs   int
 	// Comparisons: all, those where both sides failed, and those with
 	// rows, so a log shows whether the workload tests anything.
@@ -93,7 +98,6 @@ func (o *pgOracle) report(key, known, what string) {
 		return
 	}
 	if known != "" && !o.strict {
-		o.known[key] = true
 		o.t.Logf("known difference (%s): %s", known, what)
 		return
 	}
@@ -123,6 +127,14 @@ func (o *pgOracle) stmt(sql string) {
 	}
 }
 
+// stmtSDB runs a statement on streamdb only, which must succeed.
+func (o *pgOracle) stmtSDB(sql string) {
+	o.t.Helper()
+	if s := runSDB(o.ctx, o.db, sql); s.failed() {
+		o.t.Fatalf("%s: %s %s", sql, s.code, s.msg)
+	}
+}
+
 // query compares a query's answer on both sides.
 func (o *pgOracle) query(q pgoQuery, when string) {
 	o.t.Helper()
@@ -133,9 +145,10 @@ func (o *pgOracle) query(q pgoQuery, when string) {
 		o.t.Logf("query %s fails in postgres (%s %s): %s", q.name, p.code, p.msg, q.sql)
 	}
 	if d := diffResults(p, s, q.ordered, true); d != "" {
+		if o.scaleOnly(q, p, s) {
+			return
+		}
 		o.report("query:"+q.name, q.known, fmt.Sprintf("query %s %s: %s\n%s", q.name, when, q.sql, d))
-	} else if q.known != "" {
-		o.known[q.name+":agrees"] = true
 	}
 }
 
@@ -163,8 +176,60 @@ func (o *pgOracle) view(q pgoQuery, when string) {
 	}
 	o.count(p, s)
 	if d := diffResults(p, s, false, false); d != "" {
+		if o.scaleOnly(q, p, s) {
+			return
+		}
 		o.report("view:"+q.name, q.known, fmt.Sprintf("materialized view %s %s: %s\n%s", q.name, when, q.sql, d))
 	}
+}
+
+// scaleOnly reports (once, as a known difference) results that differ
+// only in the scale of numerics. Two causes: a view's sum keeps the scale
+// of rows no longer summed, and avg inherits it (repro:
+//
+//	CREATE TABLE t (id int PRIMARY KEY, n numeric);
+//	INSERT INTO t VALUES (1, 1.5), (2, 2.250);
+//	CREATE MATERIALIZED VIEW v AS SELECT sum(n) AS s FROM t;
+//	DELETE FROM t WHERE id = 2; -- v has 1.500, the query 1.5
+//
+// ), and min/max over equal numerics of different scales (0.000 and
+// 0.0), where PostgreSQL's choice depends on row order.
+func (o *pgOracle) scaleOnly(q pgoQuery, p, s oracleResult) bool {
+	if q.known != "" || p.failed() || s.failed() || !numericClose(p.rows, s.rows) {
+		return false
+	}
+	o.report("numeric-scale", "numerics differ only in scale", fmt.Sprintf("%s: %s\n%s", q.name, q.sql, diffResults(p, s, q.ordered, false)))
+	return !o.strict
+}
+
+// numericClose reports whether two row sets (sorted the same way after
+// rounding) agree field by field, numbers up to 12 significant digits,
+// so 1.500 = 1.5 and 8.7045555555555556 = 8.70455555555555555556.
+func numericClose(a, b [][]*string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	canon := func(rows [][]*string) []string {
+		var out []string
+		for _, r := range rows {
+			parts := make([]string, len(r))
+			for i, v := range r {
+				switch {
+				case v == nil:
+					parts[i] = "NULL"
+				default:
+					parts[i] = *v
+					if f, ok := new(big.Float).SetPrec(200).SetString(*v); ok && strings.Contains(*v, ".") {
+						parts[i] = f.Text('g', 12)
+					}
+				}
+			}
+			out = append(out, strings.Join(parts, "|"))
+		}
+		sort.Strings(out)
+		return out
+	}
+	return strings.Join(canon(a), "\n") == strings.Join(canon(b), "\n")
 }
 
 // createView makes q a materialized view in streamdb; it reports whether
@@ -244,7 +309,7 @@ func TestPGOracle(t *testing.T) {
 	t.Logf("postgres up in %v; seed %d, %d steps", time.Since(start).Round(time.Millisecond), seed, steps)
 
 	o := &pgOracle{t: t, ctx: ctx, conn: conn, db: openMem(t), strict: os.Getenv("STREAMDB_PG_ORACLE_STRICT") != "",
-		seen: map[string]int{}, known: map[string]bool{}}
+		seen: map[string]int{}}
 	defer func() {
 		if t.Failed() {
 			t.Logf("repro: STREAMDB_PG_ORACLE_SEED=%d STREAMDB_PG_ORACLE_STEPS=%d; DML so far:\n%s", seed, steps, strings.Join(o.history, ";\n"))
@@ -272,8 +337,14 @@ func TestPGOracle(t *testing.T) {
 				continue
 			}
 			if o.createView(q) {
-				views = append(views, q)
 				o.view(q, "after creation (backfill)")
+				if q.known != "" {
+					// A known gap may break later writes (group_const_text
+					// does, when created over an empty table): drop it.
+					o.stmtSDB("DROP MATERIALIZED VIEW " + pgoViewName(q))
+					continue
+				}
+				views = append(views, q)
 			}
 		}
 	}
@@ -310,8 +381,15 @@ func TestPGOracle(t *testing.T) {
 		o.query(q, "at the end")
 	}
 	for _, q := range queries {
-		if q.known != "" && o.known[q.name+":agrees"] && !o.known["query:"+q.name] && !o.known["view:"+q.name] {
-			t.Errorf("query %s is marked as a known difference (%s) but agrees with PostgreSQL: remove the mark", q.name, q.known)
+		if q.known != "" && o.seen["query:"+q.name]+o.seen["view:"+q.name]+o.seen["createview:"+q.name] == 0 {
+			// A warning unless strict: whether a gap shows can depend on
+			// the data (group_const_text over an empty table).
+			msg := fmt.Sprintf("query %s is marked as a known difference (%s) but agreed with PostgreSQL in this run: remove the mark if it is fixed", q.name, q.known)
+			if o.strict {
+				t.Error(msg)
+			} else {
+				t.Log(msg)
+			}
 		}
 	}
 	t.Logf("%d statements, %d queries (%d as views): %d comparisons (%d with rows, %d failing on both sides) in %v",

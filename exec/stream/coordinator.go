@@ -94,6 +94,8 @@ type Coordinator struct {
 
 	reqs    chan request
 	pending []request // mutations that must wait for a later barrier
+	// lastCause is the cause of the last graph failure (barrier loop only).
+	lastCause error
 
 	mu       sync.Mutex
 	epoch    uint64 // the open epoch: data sent now belongs to it
@@ -236,7 +238,11 @@ func (c *Coordinator) loop() {
 		injected, err := c.barrier(batch)
 		for _, r := range batch {
 			if err == nil && r.source != nil && !injected[r.source] {
-				r.done <- &graphFailedError{cause: errors.New("the source written to was torn down before its changes committed")}
+				cause := c.lastCause
+				if cause == nil {
+					cause = errors.New("the source written to was torn down before its changes committed")
+				}
+				r.done <- &graphFailedError{cause: cause}
 				continue
 			}
 			r.done <- err
@@ -418,6 +424,7 @@ func (c *Coordinator) fail(err error) {
 // recoverGraph stops every actor, joins them, and asks the owner to rebuild
 // the graph from committed state.
 func (c *Coordinator) recoverGraph(cause error) {
+	c.lastCause = cause
 	c.teardown()
 	if c.isStopping() {
 		return

@@ -28,8 +28,19 @@
 //
 // The front end rewrites Postgres-only syntax into reserved "__sdb_" forms
 // (see package sql); the binder undoes them: __sdb_cast(x, 'type') is a
-// cast, a table name __sdb_tf_N is Statement.TableFuncs[N], and a LEFT JOIN
-// whose ON clause has a __sdb_full_join() conjunct is a FULL JOIN.
+// cast, a table name __sdb_tf_N is Statement.TableFuncs[N], a LEFT JOIN
+// whose ON clause has a __sdb_full_join() conjunct is a FULL JOIN,
+// __sdb_concat(...) is a written concat(...) (the parser's own concat call
+// is always a || b), and a LATERAL item whose first column alias is
+// __sdb_derived is a plain FROM item with column aliases.
+//
+// # Subqueries
+//
+// Uncorrelated subqueries in WHERE, HAVING, the select list and ORDER BY
+// ((SELECT ...), x [NOT] IN (SELECT ...), [NOT] EXISTS (SELECT ...)) become
+// a planner.Apply under the clause, which appends one column per subquery
+// to its input (bind_subquery.go). Correlated subqueries, subqueries in
+// other clauses, in UPDATE/DELETE and in materialized views are 0A000.
 //
 // # Parameters
 //
@@ -46,6 +57,7 @@
 // Errors are *pgerr.Error with Postgres's SQLSTATEs and messages. Where an
 // error names an identifier, Position points at it in the original query
 // string: the binder searches Statement.Text for the identifier, nearest to
-// the parser's offset for the node (which is an offset in the front end's
-// rewritten text, close to the original), and adds Statement.Offset.
+// where the node starts (Statement.SourceOffset maps the parser's offset
+// back to the user's text), and adds Statement.Offset. Errors about a
+// value (a column that cannot store it) point where the value starts.
 package binder
