@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
 	"github.com/streamdb/streamdb/sql/binder"
@@ -172,10 +173,49 @@ func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, e
 // gone; build a new one from the catalog over committed state.
 func (db *DB) rebuildGraph(cause error) {
 	db.opts.Logger.Warn("recovering streaming graph", "cause", cause)
+	db.failCreatingView(cause)
 	actors, sources, _, err := db.buildGraph()
 	if err != nil {
 		db.opts.Logger.Error("rebuilding streaming graph failed", "err", err)
 		return
 	}
 	db.coord.Restart(actors, sources)
+}
+
+// failCreatingView ends the job of a view being created whose own actor
+// caused a graph failure: resuming it would only fail again, so its CREATE
+// gets the error and the view is removed. (A failure elsewhere leaves
+// creating views to resume from their progress.)
+func (db *DB) failCreatingView(cause error) {
+	var ae *stream.ActorError
+	if !errors.As(cause, &ae) {
+		return
+	}
+	db.mu.RLock()
+	var rel *catalog.Relation
+	for id, rt := range db.runtime {
+		for _, a := range rt.actors {
+			if a == ae.Actor {
+				rel = db.rels[id]
+			}
+		}
+	}
+	j := db.jobs[relID(rel)]
+	db.mu.RUnlock()
+	if rel == nil || rel.State != catalog.StateCreating || j == nil {
+		return
+	}
+	db.unregister(rel)
+	if err := db.purgeRelation(rel); err != nil {
+		db.opts.Logger.Error("removing failed view", "view", rel.Name, "err", err)
+	}
+	e := pgerr.As(ae.Err)
+	db.endJob(j, &pgerr.Error{Code: e.Code, Message: fmt.Sprintf("creating materialized view %q failed: %s", rel.Name, e.Message), Detail: e.Detail})
+}
+
+func relID(r *catalog.Relation) uint32 {
+	if r == nil {
+		return 0
+	}
+	return r.ID
 }

@@ -37,7 +37,8 @@ type job struct {
 	cancel     chan struct{} // closed to cancel the job
 	cancelOnce sync.Once
 	done       chan struct{} // closed when the job ended
-	err        error         // why it ended, nil when the view was created
+	endOnce    sync.Once
+	err        error // why it ended, nil when the view was created
 }
 
 func newJob(rel *catalog.Relation, progress []*stream.BackfillProgress) *job {
@@ -166,7 +167,7 @@ func (db *DB) runJob(j *job) {
 			db.abandonView(j.rel, errJobCanceled)
 			db.endJob(j, errJobCanceled)
 			return
-		case waitClosing:
+		case waitClosing, waitEnded:
 			return
 		}
 	}
@@ -181,6 +182,7 @@ const (
 	waitCanceled
 	waitClosing
 	waitRebuilt
+	waitEnded // ended elsewhere (its view failed)
 )
 
 func (db *DB) waitScans(j *job, ps []*stream.BackfillProgress, changed <-chan struct{}) waitResult {
@@ -193,6 +195,8 @@ func (db *DB) waitScans(j *job, ps []*stream.BackfillProgress, changed <-chan st
 			return waitCanceled
 		case <-db.closing:
 			return waitClosing
+		case <-j.done:
+			return waitEnded
 		}
 	}
 	return waitDone
@@ -205,12 +209,15 @@ func (db *DB) markCreated(rel *catalog.Relation) error {
 	return db.saveRelation(rel)
 }
 
+// endJob records how a job ended, once.
 func (db *DB) endJob(j *job, err error) {
-	db.mu.Lock()
-	delete(db.jobs, j.rel.ID)
-	db.mu.Unlock()
-	j.err = err
-	close(j.done)
+	j.endOnce.Do(func() {
+		db.mu.Lock()
+		delete(db.jobs, j.rel.ID)
+		db.mu.Unlock()
+		j.err = err
+		close(j.done)
+	})
 }
 
 // waitJob waits for a foreground CREATE: progress NOTICEs every few

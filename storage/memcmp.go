@@ -61,7 +61,7 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 			return buf, errDatumType(t, d)
 		}
 		return appendNumericKey(buf, v), nil
-	case types.IDText, types.IDVarchar:
+	case types.IDText, types.IDVarchar, types.IDUnknown:
 		v, ok := d.(string)
 		if !ok {
 			return buf, errDatumType(t, d)
@@ -125,7 +125,7 @@ func DecodeKey(buf []byte, t types.Type) (types.Datum, []byte, error) {
 		return floatFromKey(u), rest, err
 	case types.IDNumeric:
 		return decodeNumericKey(buf)
-	case types.IDText, types.IDVarchar:
+	case types.IDText, types.IDVarchar, types.IDUnknown:
 		return decodeStringKey(buf)
 	}
 	return decodeTimeKey(buf, t)

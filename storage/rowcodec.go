@@ -59,7 +59,7 @@ func appendValue(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 			return binary.LittleEndian.AppendUint64(buf, math.Float64bits(v)), nil
 		}
 	case string:
-		if t.IsString() {
+		if storedAsString(t) {
 			return append(binary.AppendUvarint(buf, uint64(len(v))), v...), nil
 		}
 	case *apd.Decimal:
@@ -152,7 +152,7 @@ func decodeValue(buf []byte, t types.Type) (types.Datum, []byte, error) {
 			return nil, nil, errCorrupt("float value", "short")
 		}
 		return math.Float64frombits(binary.LittleEndian.Uint64(buf)), buf[8:], nil
-	case t.IsString():
+	case storedAsString(t):
 		b, rest, err := decodeBytes(buf)
 		return string(b), rest, err
 	case t.ID == types.IDNumeric:
@@ -226,3 +226,7 @@ func decodeNumericValue(buf []byte) (types.Datum, []byte, error) {
 	d.Coeff.SetBytes(coeff)
 	return d, rest, nil
 }
+
+// storedAsString reports whether values of t are stored as strings: text,
+// varchar, and unknown (an untyped string literal that reached state).
+func storedAsString(t types.Type) bool { return t.IsString() || t.ID == types.IDUnknown }

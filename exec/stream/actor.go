@@ -28,13 +28,13 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			f()
 		}
 		if r := recover(); r != nil {
-			err = fmt.Errorf("actor %d panicked: %v\n%s", a.ID, r, debug.Stack())
+			err = &ActorError{Actor: a.ID, Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
 		}
 	}()
 	for {
 		msg, err := a.Exec.Next(ctx)
 		if err != nil {
-			return fmt.Errorf("actor %d: %w", a.ID, err)
+			return &ActorError{Actor: a.ID, Err: err}
 		}
 		if msg.Chunk != nil {
 			if err := a.Out.Send(ctx, msg); err != nil {
