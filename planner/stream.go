@@ -12,7 +12,7 @@ import (
 )
 
 // channelCapacity bounds the messages in flight between two actors.
-const channelCapacity = 16
+const channelCapacity = 4
 
 // StreamEnv is what building a stream job needs from its owner.
 type StreamEnv interface {
