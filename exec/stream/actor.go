@@ -28,7 +28,7 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			f()
 		}
 		if r := recover(); r != nil {
-			err = &ActorError{Actor: a.ID, Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+			err = &ActorError{Actor: a.ID, Err: fmt.Errorf("panicked: %v\n%s", r, debug.Stack())}
 		}
 	}()
 	for {
