@@ -173,23 +173,29 @@ func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, e
 // gone; build a new one from the catalog over committed state.
 func (db *DB) rebuildGraph(cause error) {
 	db.opts.Logger.Warn("recovering streaming graph", "cause", cause)
-	db.failCreatingView(cause)
+	failed := db.failCreatingView(cause)
 	actors, sources, _, err := db.buildGraph()
 	if err != nil {
 		db.opts.Logger.Error("rebuilding streaming graph failed", "err", err)
-		return
+	} else {
+		db.coord.Restart(actors, sources)
 	}
-	db.coord.Restart(actors, sources)
+	// The failed CREATE returns only now, so its client's next statement
+	// finds the rebuilt graph.
+	failed()
 }
 
 // failCreatingView ends the job of a view being created whose own actor
 // caused a graph failure: resuming it would only fail again, so its CREATE
 // gets the error and the view is removed. (A failure elsewhere leaves
 // creating views to resume from their progress.)
-func (db *DB) failCreatingView(cause error) {
+//
+// It returns the function that ends the job (a no-op when there is none).
+func (db *DB) failCreatingView(cause error) (endJob func()) {
+	endJob = func() {}
 	var ae *stream.ActorError
 	if !errors.As(cause, &ae) {
-		return
+		return endJob
 	}
 	db.mu.RLock()
 	var rel *catalog.Relation
@@ -203,14 +209,15 @@ func (db *DB) failCreatingView(cause error) {
 	j := db.jobs[relID(rel)]
 	db.mu.RUnlock()
 	if rel == nil || rel.State != catalog.StateCreating || j == nil {
-		return
+		return endJob
 	}
 	db.unregister(rel)
 	if err := db.purgeRelation(rel); err != nil {
 		db.opts.Logger.Error("removing failed view", "view", rel.Name, "err", err)
 	}
 	e := pgerr.As(ae.Err)
-	db.endJob(j, &pgerr.Error{Code: e.Code, Message: fmt.Sprintf("creating materialized view %q failed: %s", rel.Name, e.Message), Detail: e.Detail})
+	err := &pgerr.Error{Code: e.Code, Message: fmt.Sprintf("creating materialized view %q failed: %s", rel.Name, e.Message), Detail: e.Detail}
+	return func() { db.endJob(j, err) }
 }
 
 func relID(r *catalog.Relation) uint32 {

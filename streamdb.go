@@ -133,12 +133,23 @@ func Open(dir string, opts *Options) (*DB, error) {
 	return db, nil
 }
 
-// Close stops every goroutine the DB started and closes the store.
+// closeCheckpointTimeout bounds the final checkpoint of Close.
+const closeCheckpointTimeout = 10 * time.Second
+
+// Close commits the open epoch, stops every goroutine the DB started and
+// closes the store.
 func (db *DB) Close() error {
 	var err error
 	db.closeOnce.Do(func() {
 		close(db.closing)
 		db.bg.Wait()
+		// Commit the open epoch (backfill progress included) before
+		// stopping; a failure here only loses what a crash would.
+		ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
+		if err := db.coord.Checkpoint(ctx); err != nil {
+			db.opts.Logger.Warn("final checkpoint at close failed", "err", err)
+		}
+		cancel()
 		db.coord.Close()
 		err = db.store.Close()
 	})
