@@ -155,7 +155,7 @@ func (s *Session) runArgs(ctx context.Context, query string, args []any) (*colle
 	if len(stmts) != 1 {
 		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	return c, s.exec(ctx, stmts[0], binder.Options{ParamTypes: typs, ParamValues: vals}, c)
+	return c, statementError(s.exec(ctx, stmts[0], binder.Options{ParamTypes: typs, ParamValues: vals}, c))
 }
 
 // datumArgs converts Go arguments to Datums with their types; strings are

@@ -60,7 +60,7 @@ func (s *Session) Execute(ctx context.Context, query string, args []types.Datum,
 			typs[i] = datumType(a)
 		}
 	}
-	return s.exec(ctx, st, binder.Options{ParamTypes: typs, ParamValues: args}, w)
+	return statementError(s.exec(ctx, st, binder.Options{ParamTypes: typs, ParamValues: args}, w))
 }
 
 func (s *Session) parseOne(query string) (*sql.Statement, error) {

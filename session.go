@@ -2,10 +2,12 @@ package streamdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/pgwire"
@@ -66,10 +68,20 @@ func (s *Session) Run(ctx context.Context, query string, w ResultWriter) error {
 	}
 	for _, st := range stmts {
 		if err := s.exec(ctx, st, binder.Options{}, w); err != nil {
-			return err
+			return statementError(err)
 		}
 	}
 	return nil
+}
+
+// statementError gives errors from the streaming layer their SQLSTATE: a
+// statement cut short by a graph failure may be retried (40001).
+func statementError(err error) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) && errors.Is(err, stream.ErrGraphFailed) {
+		return pgerr.Wrap(err, pgerr.SerializationFailure, "statement not committed")
+	}
+	return err
 }
 
 // exec runs one parsed statement.

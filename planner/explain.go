@@ -57,6 +57,8 @@ func describe(n Node) string {
 		return fmt.Sprintf("Limit %d offset %d", n.Count, n.Offset)
 	case *UnionAll:
 		return "Union All"
+	case *Apply:
+		return fmt.Sprintf("Apply (%d uncorrelated subqueries, each run once)", len(n.Subs))
 	}
 	return fmt.Sprintf("%T", n)
 }

@@ -11,6 +11,9 @@ func (s *stmtParser) parseDML(toks []Token) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(rw) == 0 { // the rewrite dropped everything: COLLATE "C"
+		return nil, syntaxErrorAt(s.query, toks[0])
+	}
 	n, err := s.parseTiDB(rw)
 	if err != nil {
 		return nil, err

@@ -90,7 +90,7 @@ func Code(err error) string {
 	if errors.As(err, &pe) {
 		return pe.Code
 	}
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return QueryCanceled
 	}
 	return Internal
@@ -105,6 +105,9 @@ func As(err error) *Error {
 	}
 	if errors.Is(err, context.Canceled) {
 		return &Error{Code: QueryCanceled, Message: "canceling statement due to user request", cause: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: QueryCanceled, Message: "canceling statement due to statement timeout", cause: err}
 	}
 	return &Error{Code: Internal, Message: err.Error(), cause: err}
 }
