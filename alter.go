@@ -54,9 +54,7 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	if err := db.saveRelation(&next); err != nil {
 		return err
 	}
-	db.mu.Lock()
-	rel.BackfillRateLimit, rel.BackfillPaused = next.BackfillRateLimit, next.BackfillPaused
-	db.mu.Unlock()
+	db.replaceRelation(&next)
 	if rel.State == catalog.StateCreating {
 		m := &stream.ThrottleMutation{Job: rel.ID, RateLimit: next.BackfillRateLimit, Paused: next.BackfillPaused}
 		if err := db.coord.Mutate(ctx, m, nil, nil); err != nil {

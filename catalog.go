@@ -56,6 +56,16 @@ func (db *DB) purgeRelation(r *catalog.Relation) error {
 	return db.store.DeleteMeta(relKey(r.ID))
 }
 
+// replaceRelation publishes a new version of a relation. Relations are
+// copy-on-write: readers hold pointers without locks, so a change is a new
+// object, never a write to a published one.
+func (db *DB) replaceRelation(r *catalog.Relation) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.rels[r.ID] = r
+	db.byName[r.Name] = r
+}
+
 // saveRelation durably writes a relation's catalog entry.
 func (db *DB) saveRelation(r *catalog.Relation) error {
 	b, err := json.Marshal(r)

@@ -205,8 +205,17 @@ func (db *DB) waitScans(j *job, ps []*stream.BackfillProgress, changed <-chan st
 func (db *DB) markCreated(rel *catalog.Relation) error {
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
-	rel.State = catalog.StateCreated
-	return db.saveRelation(rel)
+	cur, ok := db.RelationByID(rel.ID)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "materialized view %q was dropped while it was created", rel.Name)
+	}
+	next := *cur
+	next.State = catalog.StateCreated
+	if err := db.saveRelation(&next); err != nil {
+		return err
+	}
+	db.replaceRelation(&next)
+	return nil
 }
 
 // endJob records how a job ended, once.
@@ -292,9 +301,10 @@ func (db *DB) jobRows() [][]types.Datum {
 	var rows [][]types.Datum
 	for _, j := range db.jobList() {
 		st := j.status()
-		db.mu.RLock()
 		paused, limit := j.rel.BackfillPaused, j.rel.BackfillRateLimit
-		db.mu.RUnlock()
+		if cur, ok := db.RelationByID(j.rel.ID); ok {
+			paused, limit = cur.BackfillPaused, cur.BackfillRateLimit
+		}
 		var rate types.Datum
 		if limit > 0 {
 			rate = limit
