@@ -37,11 +37,16 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, w Result
 		return err
 	}
 	job := planner.BuildTableJob(rel, &jobEnv{db: db, rel: rel})
-	db.register(rel, job)
+	// The table is published only once its actor runs, so no DML can
+	// reach a source the graph does not have yet.
 	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.Top.ID: job.Source})
 	if err != nil {
+		if derr := db.store.DeleteMeta(relKey(rel.ID)); derr != nil {
+			db.opts.Logger.Error("removing table after a failed CREATE", "table", rel.Name, "err", derr)
+		}
 		return err
 	}
+	db.register(rel, job)
 	return w.Complete("CREATE TABLE")
 }
 
