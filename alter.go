@@ -14,6 +14,9 @@ import (
 // survives a restart) and travels to the job's actors as a barrier
 // mutation, taking effect at that barrier in all of them at once.
 func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error {
+	if a.Kind == sql.ObjTable {
+		return db.alterTable(a, w)
+	}
 	if a.Kind != sql.ObjMaterializedView {
 		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER is not supported yet: only ALTER MATERIALIZED VIEW ... PAUSE | RESUME | SET BACKFILL_RATE_LIMIT")
 	}
@@ -62,4 +65,51 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 		}
 	}
 	return w.Complete("ALTER MATERIALIZED VIEW")
+}
+
+// alterTable runs ALTER TABLE t SET DML_RATE_LIMIT {= | TO} n | DEFAULT:
+// the rows per second DML statements may write into t (0 pauses them;
+// DEFAULT removes the limit). It is recorded in the catalog and applies
+// to the table's limiter at once: statements waiting on it recompute
+// their wait, a paused one goes on when resumed (see dmlLimiter). No
+// barrier is needed: DML is paced before it enters the graph.
+func (db *DB) alterTable(a *sql.AlterStmt, w ResultWriter) error {
+	if a.Action != sql.AlterSetRateLimit {
+		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER TABLE is not supported: only ALTER TABLE ... SET DML_RATE_LIMIT")
+	}
+	if a.Param != "dml_rate_limit" {
+		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on a table: only dml_rate_limit", a.Param)
+	}
+	if !a.Default && a.Value < 0 {
+		return pgerr.New(pgerr.InvalidParameterValue, "dml_rate_limit must be at least 0, got %d", a.Value)
+	}
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	rel, ok := db.Relation(a.Name)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "table %q does not exist", a.Name)
+	}
+	if rel.Kind != catalog.KindTable {
+		e := pgerr.New("42809", "%q is not a table", rel.Name)
+		if rel.Kind == catalog.KindMaterializedView {
+			e.Hint = "Use ALTER MATERIALIZED VIEW to change a materialized view."
+		}
+		return e
+	}
+	next := *rel
+	next.DMLRateLimit, next.DMLPaused = a.Value, !a.Default && a.Value == 0
+	if a.Default {
+		next.DMLRateLimit = 0
+	}
+	if err := db.saveRelation(&next); err != nil {
+		return err
+	}
+	db.replaceRelation(&next)
+	db.mu.RLock()
+	rt := db.runtime[rel.ID]
+	db.mu.RUnlock()
+	if rt != nil && rt.limiter != nil {
+		rt.limiter.set(next.DMLRateLimit, next.DMLPaused)
+	}
+	return w.Complete("ALTER TABLE")
 }

@@ -15,7 +15,14 @@ import (
 // rowIDColumn is the name of the hidden primary key of a table without one.
 const rowIDColumn = "_row_id"
 
-func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, w ResultWriter) error {
+// tableOptions are the settings a new table takes (WITH options, else
+// the session's).
+type tableOptions struct {
+	dmlRateLimit int64 // DML rows per second (0: no limit)
+	dmlPaused    bool  // dml_rate_limit = 0
+}
+
+func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tableOptions, w ResultWriter) error {
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
 	if done, err := db.checkNewName(ct.Name, ct.IfNotExists, w); done || err != nil {
@@ -33,6 +40,7 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, w Result
 		rel.RowID = true
 	}
 	rel.DistKey = rel.PK
+	rel.DMLRateLimit, rel.DMLPaused = opts.dmlRateLimit, opts.dmlPaused
 	if err := db.saveRelation(rel); err != nil {
 		return err
 	}
@@ -263,7 +271,7 @@ func wrongKind(rel *catalog.Relation, want catalog.Kind) error {
 }
 
 // dropRelation drops rel, and with cascade the views that depend on it.
-func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade bool, w ResultWriter) error {
+func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade bool, w ResultWriter) (err error) {
 	deps := db.dependents(rel.ID)
 	if len(deps) > 0 && !cascade {
 		e := pgerr.New(pgerr.DependentObjects, "cannot drop %s %s because other objects depend on it", kindWord(rel.Kind), rel.Name)
@@ -283,6 +291,17 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 	rt := db.runtime[rel.ID]
 	db.mu.RUnlock()
 	if rt != nil {
+		if l := rt.limiter; l != nil {
+			// Fail statements waiting on the table's DML rate limit (a
+			// paused one would otherwise hold the DML lock forever); a
+			// drop that fails gives the table its limiter back.
+			l.close()
+			defer func() {
+				if err != nil {
+					l.reopen()
+				}
+			}()
+		}
 		if rt.dml != nil {
 			rt.dml.Lock()
 			defer rt.dml.Unlock()

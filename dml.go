@@ -69,14 +69,20 @@ func (t *dmlTarget) add(op chunk.Op, row []types.Datum) {
 	}
 }
 
-// commit sends the statement's changes into the table's source, holding
-// it so no barrier splits them, and waits until they are committed.
-func (t *dmlTarget) commit(ctx context.Context) error {
+// commit sends the statement's changes (rows of them: the statement's
+// row count) into the table's source, holding it so no barrier splits
+// them, and waits until they are committed. Under a DML rate limit it
+// first waits for the table's limiter (see dmlLimiter), before it takes
+// the source, so a throttled or paused statement never holds barriers.
+func (t *dmlTarget) commit(ctx context.Context, rows int64) error {
 	if t.b.Len() > 0 {
 		t.chunks = append(t.chunks, t.b.Build())
 	}
 	if len(t.chunks) == 0 {
 		return nil
+	}
+	if err := t.rt.limiter.wait(ctx, t.db.closing, t.rel.Name, rows); err != nil {
+		return err
 	}
 	// The source may have been replaced by a recovery since we looked.
 	t.db.mu.RLock()
@@ -145,7 +151,7 @@ func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
 		}
 		c.Release()
 	}
-	return n, t.commit(ctx)
+	return n, t.commit(ctx, n)
 }
 
 // checkInsert fills a generated row id and checks NOT NULL and primary
@@ -269,7 +275,7 @@ func (db *DB) delete(ctx context.Context, del *planner.Delete) (int64, error) {
 	for _, r := range rows {
 		t.add(chunk.Delete, r)
 	}
-	return int64(len(rows)), t.commit(ctx)
+	return int64(len(rows)), t.commit(ctx, int64(len(rows)))
 }
 
 func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
@@ -315,7 +321,7 @@ func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
 			t.add(chunk.UpdateInsert, news[i])
 		}
 	}
-	return int64(len(olds)), t.commit(ctx)
+	return int64(len(olds)), t.commit(ctx, int64(len(olds)))
 }
 
 // checkMovedKeys checks that an UPDATE that changes primary keys leaves

@@ -109,10 +109,11 @@ func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntim
 		old := db.runtime[r.ID]
 		db.mu.RUnlock()
 		if old != nil && old.dml != nil {
-			rt.dml = old.dml
+			rt.dml, rt.limiter = old.dml, old.limiter
 		} else {
-			rt.dml = newDMLMutex()
+			rt.dml, rt.limiter = newDMLMutex(), newDMLLimiter()
 		}
+		rt.limiter.set(r.DMLRateLimit, r.DMLPaused)
 	}
 	return rt
 }

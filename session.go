@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/exec/stream"
@@ -200,9 +199,13 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 		}
 		return w.Complete(fmt.Sprintf("DELETE %d", n))
 	case *planner.CreateTable:
-		return s.db.createTable(ctx, b, w)
+		opts, err := s.tableOptions(b)
+		if err != nil {
+			return err
+		}
+		return s.db.createTable(ctx, b, opts, w)
 	case *planner.CreateView:
-		opts, err := s.viewOptions()
+		opts, err := s.viewOptions(b)
 		if err != nil {
 			return err
 		}
@@ -222,20 +225,58 @@ func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
 			delete(s.vars, name)
 		}
 	} else {
+		if rateLimitVars[name] {
+			if _, err := binder.ParseRateLimit(name, n.Value); err != nil {
+				return err
+			}
+		}
 		s.vars[name] = n.Value
 	}
 	return w.Complete("SET")
 }
 
-// viewOptions reads the session settings that new views take.
-func (s *Session) viewOptions() (viewOptions, error) {
+// rateLimitVars are the session variables that hold a rate limit (rows
+// per second; 0 pauses; DEFAULT: none), checked when SET.
+var rateLimitVars = map[string]bool{"backfill_rate_limit": true, "dml_rate_limit": true}
+
+// rateLimit reads a rate limit: the WITH option when given, else the
+// session variable. ok is false when neither sets one.
+func (s *Session) rateLimit(name string, with map[string]string) (n int64, ok bool, err error) {
+	v, given := with[name]
+	if !given {
+		v = s.vars[name]
+	}
+	n, err = binder.ParseRateLimit(name, v)
+	if err != nil || n < 0 {
+		return 0, false, err
+	}
+	return n, true, nil
+}
+
+// viewOptions reads the settings a new view takes: its WITH options,
+// else the session's.
+func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
 	opts := viewOptions{background: s.boolVar("background_ddl")}
-	if v := strings.ToLower(s.vars["backfill_rate_limit"]); v != "" && v != "default" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return opts, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"backfill_rate_limit\": %q", v)
-		}
+	n, ok, err := s.rateLimit("backfill_rate_limit", cv.With)
+	if err != nil {
+		return opts, err
+	}
+	if ok {
 		opts.rateLimit, opts.paused = n, n == 0
+	}
+	return opts, nil
+}
+
+// tableOptions reads the settings a new table takes: its WITH options,
+// else the session's.
+func (s *Session) tableOptions(ct *planner.CreateTable) (tableOptions, error) {
+	var opts tableOptions
+	n, ok, err := s.rateLimit("dml_rate_limit", ct.With)
+	if err != nil {
+		return opts, err
+	}
+	if ok {
+		opts.dmlRateLimit, opts.dmlPaused = n, n == 0
 	}
 	return opts, nil
 }

@@ -96,6 +96,9 @@ type relRuntime struct {
 	actors []stream.ActorID
 	source *stream.Source // tables only
 	dml    *sync.Mutex    // tables only; survives graph rebuilds
+	// limiter paces the table's DML (tables only; survives graph
+	// rebuilds, like dml).
+	limiter *dmlLimiter
 }
 
 // Open opens (creating if needed) the database in dir.

@@ -43,6 +43,9 @@ type CreateTable struct {
 	IfNotExists bool
 	Columns     []catalog.Column
 	PK          []int
+	// With holds the checked WITH (...) options (keys lower case, values
+	// as written): dml_rate_limit. nil when none.
+	With map[string]string
 }
 
 // CreateView creates a materialized view from a bound query.
@@ -53,6 +56,9 @@ type CreateView struct {
 	Query       *Query
 	// ColNames optionally renames the output columns.
 	ColNames []string
+	// With holds the checked WITH (...) options (keys lower case, values
+	// as written): backfill_rate_limit. nil when none.
+	With map[string]string
 }
 
 // Drop drops a table or view.

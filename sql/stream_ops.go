@@ -1,6 +1,11 @@
 package sql
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+)
 
 // parseAlter parses ALTER {TABLE | MATERIALIZED VIEW | SOURCE} name
 // {PAUSE | RESUME | SET PARALLELISM {=|TO} n|DEFAULT |
@@ -65,7 +70,31 @@ func alterSet(c *cursor, a *AlterStmt) error {
 		a.Default = true
 		return nil
 	}
+	// A sign is read here so that a negative value reaches the executor,
+	// which rejects it with 22023 (not a syntax error); a number that is
+	// not an integer is 22023 too.
+	start := c.peek()
+	neg := false
+	if c.acceptPunct("-") {
+		neg = true
+	} else {
+		c.acceptPunct("+")
+	}
+	t = c.peek()
+	if t.Kind == TokNumber {
+		if _, err := strconv.ParseInt(t.Text, 10, 64); err != nil {
+			name := a.Param
+			if name == "" {
+				name = "parallelism"
+			}
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q: an integer is required",
+				name, c.query[start.Pos:t.End]).WithPosition(position(c.query, start.Pos))
+		}
+	}
 	n, err := c.integer()
+	if neg {
+		n = -n
+	}
 	a.Value = n
 	return err
 }

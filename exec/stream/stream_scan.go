@@ -130,6 +130,9 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 			} else {
 				m, ok, err = s.nextLogged()
 			}
+			if invariants && ok {
+				s.checkPausedEmit(m) // I2
+			}
 			if err != nil || ok {
 				return m, err
 			}

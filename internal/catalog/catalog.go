@@ -76,6 +76,11 @@ type Relation struct {
 	BackfillRateLimit int64 `json:"backfill_rate_limit,omitempty"`
 	// BackfillPaused holds the view's backfill (a rate limit of 0).
 	BackfillPaused bool `json:"backfill_paused,omitempty"`
+	// DMLRateLimit caps the rows per second DML statements write into a
+	// table (0: no limit).
+	DMLRateLimit int64 `json:"dml_rate_limit,omitempty"`
+	// DMLPaused holds a table's DML statements (a DML rate limit of 0).
+	DMLPaused bool `json:"dml_paused,omitempty"`
 }
 
 // VisibleColumns returns the indexes of the columns that are not hidden.

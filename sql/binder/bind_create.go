@@ -35,6 +35,9 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 		ct.Columns[i].NotNull = true
 	}
 	ct.PK = pk
+	if ct.With, err = b.checkWithOptions("CREATE TABLE", s.With, tableWithOptions); err != nil {
+		return nil, err
+	}
 	return ct, nil
 }
 
@@ -107,8 +110,13 @@ func (b *binder) bindCreateView(s *sql.CreateMaterializedViewStmt) (*planner.Cre
 		}
 		seen[n] = true
 	}
+	with, err := b.checkWithOptions("CREATE MATERIALIZED VIEW", s.With, viewWithOptions)
+	if err != nil {
+		return nil, err
+	}
 	return &planner.CreateView{
 		Name: s.Name, IfNotExists: s.IfNotExists, Definition: s.QueryText, Query: q, ColNames: s.Columns,
+		With: with,
 	}, nil
 }
 

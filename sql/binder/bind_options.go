@@ -1,0 +1,71 @@
+package binder
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+)
+
+// WITH (...) options of CREATE MATERIALIZED VIEW and CREATE TABLE. The
+// binder checks the keys and values; the root package reads the
+// (validated) map.
+
+// viewWithOptions are the keys CREATE MATERIALIZED VIEW ... WITH takes.
+var viewWithOptions = map[string]bool{"backfill_rate_limit": true}
+
+// tableWithOptions are the keys CREATE TABLE ... WITH takes.
+var tableWithOptions = map[string]bool{"dml_rate_limit": true}
+
+// checkWithOptions rejects unknown keys (22023, naming the key, as
+// Postgres does for an unknown storage parameter) and rate
+// limits that are not integers >= 0 (22023).
+func (b *binder) checkWithOptions(what string, with map[string]string, known map[string]bool) (map[string]string, error) {
+	if len(with) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(with))
+	for k := range with {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, len(with))
+	for _, k := range keys {
+		v := with[k]
+		if !known[k] {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			e := pgerr.New(pgerr.InvalidParameterValue, "unrecognized %s option %q", what, k)
+			e.Hint = "Valid options are: " + strings.Join(names, ", ") + "."
+			return nil, b.at(e, nil, k)
+		}
+		if strings.HasSuffix(k, "_rate_limit") {
+			if _, err := ParseRateLimit(k, v); err != nil {
+				return nil, b.at(err, nil, k)
+			}
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// ParseRateLimit parses the value of a *_rate_limit option or session
+// variable: an integer >= 0 (rows per second; 0 pauses), or "default" or
+// empty (-1: no limit). Anything else is 22023.
+func ParseRateLimit(name, v string) (n int64, err error) {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "default") || v == "" {
+		return -1, nil
+	}
+	n, perr := strconv.ParseInt(v, 10, 64)
+	if perr != nil || n < 0 {
+		e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+		e.Hint = "A rate limit is an integer number of rows per second, at least 0 (0 pauses); DEFAULT removes it."
+		return 0, e
+	}
+	return n, nil
+}
