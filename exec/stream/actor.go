@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
 
 // Actor runs one pipeline of executors on its own goroutine. The
@@ -28,6 +29,10 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			f()
 		}
 		if r := recover(); r != nil {
+			if msg, ok := r.(string); ok && invariants && strings.HasPrefix(msg, "invariant ") {
+				// A broken invariant must fail loudly, not be recovered from.
+				panic(r)
+			}
 			err = &ActorError{Actor: a.ID, Err: fmt.Errorf("panicked: %v\n%s", r, debug.Stack())}
 		}
 	}()

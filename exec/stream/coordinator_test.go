@@ -376,14 +376,14 @@ func TestCoordinatorQueuedMutations(t *testing.T) {
 // viewNode is a view over a table: a StreamScan with backfill feeding a
 // Materialize, attached by an Add mutation.
 type viewNode struct {
-	actor   *Actor
-	scan    *StreamScan
-	mat     *Materialize
-	layout  *storage.Table
-	count   *countExec
-	prog    *BackfillProgress
-	closed  chan struct{}
-	add     *AddMutation
+	actor  *Actor
+	scan   *StreamScan
+	mat    *Materialize
+	layout *storage.Table
+	count  *countExec
+	prog   *BackfillProgress
+	closed chan struct{}
+	add    *AddMutation
 }
 
 // caughtUp reports whether the view's backfill has finished.
@@ -870,7 +870,9 @@ func TestCoordinatorClose(t *testing.T) {
 	go func() { errs <- h.c.Checkpoint(context.Background()) }()
 	g.waitSeen(t, h.c.CommittedEpoch()+1)
 	go func() { errs <- h.c.Checkpoint(context.Background()) }()
-	go func() { errs <- h.c.Mutate(context.Background(), &StopMutation{Actors: map[ActorID]bool{sink.ID: true}}, nil, nil) }()
+	go func() {
+		errs <- h.c.Mutate(context.Background(), &StopMutation{Actors: map[ActorID]bool{sink.ID: true}}, nil, nil)
+	}()
 	time.Sleep(20 * time.Millisecond)
 	if err := h.bounded("Close", func() error { h.c.Close(); return nil }); err != nil {
 		t.Fatal(err)
@@ -910,6 +912,7 @@ func TestCoordinatorSubmitCanceled(t *testing.T) {
 }
 
 var _ = chunk.Insert
+
 // TestCoordinatorLostSourceData: changes sent into a source whose graph
 // then fails are lost with that graph; a caller that waits for them with
 // CommitSource must learn it, even when the barrier that serves it runs
@@ -955,4 +958,3 @@ func TestCoordinatorLostSourceData(t *testing.T) {
 		t.Fatal("source of the failed graph is not marked dead")
 	}
 }
-

@@ -12,9 +12,8 @@ const invariants = true
 // checkPausedEmit enforces I2: a scan that has passed a pausing barrier
 // emits no backfill chunk (snapshot or log store) until a resuming one.
 //
-// Inside a running graph the actor turns the panic into a failure (and a
-// recovery, logged with this message), so end-to-end tests look for the
-// message in the logs.
+// Under the invariants tag the actor re-raises this panic instead of
+// recovering from it, so a violation stops the process.
 func (s *StreamScan) checkPausedEmit(m Message) {
 	if !s.opts.Paused || m.Chunk == nil {
 		return
