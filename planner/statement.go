@@ -3,7 +3,6 @@ package planner
 import (
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/catalog"
-	"github.com/streamdb/streamdb/internal/types"
 )
 
 // The binder turns each SQL statement into one of the bound statements
@@ -68,6 +67,3 @@ type Drop struct {
 	IfExists bool
 	Cascade  bool
 }
-
-// ensure types import is used by doc references
-var _ = types.TUnknown

@@ -7,7 +7,6 @@ import (
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
-	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -447,5 +446,3 @@ func joinKind(k JoinKind) stream.JoinKind {
 	}
 	return stream.JoinInner
 }
-
-var _ = types.TUnknown
