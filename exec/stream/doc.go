@@ -20,9 +20,31 @@
 // synced Pebble batch. The actor waits for that commit before it reads or
 // writes state for the next epoch.
 //
+// # Backfill and flow control
+//
+// A new view's StreamScans backfill (stream_scan.go): a snapshot of the
+// upstream at the epoch of the Add barrier, read vnode by vnode; upstream
+// changes meanwhile go to a log-store table in Pebble and are replayed
+// after it; then upstream passes through. Progress commits with each epoch,
+// so a restart resumes (Resume mode). ThrottleMutations pause a job or set
+// its rate limit at a barrier, in all its scans at once.
+//
+// # Failures
+//
+// An actor's error or panic (ActorError) makes the Coordinator tear the
+// graph down, join every actor, and call OnFailure, which rebuilds the
+// graph from committed state. Statements waiting on the failed epoch get
+// ErrGraphFailed; DML waits with CommitSource, which fails unless the
+// barrier that committed was injected into its source.
+//
 // # Invariants
 //
 //   - I1 alignment: an executor with several inputs forwards barrier E only
-//     after it has received E on every input.
+//     after it has received E on every input (Align).
+//   - I2 pause: a paused scan emits no backfill chunk; checked under the
+//     invariants build tag (invariants_on.go).
+//   - I3 exactly once: snapshot rows and logged changes reach the view once,
+//     across restarts (see StreamScan).
 //   - I5 upstream end: an input that ends without a barrier is an error.
+//   - I6 recovery: state is only ever what committed epochs wrote.
 package stream
