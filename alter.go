@@ -49,7 +49,7 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	case sql.AlterResume:
 		next.BackfillPaused = false
 	case sql.AlterSetRateLimit:
-		next.BackfillRateLimit, next.BackfillPaused = a.Value, !a.Default && a.Value == 0
+		next.BackfillRateLimit, next.BackfillRateZero = a.Value, !a.Default && a.Value == 0
 		if a.Default {
 			next.BackfillRateLimit = 0
 		}
@@ -59,7 +59,7 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	}
 	db.replaceRelation(&next)
 	if rel.State == catalog.StateCreating {
-		m := &stream.ThrottleMutation{Job: rel.ID, RateLimit: next.BackfillRateLimit, Paused: next.BackfillPaused}
+		m := &stream.ThrottleMutation{Job: rel.ID, RateLimit: next.BackfillRateLimit, Paused: next.BackfillHeld()}
 		if err := db.coord.Mutate(ctx, m, nil, nil); err != nil {
 			return err
 		}

@@ -137,7 +137,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	}
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
-		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillPaused: opts.paused}
+		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused}
 	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
 	if err != nil {
 		return nil, err

@@ -278,6 +278,8 @@ func (db *DB) waitAllJobs(ctx context.Context) error {
 		case <-j.done:
 		case <-ctx.Done():
 			return pgerr.As(ctx.Err())
+		case <-db.closing:
+			return errClosing
 		}
 	}
 	return nil
@@ -301,12 +303,13 @@ func (db *DB) jobRows() [][]types.Datum {
 	var rows [][]types.Datum
 	for _, j := range db.jobList() {
 		st := j.status()
-		paused, limit := j.rel.BackfillPaused, j.rel.BackfillRateLimit
+		rel := j.rel
 		if cur, ok := db.RelationByID(j.rel.ID); ok {
-			paused, limit = cur.BackfillPaused, cur.BackfillRateLimit
+			rel = cur
 		}
-		var rate types.Datum
-		if limit > 0 {
+		paused, limit := rel.BackfillHeld(), rel.BackfillRateLimit
+		var rate types.Datum // NULL: no limit
+		if limit > 0 || rel.BackfillRateZero {
 			rate = limit
 		}
 		rows = append(rows, []types.Datum{int64(st.id), st.statement, st.phase,

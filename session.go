@@ -88,6 +88,10 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 	if err := ctx.Err(); err != nil {
 		return pgerr.As(err)
 	}
+	if !s.db.enter() {
+		return errClosing
+	}
+	defer s.db.leave()
 	switch n := st.Node.(type) {
 	case *sql.EmptyStmt:
 		return nil

@@ -35,6 +35,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -82,6 +83,10 @@ type DB struct {
 	// bg counts the DB's own goroutines (job runners); closing stops them.
 	bg      sync.WaitGroup
 	closing chan struct{}
+	// gate is held (shared) by every running statement; Close takes it
+	// exclusively to wait for them, then sets closed.
+	gate   sync.RWMutex
+	closed bool
 
 	actorSeq  actorSeq
 	rowIDs    rowIDGen
@@ -146,6 +151,11 @@ func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		close(db.closing)
 		db.bg.Wait()
+		// Statements see closing and end; wait for them so none holds a
+		// snapshot or a source when the store goes.
+		db.gate.Lock()
+		db.closed = true
+		db.gate.Unlock()
 		// Commit the open epoch (backfill progress included) before
 		// stopping; a failure here only loses what a crash would.
 		ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
@@ -163,3 +173,18 @@ func (db *DB) Close() error {
 func (db *DB) Flush(ctx context.Context) error {
 	return db.coord.Checkpoint(ctx)
 }
+
+// errClosing is the error of statements run while the DB closes.
+var errClosing = pgerr.New(pgerr.AdminShutdown, "terminating statement: the database is closing")
+
+// enter admits a statement unless the DB is closed; leave ends it.
+func (db *DB) enter() bool {
+	db.gate.RLock()
+	if db.closed {
+		db.gate.RUnlock()
+		return false
+	}
+	return true
+}
+
+func (db *DB) leave() { db.gate.RUnlock() }

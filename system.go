@@ -74,7 +74,7 @@ func (db *DB) rateLimitRows() [][]types.Datum {
 	for _, r := range rels {
 		switch r.Kind {
 		case catalog.KindMaterializedView:
-			add(r, "backfill", r.BackfillRateLimit, r.BackfillPaused)
+			add(r, "backfill", r.BackfillRateLimit, r.BackfillHeld())
 		case catalog.KindTable:
 			add(r, "dml", r.DMLRateLimit, r.DMLPaused)
 		}

@@ -268,7 +268,7 @@ func nodeName(n Node) string {
 // BuildViewJob builds the actors of a view with the given shape, materialized
 // into rel; mode says whether its scans backfill.
 func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode ScanMode) (*StreamJob, error) {
-	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillPaused,
+	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillHeld(),
 		jobID: rel.ID, scans: NumScans(shape.Plan),
 		job: &StreamJob{Attach: map[uint32][]*stream.Output{}}}
 	if n := int64(b.scans); n > 1 && b.rate > 0 {

@@ -331,3 +331,39 @@ func TestPauseResumeRateLimit(t *testing.T) {
 	mustExec(t, db, "WAIT")
 	checkView(t, db, "slow", "SELECT k, count(*) AS n, sum(v) AS s FROM big GROUP BY k")
 }
+
+// TestPauseIndependentOfRate: PAUSE and a rate limit are separate
+// settings: setting a rate keeps a paused job paused, and RESUME keeps a
+// job whose rate is 0 held.
+func TestPauseIndependentOfRate(t *testing.T) {
+	db := openMem(t)
+	loadBig(t, db, 3000)
+	s := db.NewSession()
+	ctx := context.Background()
+	held := func() bool {
+		rows, err := s.Query(ctx, "SELECT paused FROM streamdb_catalog.ddl_progress")
+		if err != nil || !rows.Next() {
+			t.Fatalf("ddl_progress: %v", err)
+		}
+		return rows.Values()[0].(bool)
+	}
+	for _, q := range []string{"SET background_ddl = true",
+		"CREATE MATERIALIZED VIEW pi AS SELECT k, count(*) AS n FROM big GROUP BY k",
+		"ALTER MATERIALIZED VIEW pi PAUSE",
+		"ALTER MATERIALIZED VIEW pi SET BACKFILL_RATE_LIMIT = 100"} {
+		if _, err := s.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !held() {
+		t.Fatal("setting a rate limit resumed a paused job")
+	}
+	mustExec(t, db, "ALTER MATERIALIZED VIEW pi SET BACKFILL_RATE_LIMIT = 0")
+	mustExec(t, db, "ALTER MATERIALIZED VIEW pi RESUME")
+	if !held() {
+		t.Fatal("RESUME released a job whose rate limit is 0")
+	}
+	mustExec(t, db, "ALTER MATERIALIZED VIEW pi SET BACKFILL_RATE_LIMIT = DEFAULT")
+	mustExec(t, db, "WAIT")
+	checkView(t, db, "pi", "SELECT k, count(*) AS n FROM big GROUP BY k")
+}

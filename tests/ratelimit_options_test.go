@@ -55,8 +55,9 @@ func TestCreateViewWithBackfillRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := queryRows(t, db, "SELECT statement, paused, backfill_rate_limit FROM streamdb_catalog.ddl_progress")
-	want := []string{"... held ...|t|NULL", "... slow ...|f|5"}
-	if len(got) != 2 || !strings.HasSuffix(got[0], "|t|NULL") || !strings.HasSuffix(got[1], "|f|5") {
+	// A limit of 0 shows as 0 (and holds the job); no limit shows NULL.
+	want := []string{"... held ...|t|0", "... slow ...|f|5"}
+	if len(got) != 2 || !strings.HasSuffix(got[0], "|t|0") || !strings.HasSuffix(got[1], "|f|5") {
 		t.Fatalf("ddl_progress = %q, want %q", got, want)
 	}
 	if got, want := rlRateLimits(t, db), []string{"held|backfill|0|t", "slow|backfill|5|f"}; fmt.Sprint(got) != fmt.Sprint(want) {

@@ -74,8 +74,11 @@ type Relation struct {
 	// BackfillRateLimit caps the rows per second a view's backfill reads
 	// (0: no limit).
 	BackfillRateLimit int64 `json:"backfill_rate_limit,omitempty"`
-	// BackfillPaused holds the view's backfill (a rate limit of 0).
+	// BackfillPaused holds the view's backfill (ALTER ... PAUSE).
 	BackfillPaused bool `json:"backfill_paused,omitempty"`
+	// BackfillRateZero is a backfill rate limit of 0, which also holds
+	// the backfill; it is independent of PAUSE/RESUME.
+	BackfillRateZero bool `json:"backfill_rate_zero,omitempty"`
 	// DMLRateLimit caps the rows per second DML statements write into a
 	// table (0: no limit).
 	DMLRateLimit int64 `json:"dml_rate_limit,omitempty"`
@@ -110,3 +113,7 @@ type Reader interface {
 	// RelationByID returns the relation with the given id.
 	RelationByID(id uint32) (*Relation, bool)
 }
+
+// BackfillHeld reports whether the view's backfill is held: paused, or
+// rate-limited to 0.
+func (r *Relation) BackfillHeld() bool { return r.BackfillPaused || r.BackfillRateZero }
