@@ -31,11 +31,16 @@ package sql
 //	rewritePgSyntax    OPERATOR(pg_catalog.~) -> ~ ; drop COLLATE "default"/"C"/"POSIX"
 //	rewriteOperators   ~ -> regexp, !~ -> not regexp, ~~ / ~~* -> like / ilike (+ not)
 //	rewriteDistinct    a IS [NOT] DISTINCT FROM b -> a <=> (b) [is false]
+//	                   (the right operand ends at a clause keyword; left(/right( are calls)
 //	rewriteCasts       ::, CAST(.. AS ..), typed literals -> __sdb_cast(x, 'type')
 //	rewriteNullsOrder  e [ASC|DESC] NULLS FIRST|LAST -> __sdb_nulls_first|last(e) [ASC|DESC]
 //	rewriteFullJoin    FULL JOIN .. ON c -> LEFT JOIN .. ON __sdb_full_join() AND (c)
 //	rewriteValues      VALUES (..), (..) as a query -> VALUES ROW(..), ROW(..)
 //	rewriteConcat      concat(..) -> __sdb_concat(..) (TiDB reads a || b as concat too)
+//	rewriteExtract     extract(field FROM x) -> __sdb_extract('field', x) (dow, epoch, ...)
+//	rewriteLimit       OFFSET n [ROWS] / LIMIT ALL / FETCH FIRST|NEXT [c] ROWS ONLY, in any
+//	                   order -> LIMIT c OFFSET n (no count: LIMIT 9223372036854775807,
+//	                   which the binder reads as no limit)
 //	rewriteTableFuncs  f(args) [AS] a[(cols)] in FROM -> __sdb_tf_N AS "a"
 //	rewriteDerivedColumns  (SELECT ..) [AS] s(p, q) -> LATERAL (SELECT ..) AS s(__sdb_derived, p, q);
 //	                   t [AS] x(a) -> LATERAL (SELECT * FROM t) AS x(__sdb_derived, a)

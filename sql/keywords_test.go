@@ -49,7 +49,7 @@ func TestRewriteKeywords(t *testing.T) {
 			`select mod( a , 2 ) , repeat( b , 2 ) , left( c , 1 ) , row( 1 , 2 ) from t`},
 		// Grammar uses of unreserved keywords.
 		{`select a from t order by a offset 5 rows fetch first 1 row only`,
-			`select a from t order by a offset 5 rows fetch first 1 row only`},
+			`select a from t order by a limit 1 offset 5`},
 		{`with recursive r as (select 1) select * from r`, `with recursive r as( select 1 ) select * from r`},
 		// A MySQL-only statement word is not one in Postgres.
 		{`replace into t values (1)`, `"replace" into t values( 1 )`},

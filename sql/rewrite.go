@@ -22,6 +22,7 @@ const (
 	markerTableFunc = "__sdb_tf_"
 	markerConcat    = "__sdb_concat"
 	markerDerived   = "__sdb_derived"
+	markerExtract   = "__sdb_extract"
 )
 
 // rewrite runs the context-free passes over a statement's tokens. Table
@@ -37,6 +38,8 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 		rewriteFullJoin,
 		rewriteValues,
 		rewriteConcat,
+		rewriteExtract,
+		rewriteLimit,
 	}
 	toks = append([]Token(nil), toks...)
 	var err error

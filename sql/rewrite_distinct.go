@@ -82,6 +82,9 @@ func distinctOperandEnd(toks []Token, i int) int {
 		case t.isWord("not"):
 			return !(k+1 < len(toks) && wordIn(toks[k+1], notComparisons))
 		}
+		if k+1 < len(toks) && toks[k+1].isPunct("(") && (t.isWord("left") || t.isWord("right")) {
+			return false // left(s, n), right(s, n): functions, not joins
+		}
 		return wordIn(t, distinctStop)
 	})
 }

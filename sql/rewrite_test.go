@@ -53,7 +53,28 @@ func TestRewrite(t *testing.T) {
 		{`select x from generate_series(1, $1) AS g(x), t, tumble(t, ts, interval '1 minute') w`,
 			`select x from __sdb_tf_0 as "g" , t , __sdb_tf_1 as "w"`},
 		{`select * from t join pg_catalog.generate_series(1, 2) s on true`, `select * from t join __sdb_tf_0 as "s" on true`},
-		{`select extract(year from ts), substring(a from 2) from t`, `select extract( year from ts ) , substring( a from 2 ) from t`},
+		{`select extract(year from ts), substring(a from 2) from t`, `select __sdb_extract( 'year' , ts ) , substring( a from 2 ) from t`},
+		// extract: Postgres fields, written as words or strings.
+		{`select extract(DOW from d), extract('Epoch' from ts + interval '1 day'), t.extract(x)`,
+			`select __sdb_extract( 'dow' , d ) , __sdb_extract( 'epoch' , ts + __sdb_cast( '1 day' , 'interval' ) ) , t.extract( x )`},
+		// LIMIT / OFFSET / FETCH.
+		{`select a from t limit 2 offset 1`, `select a from t limit 2 offset 1`},
+		{`select a from t limit 2`, `select a from t limit 2`},
+		{`select a from t order by a offset 3`, `select a from t order by a limit 9223372036854775807 offset 3`},
+		{`select a from t offset $1 rows`, `select a from t limit 9223372036854775807 offset ?`},
+		{`select a from t offset 1 limit 2`, `select a from t limit 2 offset 1`},
+		{`select a from t limit all`, `select a from t limit 9223372036854775807`},
+		{`select a from t limit all offset 2 for update`, `select a from t limit 9223372036854775807 offset 2 for update`},
+		{`select a from t fetch next row only`, `select a from t limit 1`},
+		{`select a from t offset 1 row fetch first 5 rows only`, `select a from t limit 5 offset 1`},
+		{`select * from (select a from t offset 1) s union select 1 offset 2`,
+			`select * from( select a from t limit 9223372036854775807 offset 1 ) s union select 1 limit 9223372036854775807 offset 2`},
+		{`select t.offset, 1 as limit from t`, `select t.offset , 1 as "limit" from t`},
+		// IS [NOT] DISTINCT FROM a call of left/right.
+		{`select a is distinct from left(b, 1), a is not distinct from right(b, 1) from t left join u on true`,
+			`select a <=> ( left( b , 1 ) ) is false , a <=> ( right( b , 1 ) ) from t left join u on true`},
+		{`select * from t join u on a is distinct from b left join v on true`,
+			`select * from t join u on a <=> ( b ) is false left join v on true`},
 		{`select(select count(*) from generate_series(1, 2)) from t`, `select( select count( * ) from __sdb_tf_0 as "generate_series" ) from t`},
 	} {
 		got, err := rewritten(t, tc.in)
@@ -89,6 +110,23 @@ func TestRewriteErrors(t *testing.T) {
 		pe := asPgErr(t, err)
 		if pe.Code != tc.code || pe.Message != tc.msg || pe.Position != tc.pos {
 			t.Errorf("rewrite(%q) = %s %q @%d, want %s %q @%d", tc.in, pe.Code, pe.Message, pe.Position, tc.code, tc.msg, tc.pos)
+		}
+	}
+}
+
+// TestRewriteLimitErrors: malformed row-limiting clauses are syntax errors
+// at the token Postgres reports.
+func TestRewriteLimitErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`select a from t fetch first 2 rows`, `syntax error at end of input`},
+		{`select a from t fetch first 2 only`, `syntax error at or near "only"`},
+		{`select a from t fetch 2 rows only`, `syntax error at or near "fetch"`},
+		{`select a from t limit 1 fetch first 2 rows only`, `syntax error at or near "fetch"`},
+		{`select a from t offset 1 offset 2`, `syntax error at or near "offset"`},
+	} {
+		_, err := rewritten(t, tc.in)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: got %v, want %s", tc.in, err, tc.want)
 		}
 	}
 }

@@ -21,6 +21,12 @@
 //     __sdb_full_join() AND (cond).
 //   - A written concat(...) becomes __sdb_concat(...): TiDB reads a || b
 //     as a call of concat too, and the two differ on NULLs.
+//   - extract(field FROM x) becomes __sdb_extract('field', x), the field
+//     lower case: TiDB knows only MySQL's time units, Postgres has dow,
+//     epoch, isodow, ... and also takes the field as a string.
+//   - OFFSET without LIMIT, LIMIT ALL, OFFSET n ROWS and FETCH FIRST|NEXT
+//     [c] ROW|ROWS ONLY become LIMIT c OFFSET n; a missing count is written
+//     LIMIT 9223372036854775807, which the binder reads as no limit.
 //   - A VALUES list used as a query gets ROW before each row:
 //     VALUES ROW(1, 'a'), ROW(2, 'b').
 //   - Column aliases of a FROM item, (SELECT ...) AS s(p, q) or t AS x(a),

@@ -298,8 +298,8 @@ func (g *pgoGen) expr(typ string, depth int) string {
 			return fmt.Sprintf("(%s IS %s)", g.expr("bool", d), g.pick("TRUE", "NOT TRUE", "FALSE", "NOT FALSE", "UNKNOWN"))
 		case 10:
 			t := g.pick("int", "text", "date")
-			// The right side in parentheses: IS DISTINCT FROM left(...)
-			// is a known gap (pgoFixedQueries, distinct_from_left).
+			// The right side in parentheses; the unparenthesized form
+			// is covered by pgoFixedQueries (distinct_from_left).
 			return fmt.Sprintf("(%s IS %sDISTINCT FROM (%s))", g.expr(t, d), g.pick("", "NOT "), g.expr(t, d))
 		default:
 			return fmt.Sprintf("COALESCE(%s, %s)", g.expr("bool", d), g.pick("true", "false"))

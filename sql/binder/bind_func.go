@@ -18,6 +18,7 @@ const (
 	markerNullsLast  = "__sdb_nulls_last"
 	markerConcat     = "__sdb_concat"
 	markerDerived    = "__sdb_derived"
+	markerExtract    = "__sdb_extract"
 	markerPrefix     = "__sdb_"
 )
 
@@ -43,7 +44,7 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		name = "concat"
 	case name == "trim" && len(n.Args) > 1:
 		return b.bindTrim(c, n)
-	case name == "extract":
+	case name == "extract" || name == markerExtract:
 		return b.bindExtract(c, n)
 	case strings.HasPrefix(name, markerPrefix):
 		return nil, pgerr.New(pgerr.SyntaxError, "%s is not allowed here", markerName(name))

@@ -1,6 +1,7 @@
 package binder
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -137,6 +138,10 @@ func (b *binder) bindLimit(node planner.Node, lim *ast.Limit) (planner.Node, err
 	count, err := b.limitValue(lim.Count, -1, "LIMIT", InvalidRowCountInLimit)
 	if err != nil {
 		return nil, err
+	}
+	if count == math.MaxInt64 {
+		// The front end writes OFFSET n without LIMIT as LIMIT max OFFSET n.
+		count = -1
 	}
 	offset, err := b.limitValue(lim.Offset, 0, "OFFSET", InvalidRowCountInOffset)
 	if err != nil {

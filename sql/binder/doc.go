@@ -31,7 +31,9 @@
 // cast, a table name __sdb_tf_N is Statement.TableFuncs[N], a LEFT JOIN
 // whose ON clause has a __sdb_full_join() conjunct is a FULL JOIN,
 // __sdb_concat(...) is a written concat(...) (the parser's own concat call
-// is always a || b), and a LATERAL item whose first column alias is
+// is always a || b), __sdb_extract('field', x) is extract(field FROM x)
+// (named extract), a LIMIT of 9223372036854775807 is no limit (OFFSET
+// without LIMIT), and a LATERAL item whose first column alias is
 // __sdb_derived is a plain FROM item with column aliases.
 //
 // # Subqueries

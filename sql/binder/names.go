@@ -66,6 +66,8 @@ func funcColumnName(n *ast.FuncCallExpr) string {
 		return "?column?" // a || b
 	case name == markerConcat:
 		return "concat"
+	case name == markerExtract:
+		return "extract"
 	case name == "trim":
 		return trimName(n)
 	case name == "curdate":
