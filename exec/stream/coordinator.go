@@ -96,6 +96,9 @@ type Coordinator struct {
 	pending []request // mutations that must wait for a later barrier
 	// lastCause is the cause of the last graph failure (barrier loop only).
 	lastCause error
+	// failures counts recoveries since the last committed epoch (barrier
+	// loop only).
+	failures int
 
 	mu       sync.Mutex
 	epoch    uint64 // the open epoch: data sent now belongs to it
@@ -308,6 +311,7 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 	if err == nil {
 		c.epoch = es.barrier.Curr
 		c.removeStoppedLocked(m)
+		c.failures = 0
 	}
 	c.mu.Unlock()
 	if err != nil {
@@ -429,6 +433,16 @@ func (c *Coordinator) recoverGraph(cause error) {
 	if c.isStopping() {
 		return
 	}
+	c.failures++
+	if d := recoveryBackoff(c.failures); d > 0 {
+		c.opts.Logger.Warn("streaming graph keeps failing; backing off before the next recovery",
+			"failures", c.failures, "backoff", d, "cause", cause)
+		select {
+		case <-time.After(d):
+		case <-c.stop:
+			return
+		}
+	}
 	c.mu.Lock()
 	c.failed = nil
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
@@ -436,6 +450,17 @@ func (c *Coordinator) recoverGraph(cause error) {
 	if c.opts.OnFailure != nil {
 		c.opts.OnFailure(cause)
 	}
+}
+
+// recoveryBackoff is how long to wait before the n-th recovery in a row
+// with no epoch committed in between: none for the first, then doubling
+// from 100ms up to 5s, so a failure that repeats does not spin.
+func recoveryBackoff(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
+	d := 100 * time.Millisecond << min(n-2, 6)
+	return min(d, 5*time.Second)
 }
 
 func (c *Coordinator) isStopping() bool {

@@ -958,3 +958,15 @@ func TestCoordinatorLostSourceData(t *testing.T) {
 		t.Fatal("source of the failed graph is not marked dead")
 	}
 }
+
+func TestRecoveryBackoff(t *testing.T) {
+	want := []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
+	for n, w := range want {
+		if got := recoveryBackoff(n); got != w {
+			t.Errorf("recoveryBackoff(%d) = %v, want %v", n, got, w)
+		}
+	}
+	if got := recoveryBackoff(40); got != 5*time.Second {
+		t.Errorf("recoveryBackoff(40) = %v, want the 5s cap", got)
+	}
+}
