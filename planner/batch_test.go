@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/streamdb/streamdb/internal/filetest"
 	"slices"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func execute(query string) ([]planner.Column, [][]types.Datum, error) {
 }
 
 func TestBatchTestdata(t *testing.T) {
-	runTestdata(t, "testdata/batch", func(t *testing.T, cmd, input string) string {
+	filetest.Run(t, "testdata/batch", func(t *testing.T, cmd, input string) string {
 		cols, rows, err := execute(input)
 		if err != nil {
 			pe := pgerr.As(err)

@@ -2,6 +2,7 @@ package binder
 
 import (
 	"fmt"
+	"github.com/streamdb/streamdb/internal/filetest"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func bindSQL(query string, opts Options) (*Result, error) {
 }
 
 func TestBindTestdata(t *testing.T) {
-	runTestdata(t, "testdata/bind", func(t *testing.T, cmd, input string) string {
+	filetest.Run(t, "testdata/bind", func(t *testing.T, cmd, input string) string {
 		res, err := bindSQL(input, Options{})
 		if err != nil {
 			return renderError(err)

@@ -1,4 +1,8 @@
-package planner_test
+// Package filetest runs file-driven tests: a testdata file is a list of
+// cases (a command line, input lines, "----", expected output up to a
+// blank line); each case's output is compared with the expectation, and
+// the -rewrite flag regenerates the file, to be reviewed as a diff.
+package filetest
 
 import (
 	"flag"
@@ -20,9 +24,9 @@ type tdCase struct {
 	cmd, input, want string
 }
 
-// runTestdata runs every case of a file through fn, comparing fn's output
+// Run runs every case of a file through fn, comparing fn's output
 // with the expectation (or rewriting the file with -rewrite).
-func runTestdata(t *testing.T, path string, fn func(t *testing.T, cmd, input string) string) {
+func Run(t *testing.T, path string, fn func(t *testing.T, cmd, input string) string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
