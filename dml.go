@@ -166,7 +166,10 @@ func (t *dmlTarget) checkInsert(row []types.Datum, seen map[string]bool) error {
 	if t.rel.RowID {
 		return nil
 	}
-	key := t.pkKey(row)
+	key, err := t.pkKey(row)
+	if err != nil {
+		return err
+	}
 	if seen[key] {
 		return t.duplicate(row)
 	}
@@ -199,22 +202,11 @@ func (t *dmlTarget) pk(row []types.Datum) []types.Datum {
 	return out
 }
 
-// pkKey renders a row's primary key as a map key: equal keys render
-// equal (numerics normalized).
-func (t *dmlTarget) pkKey(row []types.Datum) string {
-	var sb strings.Builder
-	for _, k := range t.rel.PK {
-		v := row[k]
-		typ := t.rel.Columns[k].Type
-		if d, ok := v.(*types.Decimal); ok {
-			var r types.Decimal
-			r.Reduce(d)
-			v = &r
-		}
-		sb.WriteString(types.Format(v, typ))
-		sb.WriteByte(0)
-	}
-	return sb.String()
+// pkKey is the row's storage key: equal exactly when the rows would
+// collide in the table.
+func (t *dmlTarget) pkKey(row []types.Datum) (string, error) {
+	k, err := t.layout.Key(row)
+	return string(k), err
 }
 
 func (t *dmlTarget) duplicate(row []types.Datum) error {
@@ -303,7 +295,15 @@ func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
 			return 0, err
 		}
 		news[i] = nw
-		pkMoved = pkMoved || t.pkKey(old) != t.pkKey(nw)
+		ko, err := t.pkKey(old)
+		if err != nil {
+			return 0, err
+		}
+		kn, err := t.pkKey(nw)
+		if err != nil {
+			return 0, err
+		}
+		pkMoved = pkMoved || ko != kn
 	}
 	if pkMoved {
 		if err := t.checkMovedKeys(olds, news); err != nil {
@@ -330,11 +330,18 @@ func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
 func (t *dmlTarget) checkMovedKeys(olds, news [][]types.Datum) error {
 	freed := map[string]bool{}
 	for _, r := range olds {
-		freed[t.pkKey(r)] = true
+		key, err := t.pkKey(r)
+		if err != nil {
+			return err
+		}
+		freed[key] = true
 	}
 	seen := map[string]bool{}
 	for _, r := range news {
-		key := t.pkKey(r)
+		key, err := t.pkKey(r)
+		if err != nil {
+			return err
+		}
 		if seen[key] {
 			return t.duplicate(r)
 		}

@@ -93,6 +93,10 @@ func (t *Table) pkPos(c int) int {
 	return -1
 }
 
+// Key returns the storage key of a full row: two rows occupy the same
+// place in the table exactly when their keys are equal.
+func (t *Table) Key(row []types.Datum) ([]byte, error) { return t.appendRowKey(nil, row) }
+
 // appendRowKey appends the key of a full row.
 func (t *Table) appendRowKey(buf []byte, row []types.Datum) ([]byte, error) {
 	vnode, err := t.rowVnode(row)
