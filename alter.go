@@ -14,6 +14,9 @@ import (
 // survives a restart) and travels to the job's actors as a barrier
 // mutation, taking effect at that barrier in all of them at once.
 func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error {
+	if a.Kind == sql.ObjSource || a.Kind == sql.ObjTable && a.Param == "source_rate_limit" {
+		return db.alterSource(ctx, a, w)
+	}
 	if a.Kind == sql.ObjTable {
 		return db.alterTable(a, w)
 	}
@@ -78,7 +81,7 @@ func (db *DB) alterTable(a *sql.AlterStmt, w ResultWriter) error {
 		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER TABLE is not supported: only ALTER TABLE ... SET DML_RATE_LIMIT")
 	}
 	if a.Param != "dml_rate_limit" {
-		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on a table: only dml_rate_limit", a.Param)
+		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on a table: only dml_rate_limit and source_rate_limit", a.Param)
 	}
 	if !a.Default && a.Value < 0 {
 		return pgerr.New(pgerr.InvalidParameterValue, "dml_rate_limit must be at least 0, got %d", a.Value)
@@ -112,4 +115,66 @@ func (db *DB) alterTable(a *sql.AlterStmt, w ResultWriter) error {
 		rt.limiter.set(next.DMLRateLimit, next.DMLPaused)
 	}
 	return w.Complete("ALTER TABLE")
+}
+
+// alterSource runs ALTER SOURCE s PAUSE | RESUME | SET SOURCE_RATE_LIMIT
+// {= | TO} n | DEFAULT, and ALTER TABLE t SET SOURCE_RATE_LIMIT for a
+// table with a connector. Like a backfill's flow control, the change is
+// recorded in the catalog and travels as a barrier mutation: the
+// connector produces nothing after a pausing barrier, and a new limit
+// paces it from its barrier on.
+func (db *DB) alterSource(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error {
+	what, tag := "source", "ALTER SOURCE"
+	if a.Kind == sql.ObjTable {
+		what, tag = "table", "ALTER TABLE"
+	}
+	switch a.Action {
+	case sql.AlterPause, sql.AlterResume:
+	case sql.AlterSetRateLimit:
+		if a.Param != "source_rate_limit" {
+			return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on a source: only source_rate_limit", a.Param)
+		}
+		if !a.Default && a.Value < 0 {
+			return pgerr.New(pgerr.InvalidParameterValue, "source_rate_limit must be at least 0, got %d", a.Value)
+		}
+	default:
+		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER SOURCE is not supported: only PAUSE, RESUME and SET SOURCE_RATE_LIMIT")
+	}
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	rel, ok := db.Relation(a.Name)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", what, a.Name)
+	}
+	if a.Kind == sql.ObjSource && rel.Kind != catalog.KindSource {
+		e := pgerr.New("42809", "%q is not a source", rel.Name)
+		if rel.Kind == catalog.KindTable && rel.Connector != nil {
+			e.Hint = "Use ALTER TABLE ... SET SOURCE_RATE_LIMIT for a table with a connector."
+		}
+		return e
+	}
+	if rel.Connector == nil {
+		return pgerr.New(pgerr.ObjectNotInPrereqState, "table %q has no connector: there is no source rate to limit", rel.Name)
+	}
+	next := *rel
+	switch a.Action {
+	case sql.AlterPause:
+		next.SourcePaused = true
+	case sql.AlterResume:
+		next.SourcePaused = false
+	case sql.AlterSetRateLimit:
+		next.SourceRateLimit, next.SourceRateZero = a.Value, !a.Default && a.Value == 0
+		if a.Default {
+			next.SourceRateLimit = 0
+		}
+	}
+	if err := db.saveRelation(&next); err != nil {
+		return err
+	}
+	db.replaceRelation(&next)
+	m := &stream.ThrottleMutation{Kind: stream.ThrottleSource, Job: rel.ID, RateLimit: next.SourceRateLimit, Paused: next.SourceHeld()}
+	if err := db.coord.Mutate(ctx, m, nil, nil); err != nil {
+		return err
+	}
+	return w.Complete(tag)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -15,16 +17,24 @@ import (
 // rowIDColumn is the name of the hidden primary key of a table without one.
 const rowIDColumn = "_row_id"
 
-// tableOptions are the settings a new table takes (WITH options, else
-// the session's).
+// tableOptions are the settings a new table or source takes (WITH
+// options, else the session's).
 type tableOptions struct {
-	dmlRateLimit int64 // DML rows per second (0: no limit)
-	dmlPaused    bool  // dml_rate_limit = 0
+	dmlRateLimit    int64 // DML rows per second (0: no limit)
+	dmlPaused       bool  // dml_rate_limit = 0
+	sourceRateLimit int64 // connector rows per second (0: its own rate)
+	sourcePaused    bool  // source_rate_limit = 0
 }
 
+// createTable creates a table, or a source (CREATE SOURCE), with its
+// connector if it has one.
 func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tableOptions, w ResultWriter) error {
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
+	tag := "CREATE TABLE"
+	if ct.Source {
+		tag = "CREATE SOURCE"
+	}
 	if done, err := db.checkNewName(ct.Name, ct.IfNotExists, w); done || err != nil {
 		return err
 	}
@@ -34,17 +44,35 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	}
 	rel := &catalog.Relation{ID: id, Name: ct.Name, Kind: catalog.KindTable,
 		Columns: append([]catalog.Column(nil), ct.Columns...), PK: append([]int(nil), ct.PK...)}
+	if ct.Source {
+		rel.Kind = catalog.KindSource
+	}
 	if len(rel.PK) == 0 {
 		rel.Columns = append(rel.Columns, catalog.Column{Name: rowIDColumn, Type: types.TInt64, NotNull: true, Hidden: true})
 		rel.PK = []int{len(rel.Columns) - 1}
 		rel.RowID = true
 	}
 	rel.DistKey = rel.PK
-	rel.DMLRateLimit, rel.DMLPaused = opts.dmlRateLimit, opts.dmlPaused
+	if !ct.Source {
+		rel.DMLRateLimit, rel.DMLPaused = opts.dmlRateLimit, opts.dmlPaused
+	}
+	if ct.Connector != nil {
+		state, err := db.allocID()
+		if err != nil {
+			return err
+		}
+		rel.Internal = []uint32{state}
+		rel.Connector = ct.Connector
+		rel.ConnectorBase = time.Now().UnixMicro()
+		rel.SourceRateLimit, rel.SourceRateZero = opts.sourceRateLimit, opts.sourcePaused
+	}
+	job, err := planner.BuildTableJob(rel, &jobEnv{db: db, rel: rel})
+	if err != nil {
+		return err
+	}
 	if err := db.saveRelation(rel); err != nil {
 		return err
 	}
-	job := planner.BuildTableJob(rel, &jobEnv{db: db, rel: rel})
 	// The table is published only once its actor runs, so no DML can
 	// reach a source the graph does not have yet.
 	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.Top.ID: job.Source})
@@ -55,7 +83,7 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 		return err
 	}
 	db.register(rel, job)
-	return w.Complete("CREATE TABLE")
+	return w.Complete(tag)
 }
 
 // checkNewName reports whether name is free; with ifNotExists an existing
@@ -247,26 +275,20 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 			return err
 		}
 	}
-	if d.Kind == catalog.KindTable {
-		return w.Complete("DROP TABLE")
-	}
-	return w.Complete("DROP MATERIALIZED VIEW")
+	return w.Complete("DROP " + strings.ToUpper(kindWord(d.Kind)))
 }
 
 func kindWord(k catalog.Kind) string {
-	if k == catalog.KindTable {
-		return "table"
+	switch k {
+	case catalog.KindTable, catalog.KindSource:
+		return k.String()
 	}
 	return "materialized view"
 }
 
 func wrongKind(rel *catalog.Relation, want catalog.Kind) error {
 	e := pgerr.New("42809", "%q is not a %s", rel.Name, kindWord(want))
-	if rel.Kind == catalog.KindTable {
-		e.Hint = "Use DROP TABLE to remove a table."
-	} else {
-		e.Hint = "Use DROP MATERIALIZED VIEW to remove a materialized view."
-	}
+	e.Hint = fmt.Sprintf("Use DROP %s to remove a %s.", strings.ToUpper(kindWord(rel.Kind)), kindWord(rel.Kind))
 	return e
 }
 

@@ -100,7 +100,7 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 // newRuntime makes the runtime handle of a job, keeping the DML mutex of a
 // table across rebuilds.
 func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntime {
-	rt := &relRuntime{top: job.Top.ID, source: job.Source}
+	rt := &relRuntime{top: job.Top.ID, source: job.Source, generated: job.Connector}
 	for _, a := range job.Actors {
 		rt.actors = append(rt.actors, a.ID)
 	}
@@ -122,8 +122,8 @@ func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntim
 // state tables, the others use the ones recorded in the relation.
 func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.StreamJob, error) {
 	env := &jobEnv{db: db, rel: r, allocate: mode == planner.Backfill}
-	if r.Kind == catalog.KindTable {
-		return planner.BuildTableJob(r, env), nil
+	if r.Kind == catalog.KindTable || r.Kind == catalog.KindSource {
+		return planner.BuildTableJob(r, env)
 	}
 	shape, err := db.planView(r.Definition, r.Columns)
 	if err != nil {
@@ -146,7 +146,7 @@ func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, e
 	if len(stmts) != 1 {
 		return nil, errors.New("view definition is not one statement")
 	}
-	bound, err := binder.Bind(db, stmts[0], binder.Options{})
+	bound, err := binder.Bind(db, stmts[0], binder.Options{View: true})
 	if err != nil {
 		return nil, err
 	}

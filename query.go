@@ -79,13 +79,13 @@ func (db *DB) runQuery(ctx context.Context, q *planner.Query, w ResultWriter) er
 	return w.Complete(fmt.Sprintf("SELECT %d", n))
 }
 
-func (db *DB) showRelations(w ResultWriter, tables bool) error {
+func (db *DB) showRelations(w ResultWriter, kind catalog.Kind) error {
 	if err := w.Columns([]Column{{Name: "Name", Type: types.TText}}); err != nil {
 		return err
 	}
 	var names []string
 	for _, r := range db.relationsSorted() {
-		if (r.Kind == catalog.KindTable) == tables && r.State == catalog.StateCreated {
+		if r.Kind == kind && r.State == catalog.StateCreated {
 			names = append(names, r.Name)
 		}
 	}

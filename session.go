@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/pgwire"
@@ -241,7 +242,7 @@ func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
 
 // rateLimitVars are the session variables that hold a rate limit (rows
 // per second; 0 pauses; DEFAULT: none), checked when SET.
-var rateLimitVars = map[string]bool{"backfill_rate_limit": true, "dml_rate_limit": true}
+var rateLimitVars = map[string]bool{"backfill_rate_limit": true, "dml_rate_limit": true, "source_rate_limit": true}
 
 // rateLimit reads a rate limit: the WITH option when given, else the
 // session variable. ok is false when neither sets one.
@@ -282,6 +283,15 @@ func (s *Session) tableOptions(ct *planner.CreateTable) (tableOptions, error) {
 	if ok {
 		opts.dmlRateLimit, opts.dmlPaused = n, n == 0
 	}
+	if ct.Connector != nil {
+		n, ok, err := s.rateLimit("source_rate_limit", ct.With)
+		if err != nil {
+			return opts, err
+		}
+		if ok {
+			opts.sourceRateLimit, opts.sourcePaused = n, n == 0
+		}
+	}
 	return opts, nil
 }
 
@@ -303,9 +313,11 @@ func (s *Session) Var(name string) (string, bool) {
 func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) error {
 	switch n.What {
 	case "tables":
-		return s.db.showRelations(w, true)
+		return s.db.showRelations(w, catalog.KindTable)
 	case "materialized views":
-		return s.db.showRelations(w, false)
+		return s.db.showRelations(w, catalog.KindMaterializedView)
+	case "sources":
+		return s.db.showRelations(w, catalog.KindSource)
 	case "jobs":
 		return s.db.showJobs(w)
 	case "all":

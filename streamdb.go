@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
@@ -104,6 +105,9 @@ type relRuntime struct {
 	// limiter paces the table's DML (tables only; survives graph
 	// rebuilds, like dml).
 	limiter *dmlLimiter
+	// generated is the index of the next row of the relation's connector
+	// (relations with a connector only).
+	generated *atomic.Int64
 }
 
 // Open opens (creating if needed) the database in dir.

@@ -23,7 +23,7 @@ const rateLimitsName = "streamdb_catalog.rate_limits"
 
 var rateLimitColumns = []Column{
 	{Name: "relation", Type: types.TText},
-	{Name: "kind", Type: types.TText},        // "backfill" or "dml"
+	{Name: "kind", Type: types.TText},        // "backfill", "dml" or "source"
 	{Name: "rate_limit", Type: types.TInt64}, // rows per second; 0 when paused
 	{Name: "paused", Type: types.TBool},
 }
@@ -36,6 +36,8 @@ func (db *DB) systemRelation(name string) (*catalog.Relation, bool) {
 		cols, id = jobColumns, systemIDBase
 	case rateLimitsName:
 		cols, id = rateLimitColumns, systemIDBase+1
+	case sourcesName:
+		cols, id = sourceColumns, systemIDBase+2
 	default:
 		return nil, false
 	}
@@ -48,8 +50,11 @@ func (db *DB) systemRelation(name string) (*catalog.Relation, bool) {
 
 // systemRows returns the current rows of a system relation.
 func (db *DB) systemRows(r *catalog.Relation) [][]types.Datum {
-	if r.Name == rateLimitsName {
+	switch r.Name {
+	case rateLimitsName:
 		return db.rateLimitRows()
+	case sourcesName:
+		return db.sourceRows()
 	}
 	return db.jobRows()
 }
@@ -77,6 +82,9 @@ func (db *DB) rateLimitRows() [][]types.Datum {
 			add(r, "backfill", r.BackfillRateLimit, r.BackfillHeld())
 		case catalog.KindTable:
 			add(r, "dml", r.DMLRateLimit, r.DMLPaused)
+		}
+		if r.Connector != nil {
+			add(r, "source", r.SourceRateLimit, r.SourceHeld())
 		}
 	}
 	return rows

@@ -43,8 +43,13 @@ type CreateTable struct {
 	Columns     []catalog.Column
 	PK          []int
 	// With holds the checked WITH (...) options (keys lower case, values
-	// as written): dml_rate_limit. nil when none.
+	// as written): dml_rate_limit, source_rate_limit. nil when none.
 	With map[string]string
+	// Source is CREATE SOURCE: rows come from the connector only and are
+	// not stored.
+	Source bool
+	// Connector holds the (checked) connector options; nil: none.
+	Connector map[string]string
 }
 
 // CreateView creates a materialized view from a bound query.

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"fmt"
+	"sync/atomic"
 
+	"github.com/streamdb/streamdb/exec/connector"
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -39,6 +41,9 @@ type StreamJob struct {
 	Source *stream.Source
 	// Progress has one entry per scan of a backfilling job.
 	Progress []*stream.BackfillProgress
+	// Connector, for a relation with a connector, holds the index of the
+	// next row it generates.
+	Connector *atomic.Int64
 }
 
 // ScanMode says how a job's scans start.
@@ -59,18 +64,62 @@ func TableLayout(r *catalog.Relation) *storage.Table {
 	return &storage.Table{ID: r.ID, Types: r.ColumnTypes(), PK: r.PK, DistKey: r.DistKey}
 }
 
-// BuildTableJob returns the actor of a table: DML chunks and barriers
-// arrive on Source and are materialized into the table's state.
-func BuildTableJob(r *catalog.Relation, env StreamEnv) *StreamJob {
+// BuildTableJob returns the actor of a table or source. DML chunks and
+// barriers arrive on Source. A table's changes are materialized into its
+// state; a table or source with a connector also generates rows
+// (stream.ConnectorSource), and a source stores none: its rows only flow
+// to the views over it.
+func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	src := stream.NewSource(channelCapacity)
 	sc := stream.NewStateContext(env.Store())
-	in := &stream.Receiver{C: src.C, Typ: r.ColumnTypes()}
-	m := stream.NewMaterialize(in, sc, TableLayout(r))
-	// DML statements validate their changes against the table under its
-	// DML lock, so the table's own materialization needs no checks.
-	m.Trusted = true
-	a := &stream.Actor{ID: env.NewActorID(), State: sc, Exec: m}
-	return &StreamJob{Actors: []*stream.Actor{a}, Top: a, Source: src}
+	var exec stream.Executor = &stream.Receiver{C: src.C, Typ: r.ColumnTypes()}
+	job := &StreamJob{Source: src}
+	if r.Connector != nil {
+		cs, progress, err := connectorSource(r, exec.(*stream.Receiver), sc)
+		if err != nil {
+			return nil, err
+		}
+		exec, job.Connector = cs, progress
+	}
+	if r.Kind == catalog.KindTable {
+		m := stream.NewMaterialize(exec, sc, TableLayout(r))
+		// DML statements validate their changes against the table under
+		// its DML lock, so a plain table's materialization needs no checks.
+		// Rows from a connector are upserts: a later row with the key of
+		// an earlier one replaces it.
+		m.Trusted = r.Connector == nil
+		exec = m
+	}
+	a := &stream.Actor{ID: env.NewActorID(), State: sc, Exec: exec}
+	job.Actors, job.Top = []*stream.Actor{a}, a
+	return job, nil
+}
+
+// connectorSource builds the generator of r's connector and the executor
+// that paces it and persists its position (in r.Internal[0]).
+func connectorSource(r *catalog.Relation, in *stream.Receiver, sc *stream.StateContext) (*stream.ConnectorSource, *atomic.Int64, error) {
+	if len(r.Internal) == 0 {
+		return nil, nil, fmt.Errorf("planner: %s %q has a connector but no state table", r.Kind, r.Name)
+	}
+	var cols []connector.Column
+	rowID := -1
+	for i, c := range r.Columns {
+		if r.RowID && i == r.PK[0] {
+			rowID = i
+			continue
+		}
+		cols = append(cols, connector.Column{Name: c.Name, Type: c.Type})
+	}
+	gen, err := connector.New(cols, r.Connector, r.ConnectorBase)
+	if err != nil {
+		return nil, nil, err
+	}
+	progress := new(atomic.Int64)
+	cs := stream.NewConnectorSource(in, gen, sc, r.ColumnTypes(), stream.ConnectorOptions{
+		Job: r.ID, State: r.Internal[0], RowID: rowID,
+		RateLimit: r.SourceRateLimit, Paused: r.SourceHeld(), Progress: progress,
+	})
+	return cs, progress, nil
 }
 
 // ViewShape is the stored shape of a materialized view: its columns (the

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
@@ -10,7 +12,9 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 	c.advance() // CREATE
 	switch {
 	case c.acceptWord("table"):
-		return s.parseCreateTable(c)
+		return s.parseCreateTable(c, false)
+	case c.acceptWord("source"):
+		return s.parseCreateTable(c, true)
 	case c.acceptWords("materialized", "view"):
 		return s.parseCreateMV(c)
 	}
@@ -23,9 +27,10 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 func acceptIfNotExists(c *cursor) bool { return c.acceptWords("if", "not", "exists") }
 
 // parseCreateTable parses the rest of
-// CREATE TABLE [IF NOT EXISTS] name (element, ...) [WITH (k = v, ...)].
-func (s *stmtParser) parseCreateTable(c *cursor) (Node, error) {
-	ct := &CreateTableStmt{IfNotExists: acceptIfNotExists(c)}
+// CREATE {TABLE | SOURCE} [IF NOT EXISTS] name (element, ...)
+// [WITH (k = v, ...)] [FORMAT f ENCODE e [(k = v, ...)]].
+func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
+	ct := &CreateTableStmt{IfNotExists: acceptIfNotExists(c), Source: source}
 	var err error
 	if ct.Name, err = c.qualifiedName(); err != nil {
 		return nil, err
@@ -50,7 +55,33 @@ func (s *stmtParser) parseCreateTable(c *cursor) (Node, error) {
 	if ct.With, err = parseWithOptions(c); err != nil {
 		return nil, err
 	}
+	if err := parseFormatEncode(c, ct); err != nil {
+		return nil, err
+	}
 	return ct, c.expectEnd()
+}
+
+// parseFormatEncode parses a connector's FORMAT f ENCODE e [(options)],
+// as RisingWave writes it. The built-in generators produce rows, not
+// encoded messages, so only FORMAT PLAIN is meaningful; it is recorded.
+func parseFormatEncode(c *cursor, ct *CreateTableStmt) error {
+	if !c.acceptWord("format") {
+		return nil
+	}
+	var err error
+	if ct.Format, err = c.ident(); err != nil {
+		return err
+	}
+	if err := c.expectWord("encode"); err != nil {
+		return err
+	}
+	if ct.Encode, err = c.ident(); err != nil {
+		return err
+	}
+	if c.acceptPunct("(") {
+		_, err = parseOptionList(c)
+	}
+	return err
 }
 
 // parseTableElement parses a column definition or a table constraint.
@@ -215,10 +246,18 @@ func parseWithOptions(c *cursor) (map[string]string, error) {
 		return nil, nil
 	}
 	c.i += 2
+	return parseOptionList(c)
+}
+
+// parseOptionList parses k = v, ...) after its opening parenthesis.
+func parseOptionList(c *cursor) (map[string]string, error) {
 	opts := map[string]string{}
 	for {
-		key, err := c.qualifiedName()
-		if err != nil {
+		var key string
+		var err error
+		if c.peek().Kind == TokString { // 'connector' = ..., as Flink writes it
+			key = strings.ToLower(c.advance().Text)
+		} else if key, err = c.qualifiedName(); err != nil {
 			return nil, err
 		}
 		val := "true"

@@ -114,11 +114,15 @@ type ColumnDef struct {
 
 // CreateTableStmt is CREATE TABLE.
 type CreateTableStmt struct {
+	// Source is CREATE SOURCE: a stream from a connector that stores no rows.
+	Source      bool
 	Name        string
 	IfNotExists bool
 	Columns     []ColumnDef
 	PrimaryKey  []string          // from a table constraint PRIMARY KEY (...)
 	With        map[string]string // WITH (k = v, ...), keys lower case
+	// Format and Encode are a connector's FORMAT and ENCODE words, if any.
+	Format, Encode string
 }
 
 // CreateMaterializedViewStmt is CREATE MATERIALIZED VIEW name [(cols)]

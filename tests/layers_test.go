@@ -21,6 +21,7 @@ var layer = map[string]int{
 	"planner":           40,
 	"exec/batch":        30,
 	"exec/stream":       30,
+	"exec/connector":    25,
 	"exec/expr":         20,
 	"storage":           10,
 	"internal/catalog":  5,

@@ -35,14 +35,26 @@ type AddMutation struct {
 	Outputs map[ActorID][]*Output
 }
 
-// ThrottleMutation changes the backfill flow control of job Job (a view's
-// relation id) at this barrier, in every one of its scans at once: a rate
-// limit in rows per second for the whole job (0: none), or a pause.
+// ThrottleMutation changes flow control at this barrier, in every actor
+// it concerns at once: a rate limit in rows per second (0: none), or a
+// pause. Kind says what it throttles: the backfill of job Job (a view's
+// relation id, all of its scans together), or the connector of source
+// Job (a source's or connector table's relation id).
 type ThrottleMutation struct {
+	Kind      ThrottleKind
 	Job       uint32
 	RateLimit int64
 	Paused    bool
 }
+
+// ThrottleKind is what a ThrottleMutation throttles.
+type ThrottleKind uint8
+
+// Throttle kinds.
+const (
+	ThrottleBackfill ThrottleKind = iota
+	ThrottleSource
+)
 
 func (*ThrottleMutation) mutation() {}
 func (*StopMutation) mutation()     {}

@@ -194,7 +194,7 @@ func (s *StreamScan) handleUpstream(m Message, open bool) (Message, bool, error)
 // holds from this barrier on (I2).
 func (s *StreamScan) applyMutation(m Mutation) {
 	t, ok := m.(*ThrottleMutation)
-	if !ok || t.Job != s.opts.Job || s.opts.Job == 0 {
+	if !ok || t.Kind != ThrottleBackfill || t.Job != s.opts.Job || s.opts.Job == 0 {
 		return
 	}
 	s.opts.Paused = t.Paused

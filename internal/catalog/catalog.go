@@ -18,6 +18,10 @@ const (
 	// KindSystem is a read-only relation computed from the database's live
 	// state (streamdb_catalog.*); it has no stored rows.
 	KindSystem
+	// KindSource is a stream of rows from a connector (CREATE SOURCE): it
+	// stores no rows; views over it see the rows produced from their
+	// creation on.
+	KindSource
 )
 
 func (k Kind) String() string {
@@ -26,6 +30,8 @@ func (k Kind) String() string {
 		return "table"
 	case KindSystem:
 		return "system view"
+	case KindSource:
+		return "source"
 	}
 	return "materialized view"
 }
@@ -84,7 +90,23 @@ type Relation struct {
 	DMLRateLimit int64 `json:"dml_rate_limit,omitempty"`
 	// DMLPaused holds a table's DML statements (a DML rate limit of 0).
 	DMLPaused bool `json:"dml_paused,omitempty"`
+	// Connector holds the connector options of a source or of a table fed
+	// by a connector (WITH connector = ...); nil for a plain table.
+	Connector map[string]string `json:"connector,omitempty"`
+	// ConnectorBase is the source's creation time (µs since 1970), the
+	// reference for generated timestamps.
+	ConnectorBase int64 `json:"connector_base,omitempty"`
+	// SourceRateLimit caps the rows per second a connector produces
+	// (0: its own rate); SourcePaused (ALTER SOURCE ... PAUSE) and
+	// SourceRateZero (a limit of 0) hold it.
+	SourceRateLimit int64 `json:"source_rate_limit,omitempty"`
+	SourcePaused    bool  `json:"source_paused,omitempty"`
+	SourceRateZero  bool  `json:"source_rate_zero,omitempty"`
 }
+
+// SourceHeld reports whether the relation's connector is held: paused,
+// or rate-limited to 0.
+func (r *Relation) SourceHeld() bool { return r.SourcePaused || r.SourceRateZero }
 
 // VisibleColumns returns the indexes of the columns that are not hidden.
 func (r *Relation) VisibleColumns() []int {

@@ -1,6 +1,7 @@
 package binder
 
 import (
+	"github.com/streamdb/streamdb/exec/connector"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
@@ -35,10 +36,69 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 		ct.Columns[i].NotNull = true
 	}
 	ct.PK = pk
-	if ct.With, err = b.checkWithOptions("CREATE TABLE", s.With, tableWithOptions); err != nil {
+	rest, err := b.bindConnector(s, ct)
+	if err != nil {
+		return nil, err
+	}
+	what, known := "CREATE TABLE", tableWithOptions
+	if s.Source {
+		what, known = "CREATE SOURCE", sourceWithOptions
+	} else if ct.Connector != nil {
+		known = connectorTableWithOptions
+	}
+	if ct.With, err = b.checkWithOptions(what, rest, known); err != nil {
 		return nil, err
 	}
 	return ct, nil
+}
+
+// bindConnector sets ct.Connector to the connector options of s.With,
+// checked by building the generator they describe, and returns the other
+// options.
+func (b *binder) bindConnector(s *sql.CreateTableStmt, ct *planner.CreateTable) (rest map[string]string, err error) {
+	var conn map[string]string
+	for k, v := range s.With {
+		if !connector.IsConnectorOption(k) {
+			if rest == nil {
+				rest = map[string]string{}
+			}
+			rest[k] = v
+			continue
+		}
+		if conn == nil {
+			conn = map[string]string{}
+		}
+		conn[k] = v
+	}
+	if s.Source {
+		ct.Source = true
+		if len(s.PrimaryKey) > 0 || len(ct.PK) > 0 {
+			return nil, notSupported("a primary key on a source (a source stores no rows; create a table with the connector instead)")
+		}
+	}
+	if conn == nil {
+		if s.Source {
+			e := pgerr.New(pgerr.InvalidParameterValue, "a source needs a connector")
+			e.Hint = "Give one in WITH, such as WITH (connector = 'datagen')."
+			return nil, e
+		}
+		if s.Format != "" {
+			return nil, notSupported("FORMAT ... ENCODE on a table without a connector")
+		}
+		return rest, nil
+	}
+	if s.Format != "" && s.Format != "plain" {
+		return nil, notSupported("FORMAT %s (the built-in connectors produce rows: FORMAT PLAIN)", upper(s.Format))
+	}
+	cols := make([]connector.Column, len(ct.Columns))
+	for i, c := range ct.Columns {
+		cols[i] = connector.Column{Name: c.Name, Type: c.Type}
+	}
+	if _, err := connector.New(cols, conn, 0); err != nil {
+		return nil, err
+	}
+	ct.Connector = conn
+	return rest, nil
 }
 
 func (b *binder) checkNewColumn(cols []catalog.Column, name string) error {
@@ -129,6 +189,8 @@ func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
 		kind = catalog.KindTable
 	case sql.ObjMaterializedView:
 		kind = catalog.KindMaterializedView
+	case sql.ObjSource:
+		kind = catalog.KindSource
 	default:
 		return nil, notSupported("DROP of this kind of object")
 	}

@@ -131,6 +131,11 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Kind == catalog.KindSource && !b.inView {
+		err := pgerr.New(pgerr.FeatureNotSupported, "cannot read source %q in a query: a source stores no rows", r.Name)
+		err.Hint = "Create a materialized view over the source, or a table WITH (connector = ...) to keep its rows."
+		return nil, b.at(err, tn, name)
+	}
 	q := firstNonEmpty(alias, name)
 	scan := &planner.Scan{Rel: r, Alias: alias, Cols: relColumns(r, q)}
 	s := scopeOf(scan.Cols, q)

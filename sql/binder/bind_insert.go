@@ -65,8 +65,12 @@ func (b *binder) writableRelation(tn *ast.TableName) (*catalog.Relation, error) 
 	if err != nil {
 		return nil, err
 	}
-	if r.Kind == catalog.KindMaterializedView {
-		err := pgerr.New(WrongObjectType, "cannot change materialized view %q", r.Name)
+	switch r.Kind {
+	case catalog.KindMaterializedView, catalog.KindSource:
+		err := pgerr.New(WrongObjectType, "cannot change %s %q", r.Kind, r.Name)
+		if r.Kind == catalog.KindSource {
+			err.Detail = "A source's rows come from its connector."
+		}
 		return nil, b.at(err, tn, tn.Name.O)
 	}
 	return r, nil

@@ -18,6 +18,14 @@ var viewWithOptions = map[string]bool{"backfill_rate_limit": true}
 // tableWithOptions are the keys CREATE TABLE ... WITH takes.
 var tableWithOptions = map[string]bool{"dml_rate_limit": true}
 
+// connectorTableWithOptions are the keys CREATE TABLE ... WITH takes
+// besides its connector's options when it has a connector.
+var connectorTableWithOptions = map[string]bool{"dml_rate_limit": true, "source_rate_limit": true}
+
+// sourceWithOptions are the keys CREATE SOURCE ... WITH takes besides its
+// connector's options.
+var sourceWithOptions = map[string]bool{"source_rate_limit": true}
+
 // checkWithOptions rejects unknown keys (22023, naming the key, as
 // Postgres does for an unknown storage parameter) and rate
 // limits that are not integers >= 0 (22023).

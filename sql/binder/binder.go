@@ -28,6 +28,9 @@ type Options struct {
 	// statement is only being prepared: parameters then bind as NULLs of
 	// their types and the plan is only good for describing.
 	ParamValues []types.Datum
+	// View binds a query as a materialized view's definition (re-binding
+	// a stored view): it may read sources, and the view rules apply.
+	View bool
 }
 
 // Result is a bound statement.
@@ -48,6 +51,7 @@ func Bind(cat catalog.Reader, st *sql.Statement, opts Options) (*Result, error) 
 			"bind message supplies %d parameters, but prepared statement requires %d", len(opts.ParamValues), st.NumParams)
 	}
 	b := newBinder(cat, st, opts)
+	b.inView = opts.View
 	stmt, err := b.bindStatement(st.Node)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,232 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Generator produces a connector's rows; row i depends on i alone (see
+// package exec/connector), which is what makes replay exact.
+type Generator interface {
+	Row(i int64, dst []types.Datum) []types.Datum
+	// Limit is how many rows it produces in all; -1: no end.
+	Limit() int64
+	// RowsPerSecond is its configured rate; 0: unlimited.
+	RowsPerSecond() int64
+}
+
+// ConnectorOptions configure a ConnectorSource.
+type ConnectorOptions struct {
+	// Job is the relation id ThrottleMutations of kind ThrottleSource name.
+	Job uint32
+	// State is the id of the table that holds the index of the next row.
+	State uint32
+	// RowID is the index of the hidden row id column the source fills
+	// (RowIDBase + row index), or -1.
+	RowID int
+	// RateLimit caps the rows per second (0: the generator's own rate);
+	// Paused holds the connector.
+	RateLimit int64
+	Paused    bool
+	// Progress, when set, is updated with the index of the next row.
+	Progress *atomic.Int64
+}
+
+// RowIDBase is added to a generated row's index to make its hidden row
+// id; DML row ids (microsecond timestamps shifted by 8) stay below it.
+const RowIDBase = int64(1) << 62
+
+// ConnectorSource is the entry of a source with a connector. Barriers (and,
+// for a table, DML chunks) arrive on in and pass through; between them it
+// emits generated rows, paced by the generator's rate and the source rate
+// limit, and held while paused. At every barrier it writes the index of
+// its next row into its state table, in the epoch's batch, so the rows
+// emitted in an epoch and the position after them commit together: after
+// a failure the source resumes at the committed position and regenerates
+// exactly the rows that were lost.
+type ConnectorSource struct {
+	in    *Receiver
+	gen   Generator
+	sc    *StateContext
+	state *storage.Table
+	opts  ConnectorOptions
+	typ   []types.Type
+
+	loaded  bool
+	started bool  // a first barrier has passed: rows may flow
+	next    int64 // index of the next row to generate
+	saved   int64 // index last written to the state table
+	nextAt  time.Time
+	row     []types.Datum
+	builder *chunk.Builder
+}
+
+// NewConnectorSource returns the source executor; typ are its output types
+// (the generator's columns, then the row id column if any).
+func NewConnectorSource(in *Receiver, gen Generator, sc *StateContext, typ []types.Type, opts ConnectorOptions) *ConnectorSource {
+	return &ConnectorSource{
+		in: in, gen: gen, sc: sc, opts: opts, typ: typ,
+		state:   ConnectorStateTable(opts.State),
+		builder: chunk.NewBuilder(typ),
+		saved:   -1,
+	}
+}
+
+// ConnectorStateTable is the layout of a connector's position table: one
+// row (split, next row index).
+func ConnectorStateTable(id uint32) *storage.Table {
+	return &storage.Table{ID: id, Types: []types.Type{types.TInt32, types.TInt64}, PK: []int{0}, DistKey: []int{0}}
+}
+
+// Types implements Executor.
+func (s *ConnectorSource) Types() []types.Type { return s.typ }
+
+// Next implements Executor. Upstream messages (barriers, DML) take
+// precedence over generated rows, so a fast generator never holds a
+// barrier back by more than one chunk.
+func (s *ConnectorSource) Next(ctx context.Context) (Message, error) {
+	if !s.loaded {
+		if err := s.load(); err != nil {
+			return Message{}, err
+		}
+	}
+	for {
+		select {
+		case m, open := <-s.in.C:
+			return s.handle(m, open)
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		default:
+		}
+		if !s.started || s.opts.Paused || s.exhausted() {
+			return s.wait(ctx)
+		}
+		if d := time.Until(s.nextAt); d > 0 {
+			m, ok, err := s.waitFor(ctx, d)
+			if ok || err != nil {
+				return m, err
+			}
+			continue
+		}
+		return Message{Chunk: s.generate()}, nil
+	}
+}
+
+// wait blocks for the next upstream message.
+func (s *ConnectorSource) wait(ctx context.Context) (Message, error) {
+	select {
+	case m, open := <-s.in.C:
+		return s.handle(m, open)
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	}
+}
+
+// waitFor waits up to d for an upstream message; ok reports one.
+func (s *ConnectorSource) waitFor(ctx context.Context, d time.Duration) (Message, bool, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case m, open := <-s.in.C:
+		m, err := s.handle(m, open)
+		return m, true, err
+	case <-t.C:
+		return Message{}, false, nil
+	case <-ctx.Done():
+		return Message{}, false, ctx.Err()
+	}
+}
+
+// handle takes an upstream message: a barrier applies its mutation and
+// persists the position; a DML chunk passes through.
+func (s *ConnectorSource) handle(m Message, open bool) (Message, error) {
+	if !open {
+		return Message{}, ErrUpstreamEnded
+	}
+	if m.Barrier == nil {
+		return m, nil
+	}
+	s.started = true
+	if t, ok := m.Barrier.Mutation.(*ThrottleMutation); ok && t.Kind == ThrottleSource && t.Job == s.opts.Job {
+		s.opts.RateLimit, s.opts.Paused = t.RateLimit, t.Paused
+		s.nextAt = time.Time{}
+	}
+	if s.next != s.saved {
+		if err := s.state.Insert(s.sc.Batch(), []types.Datum{int64(0), s.next}); err != nil {
+			return Message{}, fmt.Errorf("stream: connector source %d: %w", s.opts.Job, err)
+		}
+		s.saved = s.next
+	}
+	return m, nil
+}
+
+// load reads the committed position.
+func (s *ConnectorSource) load() error {
+	row, ok, err := s.state.Get(s.sc.Batch(), []types.Datum{int64(0)})
+	if err != nil {
+		return fmt.Errorf("stream: connector source %d: loading its position: %w", s.opts.Job, err)
+	}
+	if ok {
+		s.next = row[1].(int64)
+		s.saved = s.next
+	}
+	s.publish()
+	s.loaded = true
+	return nil
+}
+
+func (s *ConnectorSource) publish() {
+	if s.opts.Progress != nil {
+		s.opts.Progress.Store(s.next)
+	}
+}
+
+func (s *ConnectorSource) exhausted() bool {
+	l := s.gen.Limit()
+	return l >= 0 && s.next >= l
+}
+
+// rate is the rows per second the source may produce; 0: unlimited.
+func (s *ConnectorSource) rate() int64 {
+	r := s.gen.RowsPerSecond()
+	if l := s.opts.RateLimit; l > 0 && (r == 0 || l < r) {
+		r = l
+	}
+	return r
+}
+
+// generate emits the next chunk: with a rate, a tenth of a second's worth
+// (at least one row), booked against the pacing clock.
+func (s *ConnectorSource) generate() *chunk.Chunk {
+	n := int64(scanChunkRows)
+	r := s.rate()
+	if r > 0 {
+		n = min(n, max(1, r/10))
+	}
+	if l := s.gen.Limit(); l >= 0 {
+		n = min(n, l-s.next)
+	}
+	for k := int64(0); k < n; k++ {
+		s.row = s.gen.Row(s.next, s.row[:0])
+		if s.opts.RowID >= 0 {
+			s.row = append(s.row, RowIDBase+s.next)
+		}
+		s.builder.Append(chunk.Insert, s.row)
+		s.next++
+	}
+	if r > 0 {
+		now := time.Now()
+		if s.nextAt.Before(now) {
+			s.nextAt = now
+		}
+		s.nextAt = s.nextAt.Add(time.Duration(float64(n) / float64(r) * float64(time.Second)))
+	}
+	s.publish()
+	return s.builder.Build()
+}
