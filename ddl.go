@@ -75,7 +75,7 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	}
 	// The table is published only once its actor runs, so no DML can
 	// reach a source the graph does not have yet.
-	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.Top.ID: job.Source})
+	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.Tops[0].ID: job.Source})
 	if err != nil {
 		if derr := db.store.DeleteMeta(relKey(rel.ID)); derr != nil {
 			db.opts.Logger.Error("removing table after a failed CREATE", "table", rel.Name, "err", derr)
@@ -124,9 +124,10 @@ func (db *DB) unregister(rel *catalog.Relation) {
 // returns at once.
 // viewOptions are the session settings a new view takes.
 type viewOptions struct {
-	background bool  // return before the backfill finishes
-	rateLimit  int64 // backfill rows per second (0: no limit)
-	paused     bool  // backfill_rate_limit = 0
+	background  bool  // return before the backfill finishes
+	rateLimit   int64 // backfill rows per second (0: no limit)
+	paused      bool  // backfill_rate_limit = 0
+	parallelism int   // actors per fragment (0: the DB's default)
 }
 
 func (db *DB) createView(ctx context.Context, cv *planner.CreateView, opts viewOptions, w ResultWriter) error {
@@ -165,8 +166,16 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	}
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
-		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused}
+		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
+		Parallelism: opts.parallelism}
+	if rel.Parallelism == 0 {
+		rel.Parallelism = db.opts.Parallelism
+	}
 	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
+	if err != nil {
+		return nil, err
+	}
+	add, err := db.attachInlets(sj)
 	if err != nil {
 		return nil, err
 	}
@@ -174,13 +183,6 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 		return nil, err
 	}
 	db.register(rel, sj)
-	add := &stream.AddMutation{Outputs: map[stream.ActorID][]*stream.Output{}}
-	db.mu.RLock()
-	for upID, outs := range sj.Attach {
-		up := db.runtime[upID]
-		add.Outputs[up.top] = append(add.Outputs[up.top], outs...)
-	}
-	db.mu.RUnlock()
 	if err := db.coord.Mutate(ctx, add, sj.Actors, nil); err != nil {
 		db.abandonViewLocked(rel, err)
 		return nil, err
@@ -188,6 +190,29 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	j := newJob(rel, sj.Progress)
 	db.startJob(j)
 	return j, nil
+}
+
+// attachInlets connects a new job's scans to the running top actors of
+// their upstreams: the Add mutation that attaches the exchanges at the
+// job's first barrier.
+func (db *DB) attachInlets(sj *planner.StreamJob) (*stream.AddMutation, error) {
+	add := &stream.AddMutation{Exchanges: map[stream.ActorID][]*stream.Exchange{}}
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	for _, in := range sj.Inlets {
+		up := db.runtime[in.Upstream]
+		if up == nil {
+			return nil, fmt.Errorf("streamdb: relation %d has no running job", in.Upstream)
+		}
+		exs, err := in.Connect(up.tops)
+		if err != nil {
+			return nil, err
+		}
+		for i, ex := range exs {
+			add.Exchanges[up.tops[i]] = append(add.Exchanges[up.tops[i]], ex)
+		}
+	}
+	return add, nil
 }
 
 // abandonView stops a view whose creation failed or was canceled and

@@ -54,7 +54,7 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 	var actors []*stream.Actor
 	var resumed []*job
 	sources := map[stream.ActorID]*stream.Source{}
-	tops := map[uint32]*stream.Actor{}
+	tops := map[uint32][]*stream.Actor{}
 	runtime := map[uint32]*relRuntime{}
 	for _, r := range db.relationsSorted() {
 		mode := planner.Follow
@@ -65,18 +65,12 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		for upID, outs := range job.Attach {
-			up, ok := tops[upID]
-			if !ok {
-				return nil, nil, nil, fmt.Errorf("streamdb: view %q reads relation %d, which has no actor", r.Name, upID)
-			}
-			for _, o := range outs {
-				up.Out.AddOutput(o)
-			}
+		if err := connectInlets(r, job, tops); err != nil {
+			return nil, nil, nil, err
 		}
-		tops[r.ID] = job.Top
+		tops[r.ID] = job.Tops
 		if job.Source != nil {
-			sources[job.Top.ID] = job.Source
+			sources[job.Tops[0].ID] = job.Source
 		}
 		runtime[r.ID] = db.newRuntime(r, job)
 		actors = append(actors, job.Actors...)
@@ -97,13 +91,38 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 	return actors, sources, resumed, nil
 }
 
+// connectInlets attaches the scans of job r to the top actors of its
+// upstreams, built before it.
+func connectInlets(r *catalog.Relation, job *planner.StreamJob, tops map[uint32][]*stream.Actor) error {
+	for _, in := range job.Inlets {
+		up, ok := tops[in.Upstream]
+		if !ok {
+			return fmt.Errorf("streamdb: view %q reads relation %d, which has no actor", r.Name, in.Upstream)
+		}
+		exs, err := in.Connect(actorIDs(up))
+		if err != nil {
+			return err
+		}
+		for i, ex := range exs {
+			up[i].Out.AddExchange(ex)
+		}
+	}
+	return nil
+}
+
+func actorIDs(as []*stream.Actor) []stream.ActorID {
+	ids := make([]stream.ActorID, len(as))
+	for i, a := range as {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
 // newRuntime makes the runtime handle of a job, keeping the DML mutex of a
 // table across rebuilds.
 func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntime {
-	rt := &relRuntime{top: job.Top.ID, source: job.Source, generated: job.Connector}
-	for _, a := range job.Actors {
-		rt.actors = append(rt.actors, a.ID)
-	}
+	rt := &relRuntime{tops: actorIDs(job.Tops), actors: actorIDs(job.Actors), fragments: job.Fragments,
+		source: job.Source, generated: job.Connector}
 	if r.Kind == catalog.KindTable {
 		db.mu.RLock()
 		old := db.runtime[r.ID]

@@ -56,6 +56,7 @@ func defaultVars() map[string]string {
 		"transaction_isolation":       "read committed",
 		"extra_float_digits":          "1",
 		"background_ddl":              "false",
+		"streaming_parallelism":       "default",
 	}
 }
 
@@ -235,6 +236,11 @@ func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
 				return err
 			}
 		}
+		if name == "streaming_parallelism" {
+			if _, err := binder.ParseParallelism(name, n.Value); err != nil {
+				return err
+			}
+		}
 		s.vars[name] = n.Value
 	}
 	return w.Complete("SET")
@@ -268,6 +274,13 @@ func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
 	}
 	if ok {
 		opts.rateLimit, opts.paused = n, n == 0
+	}
+	v, given := cv.With["streaming_parallelism"]
+	if !given {
+		v = s.vars["streaming_parallelism"]
+	}
+	if opts.parallelism, err = binder.ParseParallelism("streaming_parallelism", v); err != nil {
+		return opts, err
 	}
 	return opts, nil
 }

@@ -30,6 +30,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +40,7 @@ import (
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -52,10 +56,28 @@ type Options struct {
 	BarrierInterval time.Duration
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Parallelism is the default streaming parallelism of new views: the
+	// number of actors that run each partitioned fragment of a view's job
+	// (SET streaming_parallelism and WITH (streaming_parallelism = n)
+	// override it per view). Zero means the STREAMDB_PARALLELISM
+	// environment variable when set (tests use it to run every view with
+	// more actors than cores), else runtime.GOMAXPROCS(0); it is capped
+	// at MaxParallelism.
+	Parallelism int
 }
+
+// MaxParallelism is the highest streaming parallelism a view can have.
+const MaxParallelism = planner.MaxParallelism
 
 // EnsureDefaults fills zero fields with their defaults.
 func (o *Options) EnsureDefaults() {
+	if o.Parallelism == 0 {
+		o.Parallelism = runtime.GOMAXPROCS(0)
+		if n, err := strconv.Atoi(os.Getenv("STREAMDB_PARALLELISM")); err == nil && n > 0 {
+			o.Parallelism = n
+		}
+	}
+	o.Parallelism = min(max(o.Parallelism, 1), MaxParallelism)
 	if o.BarrierInterval == 0 {
 		o.BarrierInterval = time.Second
 	}
@@ -98,10 +120,14 @@ type DB struct {
 
 // relRuntime is the running side of a relation.
 type relRuntime struct {
-	top    stream.ActorID
+	// tops are the actors that materialize the relation; views over it
+	// attach to them.
+	tops   []stream.ActorID
 	actors []stream.ActorID
-	source *stream.Source // tables only
-	dml    *sync.Mutex    // tables only; survives graph rebuilds
+	// fragments describe the job's fragments (streamdb_catalog.actors).
+	fragments []planner.Fragment
+	source    *stream.Source // tables only
+	dml       *sync.Mutex    // tables only; survives graph rebuilds
 	// limiter paces the table's DML (tables only; survives graph
 	// rebuilds, like dml).
 	limiter *dmlLimiter

@@ -38,6 +38,8 @@ func (db *DB) systemRelation(name string) (*catalog.Relation, bool) {
 		cols, id = rateLimitColumns, systemIDBase+1
 	case sourcesName:
 		cols, id = sourceColumns, systemIDBase+2
+	case actorsName:
+		cols, id = actorColumns, systemIDBase+3
 	default:
 		return nil, false
 	}
@@ -55,6 +57,8 @@ func (db *DB) systemRows(r *catalog.Relation) [][]types.Datum {
 		return db.rateLimitRows()
 	case sourcesName:
 		return db.sourceRows()
+	case actorsName:
+		return db.actorRows()
 	}
 	return db.jobRows()
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/streamdb/streamdb/exec/connector"
@@ -14,6 +15,9 @@ import (
 
 // channelCapacity bounds the messages in flight between two actors.
 const channelCapacity = 4
+
+// MaxParallelism is the highest number of actors a fragment may have.
+const MaxParallelism = 64
 
 // StreamEnv is what building a stream job needs from its owner.
 type StreamEnv interface {
@@ -31,15 +35,18 @@ type StreamEnv interface {
 // attach to the graph.
 type StreamJob struct {
 	Actors []*stream.Actor
-	// Top is the actor that materializes the job's relation; views over it
-	// attach to its dispatcher.
-	Top *stream.Actor
-	// Attach lists, per upstream relation id, the outputs to add to that
-	// relation's Top actor (through an Add mutation when creating).
-	Attach map[uint32][]*stream.Output
+	// Tops are the actors that materialize the job's relation (one for a
+	// table), each owning a vnode set of it; views over the relation
+	// attach to their dispatchers.
+	Tops []*stream.Actor
+	// Inlets are the job's scans, each to be connected to the top actors
+	// of its upstream relation (through an Add mutation when creating).
+	Inlets []*Inlet
+	// Fragments describe the job's fragments and their actors' vnodes.
+	Fragments []Fragment
 	// Source is where DML statements send the table's changes (tables only).
 	Source *stream.Source
-	// Progress has one entry per scan of a backfilling job.
+	// Progress has one entry per scan actor of a backfilling job.
 	Progress []*stream.BackfillProgress
 	// Connector, for a relation with a connector, holds the index of the
 	// next row it generates.
@@ -91,7 +98,8 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		exec = m
 	}
 	a := &stream.Actor{ID: env.NewActorID(), State: sc, Exec: exec}
-	job.Actors, job.Top = []*stream.Actor{a}, a
+	job.Actors, job.Tops = []*stream.Actor{a}, []*stream.Actor{a}
+	job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()}}}
 	return job, nil
 }
 
@@ -207,6 +215,14 @@ func withStreamKey(n Node) (Node, []int, error) {
 // joinWithKey rewrites both sides of a join to carry their keys and
 // restores the join's original column order (left, right) with the sides'
 // added key columns appended, so the parent's column references still hold.
+//
+// The join's stream key is the left key, the right key, and the join key
+// columns that carry the row's join key (the left ones, the right ones
+// for a right join, both for a full join): a parallel join runs in the
+// actor that owns the join key's vnode, so the key must say which actor
+// produces a row. Without it, an update that moves rows from one join key
+// to another would have two actors emit changes of one output key, in
+// no particular order.
 func joinWithKey(n *Join) (Node, []int, error) {
 	l, lk, err := withStreamKey(n.Left)
 	if err != nil {
@@ -248,7 +264,7 @@ func joinWithKey(n *Join) (Node, []int, error) {
 		for _, k := range rk {
 			key = append(key, k+newL)
 		}
-		return nn, key, nil
+		return nn, withJoinKey(n, newL, key, func(i int) int { return i }), nil
 	}
 	pos := make([]int, len(joined))
 	exprs := make([]expr.Expr, len(order))
@@ -268,7 +284,29 @@ func joinWithKey(n *Join) (Node, []int, error) {
 	for _, k := range rk {
 		key = append(key, pos[k+newL])
 	}
-	return &Project{Input: nn, Exprs: exprs, Cols: cols}, key, nil
+	return &Project{Input: nn, Exprs: exprs, Cols: cols}, withJoinKey(n, newL, key, func(i int) int { return pos[i] }), nil
+}
+
+// withJoinKey adds to key the join key columns of n that carry a row's
+// join key (see joinWithKey); pos maps a column of the rewritten join's
+// output (newL left columns, then the right ones) to its position in the
+// rewritten output.
+func withJoinKey(n *Join, newL int, key []int, pos func(int) int) []int {
+	var cols []int
+	if n.Kind != RightJoin {
+		cols = append(cols, n.LeftKeys...)
+	}
+	if n.Kind == RightJoin || n.Kind == FullJoin {
+		for _, k := range n.RightKeys {
+			cols = append(cols, newL+k)
+		}
+	}
+	for _, c := range cols {
+		if p := pos(c); !slices.Contains(key, p) {
+			key = append(key, p)
+		}
+	}
+	return key
 }
 
 // projectWithKey keeps the input's stream key in the projection, adding
@@ -312,186 +350,4 @@ func nodeName(n Node) string {
 		return "a table function"
 	}
 	return fmt.Sprintf("%T", n)
-}
-
-// BuildViewJob builds the actors of a view with the given shape, materialized
-// into rel; mode says whether its scans backfill.
-func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode ScanMode) (*StreamJob, error) {
-	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillHeld(),
-		jobID: rel.ID, scans: NumScans(shape.Plan),
-		job: &StreamJob{Attach: map[uint32][]*stream.Output{}}}
-	if n := int64(b.scans); n > 1 && b.rate > 0 {
-		// The limit is for the whole job: share it between its scans.
-		b.rate = max(1, b.rate/n)
-	}
-	top := b.newActor()
-	e, _, err := b.build(top, shape.Plan)
-	if err != nil {
-		return nil, err
-	}
-	top.Exec = stream.NewMaterialize(e, top.State, TableLayout(rel))
-	b.job.Top = top
-	return b.job, nil
-}
-
-// NumScans counts the relation scans of a plan (one backfill each).
-func NumScans(n Node) int {
-	if _, ok := n.(*Scan); ok {
-		return 1
-	}
-	total := 0
-	for _, in := range n.Inputs() {
-		total += NumScans(in)
-	}
-	return total
-}
-
-type jobBuilder struct {
-	env    StreamEnv
-	mode   ScanMode
-	rate   int64 // backfill rows per second per scan (0: no limit)
-	paused bool
-	jobID  uint32
-	scans  int
-	job    *StreamJob
-}
-
-func (b *jobBuilder) newActor() *stream.Actor {
-	a := &stream.Actor{ID: b.env.NewActorID(), State: stream.NewStateContext(b.env.Store())}
-	b.job.Actors = append(b.job.Actors, a)
-	return a
-}
-
-func (b *jobBuilder) stateTableIDs(n int) []uint32 {
-	ids := make([]uint32, n)
-	for i := range ids {
-		ids[i] = b.env.NextStateTableID()
-	}
-	return ids
-}
-
-// build returns the executor for n inside actor a, and n's stream key.
-func (b *jobBuilder) build(a *stream.Actor, n Node) (stream.Executor, []int, error) {
-	switch n := n.(type) {
-	case *Scan:
-		return b.buildScan(a, n)
-	case *Filter:
-		in, key, err := b.build(a, n.Input)
-		if err != nil {
-			return nil, nil, err
-		}
-		return stream.NewFilter(in, n.Cond), key, nil
-	case *Project:
-		in, inKey, err := b.build(a, n.Input)
-		if err != nil {
-			return nil, nil, err
-		}
-		return stream.NewProject(in, n.Exprs), projectedKey(n, inKey), nil
-	case *Aggregate:
-		return b.buildAgg(a, n)
-	case *Join:
-		return b.buildJoin(a, n)
-	}
-	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
-}
-
-func projectedKey(p *Project, inKey []int) []int {
-	key := make([]int, 0, len(inKey))
-	for _, k := range inKey {
-		for i, e := range p.Exprs {
-			if c, ok := e.(*expr.Column); ok && c.Index == k {
-				key = append(key, i)
-				break
-			}
-		}
-	}
-	return key
-}
-
-func (b *jobBuilder) buildScan(a *stream.Actor, n *Scan) (stream.Executor, []int, error) {
-	up, ok := b.env.Relation(n.Rel.ID)
-	if !ok {
-		return nil, nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", n.Rel.Name)
-	}
-	ch := make(chan stream.Message, channelCapacity)
-	b.job.Attach[up.ID] = append(b.job.Attach[up.ID], &stream.Output{Actor: a.ID, C: ch})
-	recv := &stream.Receiver{C: ch, Typ: up.ColumnTypes()}
-	layout := TableLayout(up)
-	// Every scan owns backfill state tables, allocated in every mode so a
-	// job's state table ids come out the same when it is rebuilt.
-	state := stream.NewBackfillTables(b.stateTableIDs(stream.NumBackfillTables), layout)
-	opts := stream.ScanOptions{Backfill: b.mode != Follow, Resume: b.mode == Resume, State: state, RateLimit: b.rate, Paused: b.paused,
-		Job: b.jobID, Scans: b.scans}
-	if opts.Backfill {
-		opts.Progress = stream.NewBackfillProgress()
-		b.job.Progress = append(b.job.Progress, opts.Progress)
-	}
-	scan := stream.NewStreamScan(recv, layout, a.State, opts)
-	a.Closers = append(a.Closers, scan.Close)
-	return scan, append([]int(nil), up.PK...), nil
-}
-
-func (b *jobBuilder) buildAgg(a *stream.Actor, n *Aggregate) (stream.Executor, []int, error) {
-	in, inKey, err := b.build(a, n.Input)
-	if err != nil {
-		return nil, nil, err
-	}
-	spec := stream.AggSpec{InTypes: in.Types(), GroupBy: n.GroupBy, InputPK: inKey}
-	for _, c := range n.Aggs {
-		spec.Aggs = append(spec.Aggs, stream.AggCall{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type})
-	}
-	key := make([]int, len(n.GroupBy))
-	for i := range key {
-		key[i] = i
-	}
-	agg, err := stream.NewHashAgg(in, a.State, spec, b.stateTableIDs(spec.NumStateTables()))
-	if err != nil {
-		return nil, nil, err
-	}
-	return agg, key, nil
-}
-
-// buildJoin runs each side in an actor of its own, feeding the join's
-// two receivers.
-func (b *jobBuilder) buildJoin(a *stream.Actor, n *Join) (stream.Executor, []int, error) {
-	var recv [2]*stream.Receiver
-	var keys [2][]int
-	for i, side := range []Node{n.Left, n.Right} {
-		sa := b.newActor()
-		e, key, err := b.build(sa, side)
-		if err != nil {
-			return nil, nil, err
-		}
-		sa.Exec = e
-		ch := make(chan stream.Message, channelCapacity)
-		sa.Out.AddOutput(&stream.Output{Actor: a.ID, C: ch})
-		recv[i] = &stream.Receiver{C: ch, Typ: e.Types()}
-		keys[i] = key
-	}
-	spec := stream.JoinSpec{Kind: joinKind(n.Kind),
-		LeftTypes: recv[0].Typ, RightTypes: recv[1].Typ,
-		LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
-		LeftPK: keys[0], RightPK: keys[1], Cond: n.Cond}
-	j, err := stream.NewHashJoin(recv[0], recv[1], a.State, spec, b.stateTableIDs(spec.NumStateTables()))
-	if err != nil {
-		return nil, nil, err
-	}
-	nl := len(recv[0].Typ)
-	key := append([]int(nil), keys[0]...)
-	for _, k := range keys[1] {
-		key = append(key, k+nl)
-	}
-	return j, key, nil
-}
-
-func joinKind(k JoinKind) stream.JoinKind {
-	switch k {
-	case LeftJoin:
-		return stream.JoinLeftOuter
-	case RightJoin:
-		return stream.JoinRightOuter
-	case FullJoin:
-		return stream.JoinFullOuter
-	}
-	return stream.JoinInner
 }

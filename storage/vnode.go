@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"hash/crc32"
+	"math/bits"
 
 	"github.com/streamdb/streamdb/internal/types"
 )
@@ -46,4 +47,56 @@ func VnodeOf(ts []types.Type, datums []types.Datum) (uint16, error) {
 		}
 	}
 	return VnodeOfKey(buf), nil
+}
+
+// VnodeBitmap is a set of vnodes: the vnodes an actor owns. Ownership
+// decides which rows an actor receives from an exchange and which state
+// keys (every key starts with its vnode) it reads and writes, so a vnode's
+// rows and state move between actors as a unit.
+type VnodeBitmap [NumVnodes / 64]uint64
+
+// AllVnodes returns the bitmap holding every vnode.
+func AllVnodes() VnodeBitmap {
+	var b VnodeBitmap
+	for i := range b {
+		b[i] = ^uint64(0)
+	}
+	return b
+}
+
+// Has reports whether vnode v is in the set.
+func (b *VnodeBitmap) Has(v uint16) bool { return b[v/64]&(1<<(v%64)) != 0 }
+
+// Set adds vnode v.
+func (b *VnodeBitmap) Set(v uint16) { b[v/64] |= 1 << (v % 64) }
+
+// Count returns the number of vnodes in the set.
+func (b *VnodeBitmap) Count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// Vnodes returns the vnodes of the set in ascending order.
+func (b *VnodeBitmap) Vnodes() []uint16 {
+	out := make([]uint16, 0, b.Count())
+	for v := uint16(0); v < NumVnodes; v++ {
+		if b.Has(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// SplitVnodes divides the vnodes among n owners in contiguous ranges of
+// near-equal size (owner i gets vnodes [i*256/n, (i+1)*256/n)). n must be
+// between 1 and NumVnodes.
+func SplitVnodes(n int) []VnodeBitmap {
+	out := make([]VnodeBitmap, n)
+	for v := 0; v < NumVnodes; v++ {
+		out[v*n/NumVnodes].Set(uint16(v))
+	}
+	return out
 }

@@ -25,12 +25,28 @@ func BenchmarkBulkInsert(b *testing.B) {
 }
 
 // BenchmarkGroupByViewInserts maintains a GROUP BY view while rows arrive
-// in INSERT statements of 100 rows each.
+// in INSERT statements of 100 rows each, with the view's job at
+// parallelism 1 and 2 (streaming_parallelism).
 func BenchmarkGroupByViewInserts(b *testing.B) {
-	const batch = 100
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("parallelism=%d", p), func(b *testing.B) { benchGroupByView(b, p, 100) })
+	}
+}
+
+// BenchmarkGroupByViewBulkInserts is BenchmarkGroupByViewInserts with
+// statements of 20,000 rows, so the view's work, not the statements'
+// round trips, dominates.
+func BenchmarkGroupByViewBulkInserts(b *testing.B) {
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("parallelism=%d", p), func(b *testing.B) { benchGroupByView(b, p, 20_000) })
+	}
+}
+
+func benchGroupByView(b *testing.B, parallelism, batch int) {
 	db := openMem(b)
 	mustExec(b, db, "CREATE TABLE t (id bigint PRIMARY KEY, k int, v bigint)")
-	mustExec(b, db, "CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS s, max(v) AS m FROM t GROUP BY k")
+	mustExec(b, db, fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (streaming_parallelism = %d) AS "+
+		"SELECT k, count(*) AS n, sum(v) AS s, max(v) AS m FROM t GROUP BY k", parallelism))
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -41,6 +57,29 @@ func BenchmarkGroupByViewInserts(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkGroupByViewBackfill creates (and drops) a GROUP BY view over a
+// table of 50,000 rows, with the view's job at parallelism 1 and 2: each
+// iteration is one whole backfill.
+func BenchmarkGroupByViewBackfill(b *testing.B) {
+	const rows = 50_000
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("parallelism=%d", p), func(b *testing.B) {
+			db := openMem(b)
+			mustExec(b, db, "CREATE TABLE t (id bigint PRIMARY KEY, k int, v bigint)")
+			mustExec(b, db, fmt.Sprintf("INSERT INTO t SELECT g, g %% 1000, g FROM generate_series(1, %d) AS g", rows))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				mustExec(b, db, fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (streaming_parallelism = %d) AS "+
+					"SELECT k, count(*) AS n, sum(v) AS s, max(v) AS m FROM t GROUP BY k", p))
+				b.StopTimer()
+				mustExec(b, db, "DROP MATERIALIZED VIEW agg")
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
 }
 
 // BenchmarkSingleRowInsertFreshness measures one-row INSERTs into a table

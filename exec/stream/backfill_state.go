@@ -11,15 +11,23 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// BackfillTables are the two state tables of one backfilling scan.
+// BackfillTables are the two state tables of one backfilling scan. A
+// scan of parallelism N runs as N actors that share the tables, each
+// reading and writing only the rows of the upstream vnodes it owns, so the
+// progress and the logged changes of a vnode can move to another actor
+// with the vnode (I4).
 //
-// Progress: one row per vnode (vnode smallint PK, done boolean, last_pk
-// text holding the row encoding of the last pk emitted, rows bigint), plus
-// a job row at vnode -1 whose done column says the snapshot is finished.
+// Progress: one row per upstream vnode (vnode smallint PK, done boolean,
+// last_pk text holding the row encoding of the last pk emitted, rows
+// bigint). (Stores written before scans ran in parallel also hold a row
+// at vnode -1; it is ignored.)
 //
-// Log: the upstream changes that arrived after the snapshot's epoch, in
-// arrival order: (seq bigint PK, op smallint, vnode smallint, the upstream
-// row's columns...).
+// Log: the upstream changes that arrived after the snapshot's epoch:
+// (seq bigint, op smallint, vnode smallint, the upstream row's
+// columns...), distributed like the upstream (DistKey: the upstream's
+// DistKey columns), so the entries of upstream vnode v are stored in vnode
+// v, ordered by seq (PK: seq, then the DistKey columns). seq grows in
+// arrival order within an actor and is unique within a vnode.
 type BackfillTables struct {
 	Progress *storage.Table
 	Log      *storage.Table
@@ -34,12 +42,17 @@ func NewBackfillTables(ids []uint32, upstream *storage.Table) *BackfillTables {
 	prog := &storage.Table{ID: ids[0],
 		Types: []types.Type{types.TInt16, types.TBool, types.TText, types.TInt64}, PK: []int{0}}
 	logTypes := append([]types.Type{types.TInt64, types.TInt16, types.TInt16}, upstream.Types...)
-	log := &storage.Table{ID: ids[1], Types: logTypes, PK: []int{0}}
+	dist := make([]int, len(upstream.DistKey))
+	for i, c := range upstream.DistKey {
+		dist[i] = logHeader + c
+	}
+	log := &storage.Table{ID: ids[1], Types: logTypes, PK: append([]int{0}, dist...), DistKey: dist}
 	return &BackfillTables{Progress: prog, Log: log}
 }
 
-// jobRow is the vnode of the progress row that describes the whole scan.
-const jobRow = -1
+// legacyJobRow is the vnode of the progress row older stores kept for the
+// whole scan.
+const legacyJobRow = -1
 
 // logHeader is the number of columns before the row in a log entry.
 const logHeader = 3
@@ -49,33 +62,38 @@ type vnodeProgress struct {
 	lastPK []types.Datum // nil: nothing emitted yet
 	rows   int64
 	dirty  bool
+	// The log entries of the vnode: how many wait, and the seq of the
+	// last one replayed (-1: none yet), to resume the next replay after.
+	logPending int64
+	logRead    int64
 }
 
-// backfillState is a scan's progress, loaded from and saved to its tables.
+// backfillState is the progress of the scan actor that owns the vnodes
+// in owned, loaded from and saved to the tables.
 type backfillState struct {
 	tables       *BackfillTables
 	upstream     *storage.Table
 	pkTypes      []types.Type
+	owned        []uint16 // ascending
 	vnodes       [storage.NumVnodes]vnodeProgress
 	fresh        bool // nothing was persisted: a new backfill
 	snapshotDone bool
-	dirtyJob     bool
 	rowsRead     int64
 	vnodesDone   int
 	nextSeq      int64 // seq of the next log entry
-	readSeq      int64 // seq of the next entry to replay
-	logPending   int64
+	logPending   int64 // entries waiting, over all owned vnodes
+	replay       int   // index in owned of the vnode being replayed
 	row          []types.Datum
 }
 
-func loadBackfillState(r storage.Reader, t *BackfillTables, upstream *storage.Table) (*backfillState, error) {
-	p := &backfillState{tables: t, upstream: upstream, fresh: true}
+func loadBackfillState(r storage.Reader, t *BackfillTables, upstream *storage.Table, owned storage.VnodeBitmap) (*backfillState, error) {
+	p := &backfillState{tables: t, upstream: upstream, fresh: true, owned: owned.Vnodes()}
 	for _, c := range upstream.PK {
 		p.pkTypes = append(p.pkTypes, upstream.Types[c])
 	}
 	it := t.Progress.Scan(r)
 	for it.Next() {
-		if err := p.loadRow(it.Row()); err != nil {
+		if err := p.loadRow(it.Row(), &owned); err != nil {
 			it.Close()
 			return nil, err
 		}
@@ -83,7 +101,15 @@ func loadBackfillState(r storage.Reader, t *BackfillTables, upstream *storage.Ta
 	if err := closeIter(it); err != nil {
 		return nil, err
 	}
-	return p, p.loadLogBounds(r)
+	p.snapshotDone = p.vnodesDone == len(p.owned)
+	if p.fresh {
+		// The first save writes every owned vnode's row, so a restart
+		// knows the backfill had started.
+		for _, v := range p.owned {
+			p.vnodes[v].dirty = true
+		}
+	}
+	return p, p.loadLog(r)
 }
 
 func closeIter(it storage.Iterator) error {
@@ -94,13 +120,12 @@ func closeIter(it storage.Iterator) error {
 	return err
 }
 
-func (p *backfillState) loadRow(row []types.Datum) error {
-	p.fresh = false
+func (p *backfillState) loadRow(row []types.Datum, owned *storage.VnodeBitmap) error {
 	v := int(row[0].(int64))
-	if v == jobRow {
-		p.snapshotDone = row[1].(bool)
+	if v == legacyJobRow || !owned.Has(uint16(v)) {
 		return nil
 	}
+	p.fresh = false
 	vp := &p.vnodes[v]
 	vp.done = row[1].(bool)
 	vp.rows = row[3].(int64)
@@ -118,30 +143,29 @@ func (p *backfillState) loadRow(row []types.Datum) error {
 	return nil
 }
 
-// loadLogBounds finds the first and next sequence numbers of the log.
-func (p *backfillState) loadLogBounds(r storage.Reader) error {
-	it := p.tables.Log.Scan(r)
-	first := true
-	for it.Next() {
-		seq := it.Row()[0].(int64)
-		if first {
-			p.readSeq, first = seq, false
+// loadLog counts the waiting log entries of each owned vnode and finds
+// the next sequence number.
+func (p *backfillState) loadLog(r storage.Reader) error {
+	for _, v := range p.owned {
+		vp := &p.vnodes[v]
+		vp.logRead = -1
+		it := p.tables.Log.ScanVnode(r, v, nil)
+		for it.Next() {
+			seq := it.Row()[0].(int64)
+			p.nextSeq = max(p.nextSeq, seq+1)
+			vp.logPending++
+			p.logPending++
 		}
-		p.nextSeq = seq + 1
-		p.logPending++
+		if err := closeIter(it); err != nil {
+			return err
+		}
 	}
-	return closeIter(it)
+	return nil
 }
 
 // save writes the changed progress rows.
 func (p *backfillState) save(w *storage.WriteBatch) error {
-	if p.dirtyJob || p.fresh {
-		if err := p.tables.Progress.Insert(w, []types.Datum{int64(jobRow), p.snapshotDone, "", int64(0)}); err != nil {
-			return err
-		}
-		p.dirtyJob, p.fresh = false, false
-	}
-	for v := range p.vnodes {
+	for _, v := range p.owned {
 		vp := &p.vnodes[v]
 		if !vp.dirty {
 			continue
@@ -159,6 +183,7 @@ func (p *backfillState) save(w *storage.WriteBatch) error {
 		}
 		vp.dirty = false
 	}
+	p.fresh = false
 	return nil
 }
 
@@ -183,22 +208,23 @@ func (p *backfillState) finishVnode(v int) {
 	p.vnodesDone++
 }
 
-// estimateTotal estimates the snapshot's rows from the vnodes done so far
-// (rows hash evenly over vnodes); exact once every vnode is done.
+// estimateTotal estimates the snapshot rows of the owned vnodes from the
+// vnodes done so far (rows hash evenly over vnodes); exact once every
+// owned vnode is done.
 func (p *backfillState) estimateTotal() int64 {
-	if p.snapshotDone || p.vnodesDone == storage.NumVnodes {
+	if p.snapshotDone || p.vnodesDone == len(p.owned) {
 		return p.rowsRead
 	}
 	if p.vnodesDone == 0 {
 		return 0
 	}
 	var doneRows int64
-	for v := range p.vnodes {
+	for _, v := range p.owned {
 		if p.vnodes[v].done {
 			doneRows += p.vnodes[v].rows
 		}
 	}
-	est := doneRows * storage.NumVnodes / int64(p.vnodesDone)
+	est := doneRows * int64(len(p.owned)) / int64(p.vnodesDone)
 	if est < p.rowsRead {
 		est = p.rowsRead
 	}
@@ -207,55 +233,106 @@ func (p *backfillState) estimateTotal() int64 {
 
 // appendLog appends one upstream change to the log store.
 func (p *backfillState) appendLog(w *storage.WriteBatch, op chunk.Op, row []types.Datum) error {
-	p.row = append(p.row[:0], p.nextSeq, int64(op), int64(p.upstream.Vnode(row)))
+	v := p.upstream.Vnode(row)
+	p.row = append(p.row[:0], p.nextSeq, int64(op), int64(v))
 	p.row = append(p.row, row...)
 	if err := p.tables.Log.Insert(w, p.row); err != nil {
 		return err
 	}
 	p.nextSeq++
 	p.logPending++
+	p.vnodes[v].logPending++
 	return nil
 }
 
-// consumeLog reads up to n logged changes in order into a chunk, deleting
-// them; nil when the log is empty.
+// consumeLog reads up to n logged changes into a chunk, deleting them;
+// nil when the log is empty. It replays vnode by vnode, each vnode's
+// changes in arrival order: changes of different vnodes concern different
+// upstream keys, and every operator's result is independent of how the
+// changes of different keys interleave.
 func (p *backfillState) consumeLog(w *storage.WriteBatch, b *chunk.Builder, n int) (*chunk.Chunk, error) {
-	var after []types.Datum
-	if p.readSeq > 0 {
-		after = []types.Datum{p.readSeq - 1}
-	}
-	it := p.tables.Log.ScanVnode(w, 0, after)
-	for b.Len() < n && it.Next() {
-		row := it.Row()
-		b.Append(chunk.Op(row[1].(int64)), row[logHeader:])
-		if err := p.tables.Log.Delete(w, row); err != nil {
-			it.Close()
+	for tries := 0; b.Len() < n && p.logPending > 0 && tries <= len(p.owned); tries++ {
+		v := p.owned[p.replay]
+		if p.vnodes[v].logPending == 0 {
+			p.replay = (p.replay + 1) % len(p.owned)
+			continue
+		}
+		tries = 0
+		if err := p.consumeVnode(w, b, v, n); err != nil {
 			return nil, err
 		}
-		p.readSeq = row[0].(int64) + 1
-		p.logPending--
-	}
-	if err := closeIter(it); err != nil {
-		return nil, err
+		if p.vnodes[v].logPending > 0 {
+			break // the chunk is full
+		}
 	}
 	if b.Len() == 0 {
+		if p.logPending != 0 {
+			return nil, fmt.Errorf("stream: log store of table %d: %d entries missing", p.upstream.ID, p.logPending)
+		}
 		return nil, nil
 	}
 	return b.Build(), nil
+}
+
+// consumeVnode replays logged changes of vnode v into b, up to n rows in b.
+func (p *backfillState) consumeVnode(w *storage.WriteBatch, b *chunk.Builder, v uint16, n int) error {
+	vp := &p.vnodes[v]
+	var after []types.Datum
+	if vp.logRead >= 0 {
+		after = []types.Datum{vp.logRead}
+	}
+	it := p.tables.Log.ScanVnode(w, v, after)
+	// An update pair is never cut between two chunks (its halves share a
+	// vnode, see StreamScan.logChunk, and are logged one after the other):
+	// a chunk stops one row short rather than end with an UpdateDelete,
+	// and takes a pair whole when it would otherwise stay empty.
+	last := chunk.Insert
+	for (b.Len() < n || last == chunk.UpdateDelete) && it.Next() {
+		row := it.Row()
+		op := chunk.Op(row[1].(int64))
+		if op == chunk.UpdateDelete && b.Len() == n-1 && b.Len() > 0 {
+			break
+		}
+		last = op
+		b.Append(op, row[logHeader:])
+		if err := p.tables.Log.Delete(w, row); err != nil {
+			it.Close()
+			return err
+		}
+		vp.logRead = row[0].(int64)
+		vp.logPending--
+		p.logPending--
+	}
+	if err := closeIter(it); err != nil {
+		return err
+	}
+	if vp.logPending != 0 && b.Len() < n-1 {
+		return fmt.Errorf("stream: log store of vnode %d: %d entries missing", v, vp.logPending)
+	}
+	return nil
 }
 
 // purgeCovered deletes, at resume, the log entries whose rows the new
 // snapshot will read anyway: those of unfinished vnodes with a pk past the
 // vnode's position.
 func (p *backfillState) purgeCovered(w *storage.WriteBatch) error {
-	it := p.tables.Log.Scan(w)
+	for _, v := range p.owned {
+		vp := &p.vnodes[v]
+		if vp.done || vp.logPending == 0 {
+			continue
+		}
+		if err := p.purgeVnode(w, v, vp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *backfillState) purgeVnode(w *storage.WriteBatch, v uint16, vp *vnodeProgress) error {
+	it := p.tables.Log.ScanVnode(w, v, nil)
 	var doomed [][]types.Datum
 	for it.Next() {
 		row := it.Row()
-		vp := &p.vnodes[int(row[2].(int64))]
-		if vp.done {
-			continue
-		}
 		covered, err := p.pastPosition(vp, row[logHeader:])
 		if err != nil {
 			it.Close()
@@ -272,6 +349,7 @@ func (p *backfillState) purgeCovered(w *storage.WriteBatch) error {
 		if err := p.tables.Log.Delete(w, row); err != nil {
 			return err
 		}
+		vp.logPending--
 		p.logPending--
 	}
 	return nil

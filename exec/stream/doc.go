@@ -10,6 +10,22 @@
 // to a dispatcher that sends each message to the receivers of downstream
 // actors. Between actors messages travel on bounded channels (back-pressure).
 //
+// # Parallelism: vnodes, exchanges, merges
+//
+// A view's fragments run as N actors each (see ../../planner/fragment.go);
+// each actor owns a set of the 256 vnodes (storage.VnodeBitmap). An
+// Exchange, one kind of dispatcher output, sends each row to the actor of
+// the downstream fragment that owns the row's vnode, hashed from the key
+// columns exactly as a state table hashes its DistKey (storage.VnodeOf),
+// so an actor sees the rows whose state it owns; update pairs that change
+// owner are split into a Delete and an Insert. A Merge reads the channels
+// of all the actors of the upstream fragment and aligns their barriers
+// (I1); Align is a Merge whose inputs form two sides (a join). The actors
+// of a fragment share its state tables, each reading and writing only the
+// keys of its vnodes; a scan's backfill progress and log store are kept
+// per upstream vnode. Moving a vnode between actors at a barrier (I4) is
+// the next step: the state is already keyed for it.
+//
 // # Epochs and state
 //
 // Each actor has a StateContext holding the Pebble write batch of the
@@ -40,11 +56,14 @@
 // # Invariants
 //
 //   - I1 alignment: an executor with several inputs forwards barrier E only
-//     after it has received E on every input (Align).
+//     after it has received E on every input (Merge, Align).
 //   - I2 pause: a paused scan emits no backfill chunk; checked under the
 //     invariants build tag (invariants_on.go).
 //   - I3 exactly once: snapshot rows and logged changes reach the view once,
 //     across restarts (see StreamScan).
+//   - I4 rescale (ownership half): a scan receives only the changes of
+//     its vnodes and a Materialize writes only rows of its vnodes; checked
+//     under the invariants build tag.
 //   - I5 upstream end: an input that ends without a barrier is an error.
 //   - I6 recovery: state is only ever what committed epochs wrote.
 package stream

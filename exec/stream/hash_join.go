@@ -45,13 +45,20 @@ type HashJoin struct {
 // NewHashJoin returns a join of left and right. tableIDs are the ids of
 // the two state tables, left side first.
 func NewHashJoin(left, right *Receiver, sc *StateContext, spec JoinSpec, tableIDs []uint32) (*HashJoin, error) {
+	return NewHashJoinInputs([]*Receiver{left}, []*Receiver{right}, sc, spec, tableIDs)
+}
+
+// NewHashJoinInputs returns a join whose sides each arrive on one or more
+// channels (from the actors of the upstream fragments, hash-partitioned
+// on the join key so this actor gets the rows of the keys it owns).
+func NewHashJoinInputs(left, right []*Receiver, sc *StateContext, spec JoinSpec, tableIDs []uint32) (*HashJoin, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
 	if len(tableIDs) != spec.NumStateTables() {
 		return nil, fmt.Errorf("stream: hash join needs %d state tables, got %d", spec.NumStateTables(), len(tableIDs))
 	}
-	j := &HashJoin{align: NewAlign(left, right), sc: sc, spec: spec, types: spec.OutTypes()}
+	j := &HashJoin{align: NewAlignInputs(left, right), sc: sc, spec: spec, types: spec.OutTypes()}
 	j.out = newOutQueue(j.types)
 	j.sides[0] = newJoinSide(tableIDs[0], spec.LeftTypes, spec.LeftKeys, spec.LeftPK, spec.Kind.preserves(0))
 	j.sides[1] = newJoinSide(tableIDs[1], spec.RightTypes, spec.RightKeys, spec.RightPK, spec.Kind.preserves(1))

@@ -40,6 +40,9 @@ type Materialize struct {
 	// the table (a table's DML, validated under its DML lock), so each
 	// change is written without reading the table first.
 	Trusted bool
+	// Owned, when not nil, are the vnodes of the table this actor owns;
+	// under the invariants build tag every row is checked against them.
+	Owned *storage.VnodeBitmap
 
 	b       *chunk.Builder
 	row     []types.Datum
@@ -94,6 +97,9 @@ func (m *Materialize) apply(c *chunk.Chunk) (*chunk.Chunk, error) {
 	for m.curRow = 0; m.curRow < c.NumRows(); m.curRow++ {
 		op := c.Op(m.curRow)
 		m.row = c.Row(m.curRow, m.row)
+		if invariants {
+			m.checkOwnedRow(m.row)
+		}
 		var err error
 		if op.IsInsert() {
 			err = m.upsert(op, m.row)
@@ -122,6 +128,9 @@ func (m *Materialize) write(c *chunk.Chunk) error {
 	w := m.sc.Batch()
 	for i := 0; i < c.NumRows(); i++ {
 		m.row = c.Row(i, m.row)
+		if invariants {
+			m.checkOwnedRow(m.row)
+		}
 		var err error
 		if c.Op(i).IsInsert() {
 			err = m.table.Insert(w, m.row)

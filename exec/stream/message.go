@@ -30,9 +30,11 @@ type StopMutation struct {
 
 // AddMutation attaches new downstream outputs to existing dispatchers: from
 // this barrier on (the barrier itself included), the dispatcher of actor
-// Upstream also sends to each of Outputs[Upstream].
+// Upstream also sends to each of Outputs[Upstream] (broadcast) and
+// Exchanges[Upstream] (partitioned by vnode).
 type AddMutation struct {
-	Outputs map[ActorID][]*Output
+	Outputs   map[ActorID][]*Output
+	Exchanges map[ActorID][]*Exchange
 }
 
 // ThrottleMutation changes flow control at this barrier, in every actor

@@ -40,14 +40,25 @@ type ScanOptions struct {
 	// (I2), while upstream changes are still logged and barriers pass.
 	Paused bool
 	// Job identifies the job for ThrottleMutations; Scans is how many
-	// scans share its rate limit.
+	// scan actors share its rate limit.
 	Job   uint32
 	Scans int
+	// Vnodes, when not nil, are the upstream vnodes the scan owns: it
+	// receives the changes of those vnodes only (its upstream dispatches
+	// through an Exchange on the upstream's DistKey) and backfills only
+	// them. nil: every vnode.
+	Vnodes *storage.VnodeBitmap
 }
 
 // StreamScan is the leaf of a view's pipeline: it reads the changes of an
 // upstream relation (a table or another view) from that relation's
 // dispatcher, and with Backfill first emits the relation's existing rows.
+// A scan of parallelism N is N StreamScans in N actors, each owning a set
+// of the upstream's vnodes (ScanOptions.Vnodes): it receives the changes
+// of those vnodes only and backfills only them, and all its progress and
+// logged changes are kept per vnode (see BackfillTables). Each pins its
+// own snapshot, at the same epoch E0: no epoch after E0 can commit before
+// every scan actor has loaded.
 //
 // Backfill runs in phases (see ../../ARCHITECTURE.md):
 //
@@ -73,25 +84,31 @@ type ScanOptions struct {
 // or before the position (rows already emitted) are kept and replayed. Each
 // row of the upstream and each change thus reaches the view exactly once.
 type StreamScan struct {
-	up       *Receiver
+	up       Input
 	upstream *storage.Table
 	sc       *StateContext
 	opts     ScanOptions
 	phase    scanPhase
 
+	owned   storage.VnodeBitmap
 	prog    *backfillState
 	snap    *storage.Snapshot
 	iter    storage.Iterator
-	vnode   int
+	vnode   int // the vnode being read
+	next    int // index in prog.owned of the next vnode to read
 	builder *chunk.Builder
 	logBuf  []types.Datum
+	pairBuf []types.Datum
 	nextAt  time.Time // rate limit: no snapshot chunk before this
 }
 
 // NewStreamScan returns a scan of the relation whose state table is
 // upstream and whose changes arrive on up; sc is the actor's state.
-func NewStreamScan(up *Receiver, upstream *storage.Table, sc *StateContext, opts ScanOptions) *StreamScan {
-	s := &StreamScan{up: up, upstream: upstream, sc: sc, opts: opts}
+func NewStreamScan(up Input, upstream *storage.Table, sc *StateContext, opts ScanOptions) *StreamScan {
+	s := &StreamScan{up: up, upstream: upstream, sc: sc, opts: opts, owned: storage.AllVnodes()}
+	if opts.Vnodes != nil {
+		s.owned = *opts.Vnodes
+	}
 	switch {
 	case !opts.Backfill:
 		s.phase = phaseFollow
@@ -137,7 +154,11 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 				return m, err
 			}
 		default:
-			return s.up.Next(ctx)
+			m, err := s.up.Next(ctx)
+			if invariants && err == nil {
+				s.checkOwned(m)
+			}
+			return m, err
 		}
 	}
 }
@@ -157,15 +178,12 @@ func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {
 // pollUpstream handles what the upstream has ready without blocking.
 func (s *StreamScan) pollUpstream(ctx context.Context) (Message, bool, error) {
 	for {
-		select {
-		case m, open := <-s.up.C:
-			if m, ok, err := s.handleUpstream(m, open); err != nil || ok {
-				return m, ok, err
-			}
-		case <-ctx.Done():
-			return Message{}, false, ctx.Err()
-		default:
-			return Message{}, false, nil
+		m, ok, err := s.up.Poll(ctx)
+		if err != nil || !ok {
+			return Message{}, false, err
+		}
+		if m, ok, err := s.handleUpstream(m); err != nil || ok {
+			return m, ok, err
 		}
 	}
 }
@@ -173,10 +191,7 @@ func (s *StreamScan) pollUpstream(ctx context.Context) (Message, bool, error) {
 // handleUpstream takes one upstream message during backfill: a chunk goes
 // to the log store; a barrier is returned (ok) after the progress for the
 // epoch it ends is written.
-func (s *StreamScan) handleUpstream(m Message, open bool) (Message, bool, error) {
-	if !open {
-		return Message{}, false, ErrUpstreamEnded
-	}
+func (s *StreamScan) handleUpstream(m Message) (Message, bool, error) {
 	if m.Barrier != nil {
 		s.applyMutation(m.Barrier.Mutation)
 		if err := s.prog.save(s.sc.Batch()); err != nil {
@@ -221,14 +236,11 @@ func (s *StreamScan) waitThrottle(ctx context.Context) (Message, bool, error) {
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	select {
-	case m, open := <-s.up.C:
-		return s.handleUpstream(m, open)
-	case <-t.C:
-		return Message{}, false, nil
-	case <-ctx.Done():
-		return Message{}, false, ctx.Err()
+	m, ok, err := s.up.NextBefore(ctx, t.C)
+	if err != nil || !ok {
+		return Message{}, false, err
 	}
+	return s.handleUpstream(m)
 }
 
 // pausedPoll is how long a paused scan sleeps between checks when its
@@ -260,7 +272,7 @@ func (s *StreamScan) charge(n int) {
 // load reads persisted progress (none for a new backfill), pins the
 // snapshot and, when resuming, drops log entries the new snapshot covers.
 func (s *StreamScan) load() error {
-	p, err := loadBackfillState(s.sc.Batch(), s.opts.State, s.upstream)
+	p, err := loadBackfillState(s.sc.Batch(), s.opts.State, s.upstream, s.owned)
 	if err != nil {
 		return err
 	}
@@ -277,7 +289,7 @@ func (s *StreamScan) load() error {
 			return err
 		}
 	}
-	s.vnode = -1
+	s.next = 0
 	s.phase = phaseSnapshot
 	s.publish()
 	return nil
@@ -313,16 +325,17 @@ func (s *StreamScan) nextSnapshot() (Message, bool, error) {
 	}
 	s.snap.Close()
 	s.snap = nil
-	s.prog.snapshotDone, s.prog.dirtyJob = true, true
+	s.prog.snapshotDone = true
 	s.phase = phaseLogStore
 	s.publish()
 	return Message{}, false, nil
 }
 
-// openNextVnode positions the iterator on the next unfinished vnode.
+// openNextVnode positions the iterator on the next unfinished owned vnode.
 func (s *StreamScan) openNextVnode() bool {
-	for s.vnode+1 < storage.NumVnodes {
-		s.vnode++
+	for s.next < len(s.prog.owned) {
+		s.vnode = int(s.prog.owned[s.next])
+		s.next++
 		v := &s.prog.vnodes[s.vnode]
 		if v.done {
 			continue
@@ -333,12 +346,30 @@ func (s *StreamScan) openNextVnode() bool {
 	return false
 }
 
-// logChunk appends an upstream chunk to the log store.
+// logChunk appends an upstream chunk to the log store. The log is kept
+// per vnode, so an update pair whose halves have different vnodes (a pk
+// change) is logged as a Delete and an Insert.
 func (s *StreamScan) logChunk(c *chunk.Chunk) error {
 	w := s.sc.Batch()
-	for i := 0; i < c.NumRows(); i++ {
+	n := c.NumRows()
+	for i := 0; i < n; i++ {
+		op := c.Op(i)
 		s.logBuf = c.Row(i, s.logBuf)
-		if err := s.prog.appendLog(w, c.Op(i), s.logBuf); err != nil {
+		if invariants {
+			s.checkOwnedRow(s.logBuf)
+		}
+		if op == chunk.UpdateDelete && i+1 < n && c.Op(i+1) == chunk.UpdateInsert {
+			s.pairBuf = c.Row(i+1, s.pairBuf)
+			if s.upstream.Vnode(s.logBuf) != s.upstream.Vnode(s.pairBuf) {
+				if err := s.prog.appendLog(w, chunk.Delete, s.logBuf); err != nil {
+					return err
+				}
+				op = chunk.Insert
+				s.logBuf, s.pairBuf = s.pairBuf, s.logBuf
+				i++
+			}
+		}
+		if err := s.prog.appendLog(w, op, s.logBuf); err != nil {
 			return err
 		}
 	}

@@ -311,7 +311,8 @@ func TestStreamScanPauseInLogStore(t *testing.T) {
 	if n := r.mustChunk("the whole snapshot"); n != 300 {
 		t.Fatalf("snapshot chunk of %d rows", n)
 	}
-	if n := r.mustChunk("log store 1"); n != scanChunkRows {
+	// A chunk may stop one row short rather than cut an update pair.
+	if n := r.mustChunk("log store 1"); n != scanChunkRows && n != scanChunkRows-1 {
 		t.Fatalf("log-store chunk of %d rows", n)
 	}
 	r.barrier(pause())

@@ -77,6 +77,12 @@ type Relation struct {
 	// Internal lists the ids of the state tables the view's operators own,
 	// in the order the planner allocated them.
 	Internal []uint32 `json:"internal,omitempty"`
+	// Parallelism is the number of actors of each partitioned fragment of
+	// a view's job (0: a view recorded before views ran in parallel, run
+	// with 1). Actor i of a fragment owns the vnodes
+	// storage.SplitVnodes(Parallelism)[i], so a rebuild reproduces the
+	// same actors and vnode ownership.
+	Parallelism int `json:"parallelism,omitempty"`
 	// BackfillRateLimit caps the rows per second a view's backfill reads
 	// (0: no limit).
 	BackfillRateLimit int64 `json:"backfill_rate_limit,omitempty"`

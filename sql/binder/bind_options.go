@@ -1,11 +1,13 @@
 package binder
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/planner"
 )
 
 // WITH (...) options of CREATE MATERIALIZED VIEW and CREATE TABLE. The
@@ -13,7 +15,7 @@ import (
 // (validated) map.
 
 // viewWithOptions are the keys CREATE MATERIALIZED VIEW ... WITH takes.
-var viewWithOptions = map[string]bool{"backfill_rate_limit": true}
+var viewWithOptions = map[string]bool{"backfill_rate_limit": true, "streaming_parallelism": true}
 
 // tableWithOptions are the keys CREATE TABLE ... WITH takes.
 var tableWithOptions = map[string]bool{"dml_rate_limit": true}
@@ -56,6 +58,11 @@ func (b *binder) checkWithOptions(what string, with map[string]string, known map
 				return nil, b.at(err, nil, k)
 			}
 		}
+		if k == "streaming_parallelism" {
+			if _, err := ParseParallelism(k, v); err != nil {
+				return nil, b.at(err, nil, k)
+			}
+		}
 		out[k] = v
 	}
 	return out, nil
@@ -73,6 +80,23 @@ func ParseRateLimit(name, v string) (n int64, err error) {
 	if perr != nil || n < 0 {
 		e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
 		e.Hint = "A rate limit is an integer number of rows per second, at least 0 (0 pauses); DEFAULT removes it."
+		return 0, e
+	}
+	return n, nil
+}
+
+// ParseParallelism parses the value of the streaming_parallelism option or
+// session variable: an integer from 1 to planner.MaxParallelism, or
+// "default" or empty (0: the database's default). Anything else is 22023.
+func ParseParallelism(name, v string) (int, error) {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "default") || v == "" {
+		return 0, nil
+	}
+	n, perr := strconv.Atoi(v)
+	if perr != nil || n < 1 || n > planner.MaxParallelism {
+		e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+		e.Hint = fmt.Sprintf("Parallelism is an integer from 1 to %d; DEFAULT uses the number of cores.", planner.MaxParallelism)
 		return 0, e
 	}
 	return n, nil

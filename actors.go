@@ -1,0 +1,63 @@
+package streamdb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// actorsName is the catalog table of the running actors: one row per
+// actor of each relation's job, with the fragment it runs and the vnodes
+// it owns (a view's fragments each run with the view's parallelism, actor
+// i owning the i-th contiguous range of the 256 vnodes).
+const actorsName = "streamdb_catalog.actors"
+
+var actorColumns = []Column{
+	{Name: "relation", Type: types.TText},
+	{Name: "fragment", Type: types.TInt32}, // position of the fragment in its job
+	{Name: "kind", Type: types.TText},      // "table", "scan", "agg", "join" or "materialize"
+	{Name: "actor", Type: types.TInt64},
+	{Name: "vnode_count", Type: types.TInt32},
+	{Name: "vnodes", Type: types.TText}, // ranges, e.g. "0-63,128-191"
+}
+
+// actorRows lists the actors of every relation, in creation order.
+func (db *DB) actorRows() [][]types.Datum {
+	var rows [][]types.Datum
+	for _, r := range db.relationsSorted() {
+		db.mu.RLock()
+		rt := db.runtime[r.ID]
+		db.mu.RUnlock()
+		if rt == nil {
+			continue
+		}
+		for fi, f := range rt.fragments {
+			for i, a := range f.Actors {
+				rows = append(rows, []types.Datum{r.Name, int64(fi), f.Kind, int64(a),
+					int64(f.Vnodes[i].Count()), vnodeRanges(&f.Vnodes[i])})
+			}
+		}
+	}
+	return rows
+}
+
+// vnodeRanges renders a vnode set as comma-separated ranges.
+func vnodeRanges(b *storage.VnodeBitmap) string {
+	var parts []string
+	vs := b.Vnodes()
+	for i := 0; i < len(vs); {
+		j := i
+		for j+1 < len(vs) && vs[j+1] == vs[j]+1 {
+			j++
+		}
+		if i == j {
+			parts = append(parts, fmt.Sprint(vs[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", vs[i], vs[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}

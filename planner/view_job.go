@@ -1,0 +1,297 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+)
+
+// BuildViewJob builds the actors of a view with the given shape, materialized
+// into rel; mode says whether its scans backfill. The job runs with
+// rel.Parallelism actors per fragment (see fragment.go); a new job
+// (Backfill) also decides rel.DistKey, which a rebuild then follows.
+func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode ScanMode) (*StreamJob, error) {
+	par := rel.Parallelism
+	if par <= 0 {
+		par = 1 // a view recorded before views ran in parallel
+	}
+	if par > MaxParallelism {
+		return nil, fmt.Errorf("planner: parallelism %d above the maximum %d", par, MaxParallelism)
+	}
+	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillHeld(),
+		jobID: rel.ID, par: par, scans: NumScans(shape.Plan) * par, job: &StreamJob{}}
+	if n := int64(b.scans); n > 1 && b.rate > 0 {
+		// The limit is for the whole job: share it between its scan actors.
+		b.rate = max(1, b.rate/n)
+	}
+	f, err := b.build(shape.Plan)
+	if err != nil {
+		return nil, err
+	}
+	if f, err = b.materialize(rel, f, mode); err != nil {
+		return nil, err
+	}
+	b.job.Tops = f.actors
+	for _, fr := range b.frags {
+		b.job.Fragments = append(b.job.Fragments, fr.describe())
+	}
+	return b.job, nil
+}
+
+// materialize ends the job with the view's Materialize: in the actors of
+// the last fragment f when f is partitioned by the view's DistKey (or has
+// one actor), else in a fragment of its own after an exchange on the
+// DistKey. A new view takes f's distribution as its DistKey when it is a
+// subset of the view's key, else the key itself.
+func (b *jobBuilder) materialize(rel *catalog.Relation, f *fragment, mode ScanMode) (*fragment, error) {
+	if mode == Backfill {
+		rel.DistKey = slices.Clone(rel.PK)
+		if f.distOK && subset(f.dist, rel.PK) && (len(f.dist) > 0 || len(rel.PK) == 0) {
+			rel.DistKey = slices.Clone(f.dist)
+		}
+	}
+	partitioned := f.distOK && slices.Equal(f.dist, rel.DistKey)
+	if !partitioned && len(f.actors) > 1 {
+		to := b.newFragment("materialize", b.parallelism(len(rel.DistKey)))
+		recvs, err := exchange(f, to, rel.DistKey)
+		if err != nil {
+			return nil, err
+		}
+		typ := f.types()
+		for i := range to.actors {
+			to.execs[i] = stream.NewMerge(typ, recvs[i]...)
+		}
+		f = to
+	}
+	layout := TableLayout(rel)
+	f.mapExecs(func(i int, in stream.Executor) stream.Executor {
+		m := stream.NewMaterialize(in, f.actors[i].State, layout)
+		m.Owned = &f.vnodes[i]
+		return m
+	})
+	f.finish()
+	return f, nil
+}
+
+// NumScans counts the relation scans of a plan (one backfill each).
+func NumScans(n Node) int {
+	if _, ok := n.(*Scan); ok {
+		return 1
+	}
+	total := 0
+	for _, in := range n.Inputs() {
+		total += NumScans(in)
+	}
+	return total
+}
+
+type jobBuilder struct {
+	env    StreamEnv
+	mode   ScanMode
+	rate   int64 // backfill rows per second per scan actor (0: no limit)
+	paused bool
+	jobID  uint32
+	par    int // actors per partitioned fragment
+	scans  int // scan actors of the job
+	job    *StreamJob
+	frags  []*fragment
+}
+
+func (b *jobBuilder) newActor() *stream.Actor {
+	a := &stream.Actor{ID: b.env.NewActorID(), State: stream.NewStateContext(b.env.Store())}
+	b.job.Actors = append(b.job.Actors, a)
+	return a
+}
+
+func (b *jobBuilder) stateTableIDs(n int) []uint32 {
+	ids := make([]uint32, n)
+	for i := range ids {
+		ids[i] = b.env.NextStateTableID()
+	}
+	return ids
+}
+
+// build returns the fragment whose actors compute n.
+func (b *jobBuilder) build(n Node) (*fragment, error) {
+	switch n := n.(type) {
+	case *Scan:
+		return b.buildScan(n)
+	case *Filter:
+		f, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewFilter(in, n.Cond) })
+		return f, nil
+	case *Project:
+		f, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewProject(in, n.Exprs) })
+		f.key = projectedKey(n, f.key)
+		if f.distOK {
+			d := projectedKey(n, f.dist)
+			f.dist, f.distOK = d, len(d) == len(f.dist)
+		}
+		return f, nil
+	case *Aggregate:
+		return b.buildAgg(n)
+	case *Join:
+		return b.buildJoin(n)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
+}
+
+func projectedKey(p *Project, inKey []int) []int {
+	key := make([]int, 0, len(inKey))
+	for _, k := range inKey {
+		for i, e := range p.Exprs {
+			if c, ok := e.(*expr.Column); ok && c.Index == k {
+				key = append(key, i)
+				break
+			}
+		}
+	}
+	return key
+}
+
+func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
+	up, ok := b.env.Relation(n.Rel.ID)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", n.Rel.Name)
+	}
+	layout := TableLayout(up)
+	typ := up.ColumnTypes()
+	// Every scan owns backfill state tables, allocated in every mode so a
+	// job's state table ids come out the same when it is rebuilt. Its
+	// actors share them, each using the rows of its vnodes.
+	state := stream.NewBackfillTables(b.stateTableIDs(stream.NumBackfillTables), layout)
+	f := b.newFragment("scan", b.par)
+	in := &Inlet{Upstream: up.ID, actors: f.actors, vnodes: f.vnodes, key: slices.Clone(up.DistKey), typ: typ}
+	for _, c := range up.DistKey {
+		in.keyTypes = append(in.keyTypes, typ[c])
+	}
+	for i, a := range f.actors {
+		merge := stream.NewMerge(typ)
+		in.merges = append(in.merges, merge)
+		opts := stream.ScanOptions{Backfill: b.mode != Follow, Resume: b.mode == Resume, State: state,
+			RateLimit: b.rate, Paused: b.paused, Job: b.jobID, Scans: b.scans, Vnodes: &f.vnodes[i]}
+		if opts.Backfill {
+			opts.Progress = stream.NewBackfillProgress()
+			b.job.Progress = append(b.job.Progress, opts.Progress)
+		}
+		scan := stream.NewStreamScan(merge, layout, a.State, opts)
+		a.Closers = append(a.Closers, scan.Close)
+		f.execs[i] = scan
+	}
+	b.job.Inlets = append(b.job.Inlets, in)
+	f.key = slices.Clone(up.PK)
+	f.dist, f.distOK = slices.Clone(up.DistKey), true
+	return f, nil
+}
+
+func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
+	in, err := b.build(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	spec := stream.AggSpec{InTypes: in.types(), GroupBy: n.GroupBy, InputPK: in.key}
+	for _, c := range n.Aggs {
+		spec.Aggs = append(spec.Aggs, stream.AggCall{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type})
+	}
+	ids := b.stateTableIDs(spec.NumStateTables())
+	f := in
+	par := b.parallelism(len(n.GroupBy))
+	// The aggregate runs in its input's actors when they are already
+	// partitioned by the group key, or when both are a single actor.
+	local := len(in.actors) == par && (par == 1 || in.distOK && slices.Equal(in.dist, n.GroupBy))
+	if !local {
+		// Rows must reach the actor owning their group's vnode.
+		f = b.newFragment("agg", par)
+		recvs, err := exchange(in, f, n.GroupBy)
+		if err != nil {
+			return nil, err
+		}
+		for i := range f.actors {
+			f.execs[i] = stream.NewMerge(spec.InTypes, recvs[i]...)
+		}
+	}
+	f.kind = "agg"
+	for i, a := range f.actors {
+		agg, err := stream.NewHashAgg(f.execs[i], a.State, spec, ids)
+		if err != nil {
+			return nil, err
+		}
+		f.execs[i] = agg
+	}
+	f.key = make([]int, len(n.GroupBy))
+	for i := range f.key {
+		f.key[i] = i
+	}
+	f.dist, f.distOK = slices.Clone(f.key), true
+	return f, nil
+}
+
+// buildJoin runs the join in a fragment of its own, each side's rows
+// exchanged on the join key.
+func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
+	var sides [2]*fragment
+	for i, side := range []Node{n.Left, n.Right} {
+		f, err := b.build(side)
+		if err != nil {
+			return nil, err
+		}
+		sides[i] = f
+	}
+	spec := stream.JoinSpec{Kind: joinKind(n.Kind),
+		LeftTypes: sides[0].types(), RightTypes: sides[1].types(),
+		LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
+		LeftPK: sides[0].key, RightPK: sides[1].key, Cond: n.Cond}
+	ids := b.stateTableIDs(spec.NumStateTables())
+	f := b.newFragment("join", b.parallelism(len(n.LeftKeys)))
+	left, err := exchange(sides[0], f, n.LeftKeys)
+	if err != nil {
+		return nil, err
+	}
+	right, err := exchange(sides[1], f, n.RightKeys)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range f.actors {
+		j, err := stream.NewHashJoinInputs(left[i], right[i], a.State, spec, ids)
+		if err != nil {
+			return nil, err
+		}
+		f.execs[i] = j
+	}
+	nl := len(spec.LeftTypes)
+	f.key = withJoinKey(n, nl, spec.OutPK(), func(i int) int { return i })
+	switch spec.Kind {
+	case stream.JoinInner, stream.JoinLeftOuter:
+		// Left key columns are never NULL-padded: they carry the vnode.
+		f.dist, f.distOK = slices.Clone(n.LeftKeys), true
+	case stream.JoinRightOuter:
+		f.dist, f.distOK = nil, true
+		for _, k := range n.RightKeys {
+			f.dist = append(f.dist, nl+k)
+		}
+	}
+	return f, nil
+}
+
+func joinKind(k JoinKind) stream.JoinKind {
+	switch k {
+	case LeftJoin:
+		return stream.JoinLeftOuter
+	case RightJoin:
+		return stream.JoinRightOuter
+	case FullJoin:
+		return stream.JoinFullOuter
+	}
+	return stream.JoinInner
+}
