@@ -26,6 +26,7 @@ var layer = map[string]int{
 	"storage":           10,
 	"internal/catalog":  5,
 	"internal/chunk":    5,
+	"internal/pgcopy":   5,
 	"internal/types":    1,
 	"internal/pgerr":    0,
 	"internal/filetest": 0, // test helper, imports nothing of ours
