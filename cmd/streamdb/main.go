@@ -3,6 +3,7 @@
 //
 //	streamdb [serve] [--listen 127.0.0.1:4566] [--data-dir ./streamdb-data] [--password X]
 //	streamdb slt [--url postgres://...] FILE...
+//	streamdb bench [--rows N] [--freshness N] [--compare postgres] [SCENARIO...]
 package main
 
 import (
@@ -44,8 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err == nil && failed {
 			return 1
 		}
+	case "bench":
+		err = runBench(ctx, args, stdout, stderr)
 	default:
-		err = fmt.Errorf("unknown command %q (commands: serve, slt)", cmd)
+		err = fmt.Errorf("unknown command %q (commands: serve, slt, bench)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "streamdb:", err)
