@@ -40,6 +40,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return buildUnion(n, src)
 	case *Apply:
 		return buildApply(n, src)
+	case *Expand:
+		return buildBatchExpand(n, src)
 	}
 	return nil, fmt.Errorf("planner: no batch executor for %T", n)
 }

@@ -57,6 +57,8 @@ func describe(n Node) string {
 		return fmt.Sprintf("Limit %d offset %d", n.Count, n.Offset)
 	case *UnionAll:
 		return "Union All"
+	case *Expand:
+		return fmt.Sprintf("Expand (%d rows per input row)", len(n.Projections))
 	case *Apply:
 		corr := 0
 		for _, sq := range n.Subs {

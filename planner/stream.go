@@ -200,6 +200,15 @@ func withStreamKey(n Node) (Node, []int, error) {
 	case *Sort:
 		// ORDER BY has no meaning for a stored view.
 		return withStreamKey(n.Input)
+	case *Expand:
+		in, inKey, err := withStreamKey(n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(in.Columns()) != len(n.Input.Columns()) {
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "HOP over this input is not supported in a materialized view yet")
+		}
+		return n, append(inKey, n.Branch), nil
 	}
 	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
 }
@@ -391,6 +400,12 @@ func (b *jobBuilder) build(a *stream.Actor, n Node) (stream.Executor, []int, err
 		return b.buildAgg(a, n)
 	case *Join:
 		return b.buildJoin(a, n)
+	case *Expand:
+		in, inKey, err := b.build(a, n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		return stream.NewExpand(in, n.Projections, batchColumnTypes(n.Cols)), append(inKey, n.Branch), nil
 	}
 	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
 }

@@ -328,7 +328,7 @@ func nexmarkDDL(events int) []string {
 	}
 }
 
-// TestNexmarkQueries: Nexmark q0-q3 as views over the nexmark tables,
+// TestNexmarkQueries: Nexmark q0-q5, q7 and q8 (RisingWave's versions) as views over the nexmark tables,
 // created before the events flow, end equal to the same queries run as
 // batch SELECTs.
 func TestNexmarkQueries(t *testing.T) {
@@ -343,6 +343,36 @@ func TestNexmarkQueries(t *testing.T) {
 		"q2": "SELECT auction, price FROM bid WHERE auction = 1007 OR auction = 1020 OR auction = 2001 OR auction = 2019 OR auction = 2087",
 		"q3": `SELECT P.name, P.city, P.state, A.id FROM auction AS A INNER JOIN person AS P ON A.seller = P.id
 			WHERE A.category = 10 AND (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA')`,
+		"q4": `SELECT Q.category, AVG(Q.final) AS avg FROM (
+				SELECT MAX(B.price) AS final, A.category FROM auction A, bid B
+				WHERE A.id = B.auction AND B.date_time BETWEEN A.date_time AND A.expires
+				GROUP BY A.id, A.category) Q
+			GROUP BY Q.category`,
+		"q5": `SELECT AuctionBids.auction, AuctionBids.num FROM (
+				SELECT bid.auction, count(*) AS num, window_start AS starttime
+				FROM HOP(bid, date_time, INTERVAL '2' SECOND, INTERVAL '10' SECOND)
+				GROUP BY window_start, bid.auction) AS AuctionBids
+			JOIN (
+				SELECT max(CountBids.num) AS maxn, CountBids.starttime_c FROM (
+					SELECT count(*) AS num, window_start AS starttime_c
+					FROM HOP(bid, date_time, INTERVAL '2' SECOND, INTERVAL '10' SECOND)
+					GROUP BY bid.auction, window_start) AS CountBids
+				GROUP BY CountBids.starttime_c) AS MaxBids
+			ON AuctionBids.starttime = MaxBids.starttime_c AND AuctionBids.num >= MaxBids.maxn`,
+		"q7": `SELECT B.auction, B.price, B.bidder, B.date_time FROM bid B
+			JOIN (SELECT MAX(price) AS maxprice, window_end AS date_time
+				FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) GROUP BY window_end) B1
+			ON B.price = B1.maxprice
+			WHERE B.date_time BETWEEN B1.date_time - INTERVAL '10' SECOND AND B1.date_time`,
+		"q8": `SELECT P.id, P.name, P.starttime FROM (
+				SELECT id, name, window_start AS starttime, window_end AS endtime
+				FROM TUMBLE(person, date_time, INTERVAL '10' SECOND)
+				GROUP BY id, name, window_start, window_end) P
+			JOIN (
+				SELECT seller, window_start AS starttime, window_end AS endtime
+				FROM TUMBLE(auction, date_time, INTERVAL '10' SECOND)
+				GROUP BY seller, window_start, window_end) A
+			ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime`,
 	}
 	for name, q := range queries {
 		mustExec(t, db, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", name, q))

@@ -27,6 +27,12 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 		node, err = b.bindUnnest(tf.Args)
 	case "pg_options_to_table":
 		return b.bindOptionsToTable(tf.Args, alias)
+	case "tumble", "hop":
+		r, err := b.bindWindow(tf.Name, tf.Args, alias)
+		if err != nil {
+			return nil, b.at(err, nil, tf.Name)
+		}
+		return r, nil
 	default:
 		err = pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", tf.Name)
 	}
