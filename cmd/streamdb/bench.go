@@ -19,6 +19,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rows := fs.Int64("rows", 10_000_000, "rows of the load and backfill tables")
 	fresh := fs.Int("freshness", 10_000, "single-row INSERTs timed by the freshness scenario")
 	pgFresh := fs.Int("pg-freshness", 20, "REFRESHes timed on PostgreSQL by the freshness scenario (each rereads the table)")
+	nexmark := fs.Int64("nexmark-events", 10_000_000, "events of the Nexmark stream per query")
 	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
 	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
 	fs.Usage = func() {
@@ -32,7 +33,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--compare %q: only postgres is supported", *compare)
 	}
 	results, err := bench.Run(ctx, bench.Config{
-		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh,
+		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
 		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr,
 	})
 	if perr := bench.Print(stdout, results); err == nil {

@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ import (
 )
 
 // Scenarios are the scenario names, in the order they run.
-var Scenarios = []string{"load", "backfill", "freshness"}
+var Scenarios = []string{"load", "backfill", "freshness", "nexmark"}
 
 // Config sizes a run.
 type Config struct {
@@ -39,9 +40,11 @@ type Config struct {
 	// PGFreshness caps the REFRESHes timed on PostgreSQL (each rereads the
 	// whole table).
 	PGFreshness int
-	Compare     bool   // also run on PostgreSQL
-	TempDir     string // where data dirs go ("": the system's)
-	Log         io.Writer
+	// NexmarkEvents is the length of the Nexmark event stream per query.
+	NexmarkEvents int64
+	Compare       bool   // also run on PostgreSQL
+	TempDir       string // where data dirs go ("": the system's)
+	Log           io.Writer
 }
 
 // Result is one measured step.
@@ -51,6 +54,9 @@ type Result struct {
 	Rows     int64
 	Elapsed  time.Duration
 	PeakRSS  int64 // bytes, of the process doing the work; 0: unknown
+	// Events is the length of the Nexmark event stream a nexmark step
+	// consumed its tables from (Rows counts the rows of those tables).
+	Events   int64
 	P50, P99 time.Duration
 	Err      error
 }
@@ -65,6 +71,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	if cfg.PGFreshness <= 0 {
 		cfg.PGFreshness = 20
+	}
+	if cfg.NexmarkEvents <= 0 {
+		cfg.NexmarkEvents = 10_000_000
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -89,8 +98,23 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	var results []Result
 	for _, name := range names {
 		sys := []target{&streamdbTarget{dir: cfg.TempDir}}
-		if pg != nil {
+		if pg != nil && name != "nexmark" { // PostgreSQL has no streams to compare with
 			sys = append(sys, &postgresTarget{srv: pg})
+		}
+		if name == "nexmark" {
+			for _, q := range NexmarkQueries {
+				t := &streamdbTarget{dir: cfg.TempDir}
+				fmt.Fprintf(cfg.Log, "%s: nexmark %s...\n", t.name(), q.Name)
+				rs, err := runNexmark(ctx, cfg, q, t)
+				results = append(results, rs...)
+				if err != nil {
+					results = append(results, Result{System: t.name(), Scenario: "nexmark/" + q.Name, Err: err})
+				}
+				if ctx.Err() != nil {
+					return results, ctx.Err()
+				}
+			}
+			continue
 		}
 		for _, t := range sys {
 			fmt.Fprintf(cfg.Log, "%s: %s...\n", t.name(), name)
@@ -139,6 +163,21 @@ func runScenario(ctx context.Context, cfg Config, name string, t target) (_ []Re
 		return s.freshness()
 	}
 	return nil, fmt.Errorf("unknown scenario %q", name)
+}
+
+func runNexmark(ctx context.Context, cfg Config, q NexmarkQuery, t target) (_ []Result, err error) {
+	c, err := t.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		c.Close(context.Background())
+		if cerr := t.close(); err == nil {
+			err = cerr
+		}
+	}()
+	s := &session{ctx: ctx, c: c, t: t, cfg: cfg}
+	return s.nexmark(q)
 }
 
 type session struct {
@@ -491,6 +530,7 @@ func Print(w io.Writer, results []Result) error {
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "system\tscenario\trows\tseconds\trows/s\tp50\tp99\tpeak RSS\tvs postgres\t")
+	nexmarkNote := false
 	for _, r := range results {
 		if r.Err != nil {
 			fmt.Fprintf(tw, "%s\t%s\terror: %v\t\t\t\t\t\t\t\n", r.System, r.Scenario, r.Err)
@@ -506,6 +546,11 @@ func Print(w io.Writer, results []Result) error {
 		if r.PeakRSS > 0 {
 			rss = fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20))
 		}
+		if strings.HasPrefix(r.Scenario, "nexmark/") && r.Elapsed > 0 {
+			// Events per second per core, against the figures the issue cites.
+			ratio = fmt.Sprintf("%.0f ev/s/core", perCore(float64(r.Events)/r.Elapsed.Seconds()))
+			nexmarkNote = true
+		}
 		if pg, ok := pgTime[r.Scenario]; ok && r.System == "streamdb" {
 			mine, theirs := r.Elapsed.Seconds(), pg.Elapsed.Seconds()
 			if r.P50 > 0 && pg.P50 > 0 { // latency: compare the medians
@@ -517,7 +562,15 @@ func Print(w io.Writer, results []Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", r.System, r.Scenario, r.Rows, r.Elapsed.Seconds(), rate, p50, p99, rss, ratio)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if nexmarkNote {
+		_, err := fmt.Fprintf(w, "nexmark: rows are the rows of the tables a query reads; ev/s/core counts the events of the whole stream\n"+
+			"(persons, auctions and bids) those rows come from, per second, divided by GOMAXPROCS (%d)\n", runtime.GOMAXPROCS(0))
+		return err
+	}
+	return nil
 }
 
 func fmtDur(d time.Duration) string {

@@ -25,7 +25,7 @@ func TestSmoke(t *testing.T) {
 		t.Logf("no PostgreSQL: streamdb only (%v)", err)
 		compare = false
 	}
-	results, err := Run(context.Background(), Config{Rows: 2000, Freshness: 20, PGFreshness: 3, Compare: compare, TempDir: t.TempDir()})
+	results, err := Run(context.Background(), Config{Rows: 2000, Freshness: 20, PGFreshness: 3, NexmarkEvents: 2000, Compare: compare, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +35,9 @@ func TestSmoke(t *testing.T) {
 		if compare {
 			want["postgres "+s] = true
 		}
+	}
+	for _, q := range NexmarkQueries {
+		want["streamdb nexmark/"+q.Name] = true
 	}
 	for _, r := range results {
 		if r.Err != nil {
