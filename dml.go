@@ -32,6 +32,29 @@ type dmlTarget struct {
 	snap   *storage.Snapshot
 	chunks []*chunk.Chunk
 	b      *chunk.Builder
+	// empty is 1 when the table held no rows in snap, -1 when it did, 0
+	// until known: inserts into an empty table need no key lookups.
+	empty int8
+}
+
+// snapEmpty reports whether the table held no rows in the snapshot.
+func (t *dmlTarget) snapEmpty() (bool, error) {
+	if t.empty == 0 {
+		it := t.layout.Scan(t.snap)
+		t.empty = 1
+		if it.Next() {
+			t.empty = -1
+		}
+		err := it.Err()
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.empty = 0
+			return false, err
+		}
+	}
+	return t.empty > 0, nil
 }
 
 func (db *DB) lockTable(rel *catalog.Relation) (*dmlTarget, error) {
@@ -222,6 +245,9 @@ func (t *dmlTarget) checkInsert(row []types.Datum, seen map[string]bool) error {
 		return t.duplicate(row)
 	}
 	seen[key] = true
+	if empty, err := t.snapEmpty(); err != nil || empty {
+		return err
+	}
 	_, exists, err := t.layout.Get(t.snap, t.pk(row))
 	if err != nil {
 		return err

@@ -72,6 +72,10 @@ func TableLayout(r *catalog.Relation) *storage.Table {
 func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	src := stream.NewSource(channelCapacity)
 	sc := stream.NewStateContext(env.Store())
+	if r.Kind == catalog.KindTable && r.Connector == nil {
+		// A plain table's actor only writes (see Trusted below).
+		sc = stream.NewWriteOnlyStateContext(env.Store())
+	}
 	var exec stream.Executor = &stream.Receiver{C: src.C, Typ: r.ColumnTypes()}
 	job := &StreamJob{Source: src}
 	if r.Connector != nil {
