@@ -17,7 +17,9 @@ func (db *DB) Backend() pgwire.Backend { return backend{db} }
 type backend struct{ db *DB }
 
 func (b backend) NewSession(ctx context.Context, user, database string) (pgwire.Session, error) {
-	return b.db.NewSession(), nil
+	s := b.db.NewSession()
+	s.user, s.database = user, database
+	return s, nil
 }
 
 // Close implements pgwire.Session.
@@ -33,7 +35,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 	if cols, ok := s.describeUnbound(st); ok {
 		return nil, cols, nil
 	}
-	res, err := binder.Bind(s.db, st, binder.Options{ParamTypes: paramTypes})
+	res, err := binder.Bind(s.catalog(), st, binder.Options{ParamTypes: paramTypes})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,7 +127,8 @@ func (s *Session) describeUnbound(st *sql.Statement) ([]Column, bool) {
 		return []Column{{Name: n.What, Type: types.TText}}, true
 	case *sql.ExplainStmt:
 		return []Column{{Name: "QUERY PLAN", Type: types.TText}}, true
-	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt:
+	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt,
+		*sql.CopyStmt:
 		return nil, true
 	}
 	return nil, false

@@ -92,6 +92,9 @@ func (db *DB) Relation(name string) (*catalog.Relation, bool) {
 	if r, ok := db.systemRelation(name); ok {
 		return r, true
 	}
+	if t, ok := pgTablesByName[name]; ok {
+		return t.rel, true
+	}
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	r, ok := db.byName[name]

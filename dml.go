@@ -32,6 +32,29 @@ type dmlTarget struct {
 	snap   *storage.Snapshot
 	chunks []*chunk.Chunk
 	b      *chunk.Builder
+	// empty is 1 when the table held no rows in snap, -1 when it did, 0
+	// until known: inserts into an empty table need no key lookups.
+	empty int8
+}
+
+// snapEmpty reports whether the table held no rows in the snapshot.
+func (t *dmlTarget) snapEmpty() (bool, error) {
+	if t.empty == 0 {
+		it := t.layout.Scan(t.snap)
+		t.empty = 1
+		if it.Next() {
+			t.empty = -1
+		}
+		err := it.Err()
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.empty = 0
+			return false, err
+		}
+	}
+	return t.empty > 0, nil
 }
 
 func (db *DB) lockTable(rel *catalog.Relation) (*dmlTarget, error) {
@@ -70,18 +93,38 @@ func (t *dmlTarget) add(op chunk.Op, row []types.Datum) {
 }
 
 // commit sends the statement's changes (rows of them: the statement's
-// row count) into the table's source, holding it so no barrier splits
-// them, and waits until they are committed. Under a DML rate limit it
-// first waits for the table's limiter (see dmlLimiter), before it takes
-// the source, so a throttled or paused statement never holds barriers.
+// row count) into the table's source and waits until they are committed;
+// see commitStream.
 func (t *dmlTarget) commit(ctx context.Context, rows int64) error {
 	if t.b.Len() > 0 {
 		t.chunks = append(t.chunks, t.b.Build())
 	}
-	if len(t.chunks) == 0 {
-		return nil
+	chunks := t.chunks
+	t.chunks = nil
+	return t.commitStream(ctx, rows, func() (*chunk.Chunk, error) {
+		if len(chunks) == 0 {
+			return nil, nil
+		}
+		c := chunks[0]
+		chunks[0], chunks = nil, chunks[1:]
+		return c, nil
+	})
+}
+
+// commitStream sends the chunks next returns (each handed over; nil at
+// the end), rows in all, into the table's source, holding it so no
+// barrier splits them, and waits until they are committed. Under a DML
+// rate limit it first waits for the table's limiter (see dmlLimiter),
+// before it takes the source, so a throttled or paused statement never
+// holds barriers. If next fails once some chunks are sent, the open epoch
+// is aborted so that none of them commits.
+func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*chunk.Chunk, error)) error {
+	first, err := next()
+	if err != nil || first == nil {
+		return err
 	}
 	if err := t.rt.limiter.wait(ctx, t.db.closing, t.rel.Name, rows); err != nil {
+		first.Release()
 		return err
 	}
 	// The source may have been replaced by a recovery since we looked.
@@ -89,26 +132,17 @@ func (t *dmlTarget) commit(ctx context.Context, rows int64) error {
 	rt := t.db.runtime[t.rel.ID]
 	t.db.mu.RUnlock()
 	if rt == nil {
+		first.Release()
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", t.rel.Name)
 	}
 	done := t.db.coord.Done()
 	if err := rt.source.Acquire(ctx); err != nil {
+		first.Release()
 		return pgerr.As(err)
 	}
-	for i, c := range t.chunks {
-		select {
-		case rt.source.C <- stream.Message{Chunk: c}:
-			t.chunks[i] = nil
-		case <-done:
-			rt.source.Release()
-			return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
-		case <-rt.source.Dead():
-			rt.source.Release()
-			return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
-		}
+	if err := t.send(rt.source, done, first, next); err != nil {
+		return err
 	}
-	t.chunks = nil
-	rt.source.Release()
 	// Once sent, the changes commit with the next barrier whatever the
 	// client does; wait for that regardless of cancellation. CommitSource
 	// (not Checkpoint) fails if the graph the changes went into was torn
@@ -117,6 +151,43 @@ func (t *dmlTarget) commit(ctx context.Context, rows int64) error {
 		return pgerr.Wrap(err, pgerr.SerializationFailure, "could not commit")
 	}
 	return nil
+}
+
+// send sends c and the chunks after it into src, which it holds, and
+// releases src.
+func (t *dmlTarget) send(src *stream.Source, done <-chan struct{}, c *chunk.Chunk, next func() (*chunk.Chunk, error)) error {
+	for c != nil {
+		select {
+		case src.C <- stream.Message{Chunk: c}:
+		case <-done:
+			c.Release()
+			src.Release()
+			return t.restarted()
+		case <-src.Dead():
+			c.Release()
+			src.Release()
+			return t.restarted()
+		}
+		var err error
+		if c, err = next(); err != nil {
+			t.abort(src, err)
+			return err
+		}
+	}
+	src.Release()
+	return nil
+}
+
+// abort fails the epoch that part of the statement's changes went into,
+// and releases src once its graph is gone, so no barrier can follow them.
+func (t *dmlTarget) abort(src *stream.Source, cause error) {
+	t.db.coord.Abort(fmt.Errorf("streamdb: statement on %q failed after sending part of its changes: %w", t.rel.Name, cause))
+	<-src.Dead()
+	src.Release()
+}
+
+func (t *dmlTarget) restarted() error {
+	return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
 }
 
 func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
@@ -174,6 +245,9 @@ func (t *dmlTarget) checkInsert(row []types.Datum, seen map[string]bool) error {
 		return t.duplicate(row)
 	}
 	seen[key] = true
+	if empty, err := t.snapEmpty(); err != nil || empty {
+		return err
+	}
 	_, exists, err := t.layout.Get(t.snap, t.pk(row))
 	if err != nil {
 		return err

@@ -243,16 +243,32 @@ func (db *DB) waitJob(ctx context.Context, j *job, w ResultWriter) error {
 			msg := fmt.Sprintf("materialized view %q: %s %.1f%% (%d of %d rows, %.0f rows/s)",
 				j.rel.Name, st.phase, st.pct, st.read, st.total, st.rate)
 			if err := w.Notice("NOTICE", msg); err != nil {
-				return err
+				return db.cancelWaitedJob(j, err)
 			}
 		case <-ctx.Done():
-			j.requestCancel()
-			<-j.done
-			return pgerr.As(ctx.Err())
+			return db.cancelWaitedJob(j, pgerr.As(ctx.Err()))
 		case <-db.closing:
 			return pgerr.New(pgerr.AdminShutdown, "terminating: the database is closing; the view will resume creating when it reopens")
 		}
 	}
+}
+
+// cancelWaitedJob cancels the job of a foreground CREATE whose statement
+// failed with err (a CancelRequest, a client gone) and waits for the job to
+// end, so that the failed statement leaves no view behind. A view created
+// before the cancel reached its job stays, and the statement succeeds:
+// the cancel came too late.
+func (db *DB) cancelWaitedJob(j *job, err error) error {
+	j.requestCancel()
+	select {
+	case <-j.done:
+	case <-db.closing: // the job stops without ending; it resumes at the next Open
+		return err
+	}
+	if j.err == nil {
+		return nil
+	}
+	return err
 }
 
 // noticeInterval is how often a foreground CREATE reports progress.

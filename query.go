@@ -21,6 +21,9 @@ type snapshotSource struct {
 
 func (s *snapshotSource) Scan(ctx context.Context, rel *catalog.Relation) (storage.Iterator, error) {
 	if rel.Kind == catalog.KindSystem {
+		if rows, ok := s.db.pgRows(ctx, rel); ok {
+			return &rowsIter{rows: rows}, nil
+		}
 		return &rowsIter{rows: s.db.systemRows(rel)}, nil
 	}
 	if rel.State == catalog.StateCreating {
@@ -52,6 +55,7 @@ func (db *DB) runQuery(ctx context.Context, q *planner.Query, w ResultWriter) er
 	if err := w.Columns(out); err != nil {
 		return err
 	}
+	regOut := db.regOutput(ctx, out)
 	n := 0
 	row := make([]types.Datum, len(vis))
 	var buf []types.Datum
@@ -68,6 +72,7 @@ func (db *DB) runQuery(ctx context.Context, q *planner.Query, w ResultWriter) er
 			for j, k := range vis {
 				row[j] = buf[k]
 			}
+			regOut(row)
 			if err := w.Row(row); err != nil {
 				c.Release()
 				return err

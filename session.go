@@ -34,6 +34,9 @@ type Session struct {
 	// made there (each already committed: see transaction).
 	inTx     bool
 	txWrites int
+	// user and database are the names the client connected with ("" for
+	// an in-process session); see identity.
+	user, database string
 }
 
 // NewSession returns a new session.
@@ -117,6 +120,8 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 			return err
 		}
 		return w.Complete("WAIT")
+	case *sql.CopyStmt:
+		return s.copy(ctx, n, w)
 	case *sql.CancelJobsStmt:
 		for _, id := range n.IDs {
 			if err := s.db.cancelJob(uint32(id)); err != nil {
@@ -125,7 +130,7 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		}
 		return w.Complete("CANCEL_JOBS")
 	}
-	res, err := binder.Bind(s.db, st, opts)
+	res, err := binder.Bind(s.catalog(), st, opts)
 	if err != nil {
 		return err
 	}
@@ -183,6 +188,7 @@ func (s *Session) TxStatus() byte {
 }
 
 func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error {
+	ctx = s.withIdentity(ctx)
 	switch b := stmt.(type) {
 	case *planner.Query:
 		return s.db.runQuery(ctx, b, w)
@@ -358,7 +364,7 @@ func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) err
 }
 
 func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
-	res, err := binder.Bind(s.db, n.Stmt, binder.Options{})
+	res, err := binder.Bind(s.catalog(), n.Stmt, binder.Options{})
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,7 @@ type conn struct {
 	stmts          map[string]*statement
 	portals        map[string]*portal
 	ignoreTillSync bool
+	copying        copyState // the running statement's COPY, if any
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -250,7 +251,7 @@ func (c *conn) sendError(err error) bool {
 	}
 	c.send(&pgproto3.ErrorResponse{
 		Severity: sev, SeverityUnlocalized: sev, Code: pe.Code, Message: pe.Message,
-		Detail: pe.Detail, Hint: pe.Hint, Position: int32(pe.Position),
+		Detail: pe.Detail, Hint: pe.Hint, Position: int32(pe.Position), Where: pe.Where,
 	})
 	return sev == "FATAL" || sev == "PANIC"
 }

@@ -48,6 +48,14 @@
 // from command tags (BEGIN → 'T', COMMIT/ROLLBACK → 'I', an error inside a
 // block → 'E').
 //
-// Authentication is "trust" for now; startup.go calls it through the
-// authenticator interface so that SCRAM-SHA-256 can be added beside it.
+// COPY (copy.go) runs inside a statement, in either protocol: the Session
+// asks its ResultWriter (CopyInWriter, CopyOutWriter) to switch modes. In
+// copy-in the statement reads CopyData from the connection itself, on the
+// connection's goroutine, until CopyDone or CopyFail (Flush and Sync are
+// ignored); data left after a failed statement is discarded by the message
+// loop. In copy-out each row is a CopyData and Complete sends CopyDone.
+//
+// Authentication is "trust" by default, or SCRAM-SHA-256 (scram.go) when
+// Options.Password is set; startup.go calls it through the authenticator
+// interface, within Options.StartupTimeout.
 package pgwire

@@ -129,6 +129,9 @@ func (c *conn) encodeValue(d types.Datum, t types.Type, format int16) ([]byte, e
 
 // pgValue converts a Datum to the value pgtype's codec for t encodes.
 func pgValue(d types.Datum, t types.Type) (any, error) {
+	if t.ID == types.IDArray {
+		return arrayValue(d, t)
+	}
 	var v any
 	switch x := d.(type) {
 	case bool, int64, float64, string:

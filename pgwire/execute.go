@@ -111,6 +111,7 @@ func (w *portalWriter) Row(row []types.Datum) error {
 }
 
 func (w *portalWriter) Complete(tag string) error {
+	w.c.endCopy()
 	w.completed = true
 	w.p.tag = tag
 	w.c.noteTag(tag)

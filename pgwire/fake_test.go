@@ -28,6 +28,9 @@ import (
 //	begin|commit|rollback  transaction tags
 //	insert                 tag "INSERT 0 5"
 //	notice                 a NOTICE, then tag "DO"
+//	copyin [binary]        COPY FROM STDIN: read the data, tag "COPY <lines>";
+//	                       a line "bad" fails the statement (22P02)
+//	copyout N [binary]     COPY TO STDOUT: N rows "i\n", tag "COPY N"
 type fakeBackend struct {
 	opened, closed atomic.Int32
 	running        chan struct{} // if set, "sleep" signals it on start
@@ -121,7 +124,7 @@ func describe(q string, ptypes []types.Type) ([]types.Type, []Column, error) {
 	case "fail":
 		return nil, nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: `syntax error at or near "fail"`,
 			Position: 1, Detail: "some detail", Hint: "some hint"}
-	case "failexec", "boom", "begin", "commit", "rollback", "insert", "notice":
+	case "failexec", "boom", "begin", "commit", "rollback", "insert", "notice", "copyin", "copyout":
 		return nil, nil, nil
 	}
 	return nil, nil, pgerr.New(pgerr.SyntaxError, "unknown fake command %q", q)
@@ -193,6 +196,10 @@ func (s *fakeSession) exec(ctx context.Context, q string, args []types.Datum, w 
 		return w.Complete("DO")
 	case "insert":
 		return w.Complete("INSERT 0 5")
+	case "copyin":
+		return fakeCopyIn(rest, w)
+	case "copyout":
+		return fakeCopyOut(rest, w)
 	}
 	return w.Complete(strings.ToUpper(word))
 }

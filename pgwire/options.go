@@ -28,6 +28,12 @@ type Options struct {
 	// ServerVersion is reported as the server_version parameter. It must
 	// parse as a Postgres version for psql and pgx. Default "15.0".
 	ServerVersion string
+	// Password, when set, makes every client authenticate with
+	// SCRAM-SHA-256 using it, whatever its user name; a wrong password is
+	// FATAL 28P01. The server keeps only a salted verifier, derived at
+	// NewServer. Empty (the default): "trust", every client is admitted,
+	// which is safe only on a loopback address.
+	Password string
 	// Logger receives connection errors (at debug level) and recovered
 	// panics (at error level). Default: discard.
 	Logger *slog.Logger

@@ -39,10 +39,14 @@ type Server struct {
 // NewServer returns a server that creates sessions with b.
 func NewServer(b Backend, opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
+	var auth authenticator = trustAuth{}
+	if opts.Password != "" {
+		auth = newSCRAMAuth(opts.Password)
+	}
 	return &Server{
 		backend:   b,
 		opts:      opts.EnsureDefaults(),
-		auth:      trustAuth{},
+		auth:      auth,
 		ctx:       ctx,
 		cancel:    cancel,
 		listeners: make(map[net.Listener]struct{}),

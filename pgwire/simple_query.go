@@ -37,6 +37,7 @@ func (c *conn) handleQuery(query string) error {
 // in the transaction status; it reports whether the error was FATAL, which
 // ends the connection.
 func (c *conn) statementFailed(err error) bool {
+	c.copying = copyState{}
 	if c.ioErr != nil {
 		return true
 	}
@@ -80,6 +81,7 @@ func (w *simpleWriter) Row(row []types.Datum) error {
 }
 
 func (w *simpleWriter) Complete(tag string) error {
+	w.c.endCopy()
 	w.cols = nil
 	w.statements++
 	w.c.noteTag(tag)

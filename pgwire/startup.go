@@ -141,7 +141,7 @@ func (c *conn) startSession(p *startupPacket) bool {
 		return false
 	}
 	if err := c.srv.auth.authenticate(c, user, database); err != nil {
-		c.fatal(err)
+		c.startupFailed(err)
 		return false
 	}
 	sess, err := c.srv.backend.NewSession(c.ctx, user, database)
@@ -193,9 +193,10 @@ func (c *conn) sendParameters(params map[string]string) {
 	}
 }
 
-// authenticator is one authentication method. trustAuth is the only one so
-// far; SCRAM-SHA-256 will send AuthenticationSASL, call be.SetAuthType and
-// exchange SASLInitialResponse/SASLResponse messages through c.be here.
+// authenticator is one authentication method: trustAuth, or scramAuth
+// (scram.go) when Options.Password is set. It exchanges messages through
+// c.be and ends by queueing AuthenticationOk, or returns the error that
+// refuses the client (sent as FATAL, unless it is an I/O error).
 type authenticator interface {
 	authenticate(c *conn, user, database string) error
 }

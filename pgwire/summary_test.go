@@ -36,6 +36,12 @@ func summary(m pgproto3.BackendMessage) string {
 		return fmt.Sprintf("NoticeResponse %s %s", m.Severity, m.Message)
 	case *pgproto3.ParameterDescription:
 		return fmt.Sprintf("ParameterDescription %v", m.ParameterOIDs)
+	case *pgproto3.CopyData:
+		return fmt.Sprintf("CopyData %q", m.Data)
+	case *pgproto3.CopyInResponse:
+		return fmt.Sprintf("CopyInResponse %d %v", m.OverallFormat, m.ColumnFormatCodes)
+	case *pgproto3.CopyOutResponse:
+		return fmt.Sprintf("CopyOutResponse %d %v", m.OverallFormat, m.ColumnFormatCodes)
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", m), "*pgproto3.")
 }

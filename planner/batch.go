@@ -18,6 +18,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return batch.NewValues(n.Rows, batchColumnTypes(n.Cols)), nil
 	case *GenerateSeries:
 		return batch.NewGenerateSeries(n.Start, n.Stop, n.Step, n.Cols[0].Type), nil
+	case *Unnest:
+		return buildUnnest(n), nil
 	case *Filter:
 		return build1(n.Input, src, func(in batch.Executor) batch.Executor { return batch.NewFilter(in, n.Cond) })
 	case *Project:
@@ -38,6 +40,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return buildUnion(n, src)
 	case *Apply:
 		return buildApply(n, src)
+	case *Expand:
+		return buildBatchExpand(n, src)
 	}
 	return nil, fmt.Errorf("planner: no batch executor for %T", n)
 }
@@ -86,7 +90,7 @@ func buildUnion(n *UnionAll, src batch.Source) (batch.Executor, error) {
 func aggSpecs(calls []AggCall) []batch.AggSpec {
 	out := make([]batch.AggSpec, len(calls))
 	for i, c := range calls {
-		out[i] = batch.AggSpec{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type}
+		out[i] = batch.AggSpec{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type, Sep: c.Sep}
 	}
 	return out
 }

@@ -57,7 +57,18 @@ func describe(n Node) string {
 		return fmt.Sprintf("Limit %d offset %d", n.Count, n.Offset)
 	case *UnionAll:
 		return "Union All"
+	case *Expand:
+		return fmt.Sprintf("Expand (%d rows per input row)", len(n.Projections))
 	case *Apply:
+		corr := 0
+		for _, sq := range n.Subs {
+			if sq.Outer != nil {
+				corr++
+			}
+		}
+		if corr > 0 {
+			return fmt.Sprintf("Apply (%d subqueries, %d correlated: run once per row)", len(n.Subs), corr)
+		}
 		return fmt.Sprintf("Apply (%d uncorrelated subqueries, each run once)", len(n.Subs))
 	}
 	return fmt.Sprintf("%T", n)

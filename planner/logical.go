@@ -70,6 +70,7 @@ type AggCall struct {
 	Arg      int // input column; -1 for count(*)
 	Distinct bool
 	Type     types.Type // result type
+	Sep      string     // string_agg's delimiter
 }
 
 // Aggregate groups its input by GroupBy columns and computes Aggs per group.

@@ -79,6 +79,10 @@ func TableLayout(r *catalog.Relation) *storage.Table {
 func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	src := stream.NewSource(channelCapacity)
 	sc := stream.NewStateContext(env.Store())
+	if r.Kind == catalog.KindTable && r.Connector == nil {
+		// A plain table's actor only writes (see Trusted below).
+		sc = stream.NewWriteOnlyStateContext(env.Store())
+	}
 	var exec stream.Executor = &stream.Receiver{C: src.C, Typ: r.ColumnTypes()}
 	job := &StreamJob{Source: src}
 	if r.Connector != nil {
@@ -208,6 +212,15 @@ func withStreamKey(n Node) (Node, []int, error) {
 	case *Sort:
 		// ORDER BY has no meaning for a stored view.
 		return withStreamKey(n.Input)
+	case *Expand:
+		in, inKey, err := withStreamKey(n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(in.Columns()) != len(n.Input.Columns()) {
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "HOP over this input is not supported in a materialized view yet")
+		}
+		return n, append(inKey, n.Branch), nil
 	}
 	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/streamdb/streamdb/exec/batch"
 	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/types"
 )
 
 // SubqueryKind is what an Apply computes from one subquery.
@@ -17,10 +18,14 @@ const (
 	InSubquery
 	// ExistsSubquery is EXISTS (SELECT ...).
 	ExistsSubquery
+	// ArraySubquery is ARRAY(SELECT ...): the values of its column, in
+	// order, as an array.
+	ArraySubquery
 )
 
-// Subquery is an uncorrelated subquery of an Apply: its plan does not
-// refer to the Apply's input.
+// Subquery is a subquery of an Apply. An uncorrelated one's plan does not
+// refer to the Apply's input; a correlated one's reads the current input
+// row through Outer (expr.OuterRef), and runs once per row.
 type Subquery struct {
 	Kind SubqueryKind
 	// Plan has one visible column for Scalar and In (for In, of Probe's
@@ -30,10 +35,13 @@ type Subquery struct {
 	Probe expr.Expr
 	// Not is NOT IN.
 	Not bool
+	// Outer is set for a correlated subquery.
+	Outer *expr.OuterRow
 }
 
-// Apply evaluates each of its uncorrelated subqueries once and appends to
-// every input row one column per subquery: the scalar value, the IN
+// Apply evaluates each of its uncorrelated subqueries once, and each
+// correlated one once per input row, and appends to every input row one
+// column per subquery: the scalar value, the IN
 // result, or the EXISTS result. Output: Input's columns, then Subs'.
 type Apply struct {
 	Input Node
@@ -55,22 +63,41 @@ func (n *Apply) Inputs() []Node {
 
 var batchSubqueryKinds = [...]batch.SubqueryKind{
 	ScalarSubquery: batch.ScalarSubquery, InSubquery: batch.InSubquery, ExistsSubquery: batch.ExistsSubquery,
+	ArraySubquery: batch.ArraySubquery,
+}
+
+// arrayElem is the element type of an Array subquery's result.
+func arrayElem(s Subquery) types.Type {
+	if s.Kind != ArraySubquery {
+		return types.Type{}
+	}
+	return s.Plan.Columns()[0].Type
 }
 
 func buildApply(n *Apply, src batch.Source) (batch.Executor, error) {
 	specs := make([]batch.SubquerySpec, 0, len(n.Subs))
 	closeAll := func() {
 		for _, s := range specs {
-			s.Plan.Close()
+			if s.Plan != nil {
+				s.Plan.Close()
+			}
 		}
 	}
 	for _, s := range n.Subs {
+		if s.Outer != nil {
+			plan := s.Plan
+			specs = append(specs, batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Probe: s.Probe, Not: s.Not,
+				Elem: arrayElem(s), Outer: s.Outer,
+				Build: func() (batch.Executor, error) { return BuildBatch(plan, src) }})
+			continue
+		}
 		e, err := BuildBatch(s.Plan, src)
 		if err != nil {
 			closeAll()
 			return nil, err
 		}
-		specs = append(specs, batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Plan: e, Probe: s.Probe, Not: s.Not})
+		specs = append(specs, batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Plan: e, Probe: s.Probe, Not: s.Not,
+			Elem: arrayElem(s)})
 	}
 	in, err := BuildBatch(n.Input, src)
 	if err != nil {

@@ -143,6 +143,17 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		return b.buildAgg(n)
 	case *Join:
 		return b.buildJoin(n)
+	case *Expand:
+		// Expand passes its input's columns through at their positions, so
+		// the distribution is unchanged; the key gains the branch column.
+		f, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		typ := batchColumnTypes(n.Cols)
+		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewExpand(in, n.Projections, typ) })
+		f.key = append(slices.Clone(f.key), n.Branch)
+		return f, nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
 }

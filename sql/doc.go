@@ -28,11 +28,16 @@ package sql
 //
 //	checkTokens        reject __sdb_ identifiers, operators TiDB reads differently
 //	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings
-//	rewritePgSyntax    OPERATOR(pg_catalog.~) -> ~ ; drop COLLATE "default"/"C"/"POSIX"
-//	rewriteOperators   ~ -> regexp, !~ -> not regexp, ~~ / ~~* -> like / ilike (+ not)
+//	rewritePgSyntax    OPERATOR(pg_catalog.~) -> ~ ; drop COLLATE "default"/"C"/"POSIX";
+//	                   pg_catalog.f(...) -> f(...)
+//	rewriteArrays      ARRAY[a, b] -> __sdb_array_lit(a, b); ARRAY(SELECT ..) -> __sdb_array((SELECT ..));
+//	                   x op ANY|SOME|ALL (arr) -> x op __sdb_any|__sdb_all(arr) (not over a subquery)
+//	rewriteOperators   ~ -> regexp, !~ -> not regexp, ~* / !~* -> [not] regexp __sdb_icase(pattern),
+//	                   ~~ / ~~* -> like / ilike (+ not)
 //	rewriteDistinct    a IS [NOT] DISTINCT FROM b -> a <=> (b) [is false]
 //	                   (the right operand ends at a clause keyword; left(/right( are calls)
 //	rewriteCasts       ::, CAST(.. AS ..), typed literals -> __sdb_cast(x, 'type')
+//	rewriteSubscripts  x[i] -> __sdb_subscript(x, i) (after the casts took type names' [])
 //	rewriteNullsOrder  e [ASC|DESC] NULLS FIRST|LAST -> __sdb_nulls_first|last(e) [ASC|DESC]
 //	rewriteFullJoin    FULL JOIN .. ON c -> LEFT JOIN .. ON __sdb_full_join() AND (c)
 //	rewriteValues      VALUES (..), (..) as a query -> VALUES ROW(..), ROW(..)

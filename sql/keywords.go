@@ -64,6 +64,10 @@ var pgNotName = wordSet(`all analyze and array as asc both case check collate co
 	select table then to trailing true union unique using when where window with
 	binary cross ilike inner is join left like natural outer right tablesample`)
 
+// tidbNotCallable are words TiDB reads as keywords where Postgres has a
+// function of that name: a call needs the name quoted.
+var tidbNotCallable = wordSet(`cardinality`)
+
 // grammarWords are unreserved or column-name keywords of Postgres that the
 // SQL handed to TiDB always uses as keywords where they are not after AS
 // or next to a '.': BY (GROUP BY), SET (UPDATE ... SET), VALUES, BETWEEN,
@@ -79,6 +83,9 @@ var relationWords = wordSet(`into from join`)
 func needsQuotes(toks []Token, k int) bool {
 	name := toks[k].Text
 	if !plainIdent.MatchString(name) {
+		return true
+	}
+	if tidbNotCallable[name] && tokenAtOr(toks, k+1).isPunct("(") {
 		return true
 	}
 	if !tidbReserved[name] {

@@ -108,6 +108,8 @@ func (s *stmtParser) parse(toks []Token) (Node, error) {
 		return parseCancel(c)
 	case first.isWord("wait"):
 		return parseWait(c)
+	case first.isWord("copy"):
+		return s.parseCopy(c)
 	}
 	return s.parseDML(toks)
 }

@@ -31,9 +31,11 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 	passes := []func(string, []Token) ([]Token, error){
 		checkTokens,
 		rewritePgSyntax,
+		rewriteArrays,
 		rewriteOperators,
 		rewriteDistinct,
 		rewriteCasts,
+		rewriteSubscripts,
 		rewriteNullsOrder,
 		rewriteFullJoin,
 		rewriteValues,

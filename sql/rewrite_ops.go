@@ -19,9 +19,12 @@ var regexOps = map[string]string{
 	"!~~":  "not like",
 	"~~*":  "ilike",
 	"!~~*": "not ilike",
-	"~*":   "",
-	"!~*":  "",
+	"~*":   "regexp", // with the pattern wrapped in __sdb_icase(...)
+	"!~*":  "not regexp",
 }
+
+// markerICase wraps the pattern of a case-insensitive match (~*, !~*).
+const markerICase = "__sdb_icase"
 
 // checkTokens rejects what the rendering could not carry over faithfully:
 // reserved identifiers, operators that mean something else (or nothing)
@@ -80,9 +83,11 @@ func checkReservedIdent(query string, t Token) error {
 }
 
 // rewriteOperators turns the Postgres pattern operators into TiDB's:
-// a ~ b -> a regexp b, a !~ b -> a not regexp b, ~~ -> like, ~~* ->
-// ilike (and negations). A prefix ~ (bitwise not) is left alone.
+// a ~ b -> a regexp b, a !~ b -> a not regexp b, a ~* b -> a regexp
+// __sdb_icase(b), ~~ -> like, ~~* -> ilike (and negations). A prefix ~
+// (bitwise not) is left alone.
 func rewriteOperators(query string, toks []Token) ([]Token, error) {
+	e := newEdits()
 	for i, t := range toks {
 		kw, ok := regexOps[t.Text]
 		if t.Kind != TokOp || !ok {
@@ -94,10 +99,41 @@ func rewriteOperators(query string, toks []Token) ([]Token, error) {
 			}
 			return nil, syntaxErrorAt(query, t)
 		}
-		if kw == "" {
-			return nil, notSupportedAt(query, t, "operator is not supported: %s", t.Text)
-		}
 		toks[i] = raw(kw, t)
+		if t.Text == "~*" || t.Text == "!~*" {
+			end := regexOperandEnd(toks, i+1)
+			if end == i+1 {
+				return nil, errAtIndex(query, toks, end)
+			}
+			e.insert(i+1, raw(markerICase, t), punct("(", t))
+			e.insert(end, punct(")", t))
+		}
 	}
-	return toks, nil
+	return e.apply(toks), nil
+}
+
+// regexOperandEnd returns the index after the right operand of a pattern
+// operator starting at i: it extends over arithmetic and ||, and ends at
+// a comparison, a boolean operator or a clause keyword.
+func regexOperandEnd(toks []Token, i int) int {
+	caseDepth := 0
+	return scanLevel(toks, i, 1, func(k int) bool {
+		t := toks[k]
+		switch {
+		case t.isWord("case"):
+			caseDepth++
+			return false
+		case caseDepth > 0:
+			if t.isWord("end") {
+				caseDepth--
+			}
+			return false
+		case t.isPunct(","):
+			return true
+		case t.Kind == TokOp:
+			_, isRegex := regexOps[t.Text]
+			return comparisonOps[t.Text] || isRegex
+		}
+		return wordIn(t, distinctStop) || wordIn(t, notComparisons) || t.isWord("not")
+	})
 }

@@ -1,13 +1,17 @@
 package sql
 
-// rewritePgSyntax removes two spellings psql uses that carry no meaning
-// for streamdb:
+// rewritePgSyntax removes spellings psql uses that carry no meaning for
+// streamdb:
 //
 //	a OPERATOR(pg_catalog.~) b     ->  a ~ b   (then regexp, see rewriteOperators)
 //	x COLLATE pg_catalog.default   ->  x       (also COLLATE "default" / "C")
+//	pg_catalog.f(...)              ->  f(...)  (every function is in pg_catalog)
 func rewritePgSyntax(query string, toks []Token) ([]Token, error) {
 	for i := 0; i < len(toks); i++ {
 		switch {
+		case catalogCall(toks, i):
+			toks = splice(toks, i, i+2)
+			i--
 		case toks[i].isWord("operator") && i+1 < len(toks) && toks[i+1].isPunct("("):
 			closing := matchForward(toks, i+1)
 			if closing < 0 || toks[closing-1].Kind != TokOp || !qualifiedOperator(toks[i+2:closing-1]) {
@@ -42,4 +46,12 @@ func dropDefaultCollation(toks []Token, i int) []Token {
 		return splice(toks, i, j+1)
 	}
 	return toks
+}
+
+// catalogCall reports whether pg_catalog.name( starts at i (and is not a
+// table name with a column list, INSERT INTO pg_catalog.t (...)).
+func catalogCall(toks []Token, i int) bool {
+	return i+3 < len(toks) && toks[i].isWord("pg_catalog") && toks[i+1].isPunct(".") &&
+		toks[i+2].Kind == TokIdent && toks[i+3].isPunct("(") && !afterDot(toks, i) &&
+		(i == 0 || !toks[i-1].isWord("into"))
 }

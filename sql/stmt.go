@@ -21,6 +21,10 @@
 //     __sdb_full_join() AND (cond).
 //   - A written concat(...) becomes __sdb_concat(...): TiDB reads a || b
 //     as a call of concat too, and the two differ on NULLs.
+//   - ARRAY[a, b] becomes __sdb_array_lit(a, b), ARRAY(SELECT ...)
+//     __sdb_array((SELECT ...)), x op ANY (arr) x op __sdb_any(arr) (ALL:
+//     __sdb_all), arr[i] __sdb_subscript(arr, i), and the pattern of a ~* p
+//     (a REGEXP p, case-insensitively) __sdb_icase(p).
 //   - extract(field FROM x) becomes __sdb_extract('field', x), the field
 //     lower case: TiDB knows only MySQL's time units, Postgres has dow,
 //     epoch, isodow, ... and also takes the field as a string.

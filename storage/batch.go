@@ -14,6 +14,9 @@ import (
 type WriteBatch struct {
 	s *Store
 	b *pebble.Batch // nil once closed or committed
+	// writeOnly batches are not indexed: cheaper to fill, but reads
+	// through them fail (ErrWriteOnly).
+	writeOnly bool
 
 	key, val []byte // scratch buffers reused by Table writes
 }
@@ -27,6 +30,25 @@ func (s *Store) NewWriteBatch() *WriteBatch {
 	}
 	return w
 }
+
+// NewWriteOnlyBatch returns an empty batch that cannot be read through
+// (no index is kept of its writes, which makes filling it cheaper): for
+// actors that only write, such as a table's materialization of DML its
+// statements have already checked.
+func (s *Store) NewWriteOnlyBatch() *WriteBatch {
+	w := &WriteBatch{s: s, writeOnly: true}
+	if !s.closed.Load() {
+		w.b = s.db.NewBatch()
+	}
+	return w
+}
+
+// ErrWriteOnly is returned by reads through a batch made by
+// NewWriteOnlyBatch.
+var ErrWriteOnly = errors.New("storage: read through a write-only batch")
+
+// WriteOnly reports whether the batch was made by NewWriteOnlyBatch.
+func (w *WriteBatch) WriteOnly() bool { return w.writeOnly }
 
 // Count returns the number of writes staged.
 func (w *WriteBatch) Count() uint32 {
@@ -53,6 +75,9 @@ func (w *WriteBatch) Close() error {
 func (w *WriteBatch) reader() (pebble.Reader, error) {
 	if w.b == nil || w.s.closed.Load() {
 		return nil, ErrClosed
+	}
+	if w.writeOnly {
+		return nil, ErrWriteOnly
 	}
 	return w.b, nil
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -97,13 +98,27 @@ func (t *Table) pkPos(c int) int {
 // place in the table exactly when their keys are equal.
 func (t *Table) Key(row []types.Datum) ([]byte, error) { return t.appendRowKey(nil, row) }
 
-// appendRowKey appends the key of a full row.
+// appendRowKey appends the key of a full row. The DistKey columns are
+// encoded where the pk will go, hashed, and then overwritten: the caller's
+// buffer serves both, so a reused buffer costs no allocation per row.
 func (t *Table) appendRowKey(buf []byte, row []types.Datum) ([]byte, error) {
-	vnode, err := t.rowVnode(row)
-	if err != nil {
-		return buf, err
+	if len(row) != len(t.Types) {
+		return buf, fmt.Errorf("%w: table %d: row has %d columns, want %d", ErrBadLayout, t.ID, len(row), len(t.Types))
 	}
-	buf = appendVnodePrefix(buf, t.ID, vnode)
+	start := len(buf)
+	buf = appendVnodePrefix(buf, t.ID, 0)
+	pkStart := len(buf)
+	for _, c := range t.DistKey {
+		typ, err := t.colType(c)
+		if err != nil {
+			return buf[:start], err
+		}
+		if buf, err = AppendKey(buf, typ, row[c]); err != nil {
+			return buf[:start], err
+		}
+	}
+	binary.BigEndian.PutUint16(buf[pkStart-2:], vnodeOfDistKey(buf[pkStart:]))
+	buf = buf[:pkStart]
 	for _, c := range t.PK {
 		typ, err := t.colType(c)
 		if err != nil {

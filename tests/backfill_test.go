@@ -347,7 +347,8 @@ func TestPauseIndependentOfRate(t *testing.T) {
 		}
 		return rows.Values()[0].(bool)
 	}
-	for _, q := range []string{"SET background_ddl = true",
+	// The job starts held (rate 0), so it cannot finish before the PAUSE.
+	for _, q := range []string{"SET background_ddl = true", "SET backfill_rate_limit = 0",
 		"CREATE MATERIALIZED VIEW pi AS SELECT k, count(*) AS n FROM big GROUP BY k",
 		"ALTER MATERIALIZED VIEW pi PAUSE",
 		"ALTER MATERIALIZED VIEW pi SET BACKFILL_RATE_LIMIT = 100"} {

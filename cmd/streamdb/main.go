@@ -1,8 +1,9 @@
 // Command streamdb serves a streamdb database over the Postgres wire
 // protocol, and runs sqllogictest files.
 //
-//	streamdb [serve] [--listen 127.0.0.1:4566] [--data-dir ./streamdb-data]
+//	streamdb [serve] [--listen 127.0.0.1:4566] [--data-dir ./streamdb-data] [--password X]
 //	streamdb slt [--url postgres://...] FILE...
+//	streamdb bench [--rows N] [--freshness N] [--compare postgres] [SCENARIO...]
 package main
 
 import (
@@ -44,8 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err == nil && failed {
 			return 1
 		}
+	case "bench":
+		err = runBench(ctx, args, stdout, stderr)
 	default:
-		err = fmt.Errorf("unknown command %q (commands: serve, slt)", cmd)
+		err = fmt.Errorf("unknown command %q (commands: serve, slt, bench)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "streamdb:", err)
@@ -59,25 +62,38 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:4566", "address to serve the Postgres protocol on")
 	dataDir := fs.String("data-dir", "./streamdb-data", "data directory (:memory: for an in-memory store)")
+	password := fs.String("password", "", "require SCRAM-SHA-256 authentication with this password, for every user\n"+
+		"(default $"+passwordEnv+", which keeps it out of the process list); without one,\n"+
+		"authentication is off and only a loopback --listen address is allowed")
 	verbose := fs.Bool("v", false, "log debug messages")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *password == "" {
+		*password = os.Getenv(passwordEnv)
 	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ln, err := listenChecked(*listen, *password != "")
+	if err != nil {
+		return err
+	}
 	db, err := streamdb.Open(*dataDir, &streamdb.Options{Logger: logger})
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer db.Close()
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return err
+	srv := pgwire.NewServer(db.Backend(), pgwire.Options{Addr: *listen, Logger: logger, Password: *password})
+	if *password == "" {
+		logger.Warn("authentication is off (trust): any local user can connect as any user; serving on loopback only " +
+			"(set --password or " + passwordEnv + " to require SCRAM-SHA-256 and allow other addresses)")
+	} else {
+		logger.Info("authentication: SCRAM-SHA-256 password required")
 	}
-	srv := pgwire.NewServer(db.Backend(), pgwire.Options{Addr: *listen, Logger: logger})
 	logger.Info("streamdb serving", "addr", ln.Addr().String(), "data_dir", *dataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -90,6 +106,32 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	case err := <-errc:
 		return err
 	}
+}
+
+// passwordEnv is the environment variable serve reads the password from.
+const passwordEnv = "STREAMDB_PASSWORD"
+
+// listenChecked listens on addr. Without a password the server admits
+// every client (trust), so it refuses to listen on anything but a loopback
+// address: what it checks is the address actually bound, so "localhost"
+// passes and ":4566" (every interface) does not.
+func listenChecked(addr string, hasPassword bool) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if hasPassword {
+		return ln, nil
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return ln, nil
+	}
+	bound := ln.Addr().String()
+	ln.Close()
+	return nil, fmt.Errorf("refusing to listen on %s (%s) without a password: authentication would be off (trust), "+
+		"so anyone who can reach that address could connect as any user; set a password with --password or the %s "+
+		"environment variable (clients then authenticate with SCRAM-SHA-256), or listen on a loopback address such as 127.0.0.1:4566",
+		addr, bound, passwordEnv)
 }
 
 // runSLTInProcess runs the files in-process. With an in-memory store each

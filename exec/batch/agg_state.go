@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"strings"
+
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/types"
 )
@@ -11,6 +13,7 @@ type AggSpec struct {
 	Arg      int // input column; -1 for count(*)
 	Distinct bool
 	Type     types.Type // result type
+	Sep      string     // string_agg's delimiter
 }
 
 // aggState is the running state of one aggregate in one group.
@@ -18,6 +21,7 @@ type aggState struct {
 	count int64         // count, count(*)
 	sum   expr.SumState // sum, avg
 	val   types.Datum   // min, max
+	vals  []types.Datum // string_agg, array_agg: the inputs in order
 	seen  map[string]struct{}
 }
 
@@ -28,6 +32,10 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		return nil
 	}
 	v := row[spec.Arg]
+	if spec.Kind == expr.AggArrayAgg && !spec.Distinct {
+		st.vals = append(st.vals, cloneDatum(v)) // array_agg keeps NULLs
+		return nil
+	}
 	if v == nil {
 		return nil
 	}
@@ -47,6 +55,8 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		if st.val == nil || expr.Compare(v, st.val, argType) > 0 {
 			st.val = cloneDatum(v)
 		}
+	case expr.AggStringAgg, expr.AggArrayAgg:
+		st.vals = append(st.vals, cloneDatum(v))
 	}
 	return nil
 }
@@ -72,6 +82,28 @@ func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
 		return st.sum.Result(false, spec.Type)
 	case expr.AggAvg:
 		return st.sum.Result(true, spec.Type)
+	case expr.AggStringAgg:
+		return st.stringAgg(spec.Sep), nil
+	case expr.AggArrayAgg:
+		if len(st.vals) == 0 {
+			return nil, nil
+		}
+		return expr.ArrayFromValues(st.vals, spec.Type.ElemType()), nil
 	}
 	return st.val, nil
+}
+
+// stringAgg joins the collected (text) inputs; NULL when there were none.
+func (st *aggState) stringAgg(sep string) types.Datum {
+	if len(st.vals) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for i, v := range st.vals {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(v.(string))
+	}
+	return b.String()
 }

@@ -24,25 +24,37 @@ const (
 	InSubquery
 	// ExistsSubquery yields whether the subquery has a row.
 	ExistsSubquery
+	// ArraySubquery yields ARRAY(subquery): the values of its one column,
+	// in order, as an array (empty when it has no row).
+	ArraySubquery
 )
 
 // CardinalityViolation is the SQLSTATE of a scalar subquery with more than
 // one row.
 const CardinalityViolation = "21000"
 
-// SubquerySpec is one uncorrelated subquery of an Apply.
+// SubquerySpec is one subquery of an Apply.
 type SubquerySpec struct {
 	Kind SubqueryKind
-	// Plan yields one column (Scalar, In); for In, of Probe's type.
+	// Plan yields one column (Scalar, In, Array); for In, of Probe's type.
+	// Nil for a correlated subquery.
 	Plan Executor
 	// Probe is, for In, the left operand over the Apply's input row.
 	Probe expr.Expr
 	// Not negates In (NOT IN).
 	Not bool
+	// Elem is, for Array, the type of the plan's column.
+	Elem types.Type
+	// Outer is set for a correlated subquery, whose plan reads the
+	// Apply's current input row through it: Build makes a fresh executor
+	// of the plan, which runs once per input row with Outer set to it.
+	Outer *expr.OuterRow
+	Build func() (Executor, error)
 }
 
-// Apply runs each subquery once, before its first output row, and appends
-// to every input row one column per subquery.
+// Apply runs each uncorrelated subquery once, before its first output row,
+// and each correlated one once per input row, and appends to every input
+// row one column per subquery.
 type Apply struct {
 	in    Executor
 	subs  []SubquerySpec
@@ -88,16 +100,20 @@ func (a *Apply) Next(ctx context.Context) (*chunk.Chunk, error) {
 		if err != nil || c == nil {
 			return nil, err
 		}
-		out, err := a.extend(c)
+		out, err := a.extend(ctx, c)
 		if err != nil || out != nil {
 			return out, err
 		}
 	}
 }
 
-// runSubqueries evaluates every subquery and closes its plan.
+// runSubqueries evaluates every uncorrelated subquery and closes its plan.
 func (a *Apply) runSubqueries(ctx context.Context) error {
 	for i, s := range a.subs {
+		if s.Outer != nil {
+			a.closed[i] = true
+			continue
+		}
 		err := a.runSubquery(ctx, i, s)
 		a.closed[i] = true
 		if cerr := s.Plan.Close(); err == nil {
@@ -112,6 +128,8 @@ func (a *Apply) runSubqueries(ctx context.Context) error {
 
 func (a *Apply) runSubquery(ctx context.Context, i int, s SubquerySpec) error {
 	switch s.Kind {
+	case ArraySubquery:
+		return a.runArraySubquery(ctx, i, s)
 	case ExistsSubquery:
 		c, err := s.Plan.Next(ctx)
 		for err == nil && c != nil && c.NumRows() == 0 {
@@ -164,7 +182,7 @@ func (a *Apply) runSubquery(ctx context.Context, i int, s SubquerySpec) error {
 
 // extend appends the subquery columns to the rows of c (nil when c is
 // empty) and releases c.
-func (a *Apply) extend(c *chunk.Chunk) (*chunk.Chunk, error) {
+func (a *Apply) extend(ctx context.Context, c *chunk.Chunk) (*chunk.Chunk, error) {
 	defer c.Release()
 	var in []types.Datum
 	out := make([]types.Datum, len(a.types))
@@ -174,6 +192,12 @@ func (a *Apply) extend(c *chunk.Chunk) (*chunk.Chunk, error) {
 		in = c.Row(r, in)
 		copy(out, in[:base])
 		for i, s := range a.subs {
+			if s.Outer != nil {
+				if err := a.runCorrelated(ctx, i, s, in[:base]); err != nil {
+					a.rb.discard()
+					return nil, err
+				}
+			}
 			if s.Kind != InSubquery {
 				out[base+i] = a.values[i]
 				continue
@@ -188,6 +212,41 @@ func (a *Apply) extend(c *chunk.Chunk) (*chunk.Chunk, error) {
 		a.rb.append(out)
 	}
 	return a.rb.build(), nil
+}
+
+// runArraySubquery collects the values of an Array subquery.
+func (a *Apply) runArraySubquery(ctx context.Context, i int, s SubquerySpec) error {
+	var vals []types.Datum
+	var row []types.Datum
+	for {
+		c, err := s.Plan.Next(ctx)
+		if err != nil || c == nil {
+			a.values[i] = expr.ArrayFromValues(vals, s.Elem)
+			return err
+		}
+		for r := 0; r < c.NumRows(); r++ {
+			row = c.Row(r, row)
+			vals = append(vals, cloneDatum(row[0]))
+		}
+		c.Release()
+	}
+}
+
+// runCorrelated runs a correlated subquery for the input row in.
+func (a *Apply) runCorrelated(ctx context.Context, i int, s SubquerySpec, in []types.Datum) error {
+	s.Outer.Set(in)
+	defer s.Outer.Set(nil)
+	a.values[i] = nil
+	e, err := s.Build()
+	if err != nil {
+		return err
+	}
+	s.Plan = e
+	err = a.runSubquery(ctx, i, s)
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // contains returns v IN set (NOT IN when not), NULL when unknown.
@@ -213,7 +272,7 @@ func (a *Apply) Close() error {
 	a.rb.release()
 	err := a.in.Close()
 	for i, s := range a.subs {
-		if !a.closed[i] {
+		if !a.closed[i] && s.Plan != nil {
 			a.closed[i] = true
 			if cerr := s.Plan.Close(); err == nil {
 				err = cerr

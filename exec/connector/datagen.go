@@ -48,7 +48,8 @@ const (
 // IsConnectorOption reports whether key is a connector option (as opposed
 // to a streamdb option such as dml_rate_limit) of CREATE TABLE/SOURCE.
 func IsConnectorOption(key string) bool {
-	return key == OptConnector || strings.HasPrefix(key, "datagen.") || strings.HasPrefix(key, fieldPrefix)
+	return key == OptConnector || strings.HasPrefix(key, "datagen.") || strings.HasPrefix(key, "nexmark.") ||
+		strings.HasPrefix(key, fieldPrefix)
 }
 
 // New returns the generator the WITH options describe for cols. base is
@@ -59,11 +60,13 @@ func New(cols []Column, opts map[string]string, base int64) (Generator, error) {
 	switch name := strings.ToLower(opts[OptConnector]); name {
 	case "datagen":
 		return newDatagen(cols, opts, base)
+	case "nexmark":
+		return newNexmark(cols, opts, base)
 	case "":
 		return nil, optionError("connector", "", "a source needs a connector option, such as connector = 'datagen'")
 	default:
 		e := pgerr.New(pgerr.FeatureNotSupported, "connector %q is not supported", opts[OptConnector])
-		e.Hint = "The built-in connectors are: datagen."
+		e.Hint = "The built-in connectors are: datagen, nexmark."
 		return nil, e
 	}
 }
@@ -397,6 +400,10 @@ func splitmix(x uint64) uint64 {
 // ConfiguredRate is the rows per second the options ask the connector
 // for (0: unlimited).
 func ConfiguredRate(opts map[string]string) int64 {
+	if strings.EqualFold(opts[OptConnector], "nexmark") {
+		n, _ := strconv.ParseInt(strings.TrimSpace(opts[optNexRate]), 10, 64)
+		return max(n, 0)
+	}
 	if v, ok := opts[optRowsPerSecond]; ok {
 		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
 			return n

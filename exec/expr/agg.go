@@ -15,6 +15,10 @@ const (
 	AggAvg
 	AggMin
 	AggMax
+	// AggStringAgg and AggArrayAgg collect their inputs in input order
+	// (batch queries only: they cannot be maintained incrementally).
+	AggStringAgg // string_agg(x, sep)
+	AggArrayAgg  // array_agg(x)
 )
 
 // AggByName returns the aggregate called name (lower case).
@@ -30,12 +34,16 @@ func AggByName(name string) (AggKind, bool) {
 		return AggMin, true
 	case "max":
 		return AggMax, true
+	case "string_agg":
+		return AggStringAgg, true
+	case "array_agg":
+		return AggArrayAgg, true
 	}
 	return 0, false
 }
 
 func (k AggKind) String() string {
-	return [...]string{"count", "count(*)", "sum", "avg", "min", "max"}[k]
+	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg"}[k]
 }
 
 // AggResultType is the type of agg(arg) as Postgres gives it: count is

@@ -12,6 +12,13 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 	switch k {
 	case AggCount, AggCountStar:
 		return types.TInt64, nil
+	case AggStringAgg:
+		return types.TText, nil
+	case AggArrayAgg:
+		if arg.ID == types.IDArray || arg.ID == types.IDUnknown {
+			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
+		}
+		return types.ArrayOf(arg.ID), nil
 	case AggMin, AggMax:
 		switch arg.ID {
 		case types.IDUnknown:

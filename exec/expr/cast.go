@@ -122,6 +122,9 @@ func castError(from, to types.Type, ctx castContext) error {
 // castLevel returns the least context a cast from -> to is allowed in, and
 // whether the cast exists at all.
 func castLevel(from, to types.ID) (castContext, bool) {
+	if level, ok, decided := extCastLevel(from, to); decided {
+		return level, ok
+	}
 	switch {
 	case implicitCast(from, to):
 		return ctxImplicit, true
@@ -139,6 +142,9 @@ func castLevel(from, to types.ID) (castContext, bool) {
 
 // converter returns the function converting values of from to to.
 func converter(from, to types.Type, explicit bool) convertFn {
+	if fn := extConverter(from, to, explicit); fn != nil {
+		return fn
+	}
 	switch {
 	case category(from.ID) == catString || from.ID == types.IDUnknown:
 		return func(v types.Datum) (types.Datum, error) { return parseLiteral(v.(string), to, explicit) }

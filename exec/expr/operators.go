@@ -183,9 +183,13 @@ func addIntervalOps() {
 // binary builds l op r; see Binary.
 func binary(op string, l, r Expr) (Expr, error) {
 	op = strings.ToUpper(strings.Join(strings.Fields(op), " "))
-	switch op {
-	case "!=":
+	if op == "!=" {
 		op = "<>"
+	}
+	if e, ok, err := arrayBinary(op, l, r); ok {
+		return e, err
+	}
+	switch op {
 	case "AND", "OR":
 		return logical(op, l, r)
 	case "LIKE", "NOT LIKE", "ILIKE", "NOT ILIKE":

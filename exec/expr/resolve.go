@@ -50,7 +50,7 @@ func category(id types.ID) byte {
 	case types.IDInterval:
 		return catTimespan
 	}
-	return catUnknown
+	return extCategory(id)
 }
 
 // preferred reports whether id is the preferred type of its category.
@@ -72,6 +72,9 @@ var numericRank = map[types.ID]int{
 func implicitCast(from, to types.ID) bool {
 	if from == to || from == types.IDUnknown {
 		return true
+	}
+	if ok, decided := extImplicitCast(from, to); decided {
+		return ok
 	}
 	switch category(from) {
 	case catNumeric:

@@ -8,11 +8,21 @@ import "github.com/streamdb/streamdb/storage"
 type StateContext struct {
 	Store *storage.Store
 	batch *storage.WriteBatch
+	// writeOnly: the actor's executors only write state (see
+	// NewWriteOnlyStateContext).
+	writeOnly bool
 }
 
 // NewStateContext returns a context whose first epoch batch is fresh.
 func NewStateContext(st *storage.Store) *StateContext {
 	return &StateContext{Store: st, batch: st.NewWriteBatch()}
+}
+
+// NewWriteOnlyStateContext returns a context whose batches cannot be read
+// through (storage.NewWriteOnlyBatch), for an actor whose executors never
+// read their state.
+func NewWriteOnlyStateContext(st *storage.Store) *StateContext {
+	return &StateContext{Store: st, batch: st.NewWriteOnlyBatch(), writeOnly: true}
 }
 
 // Batch returns the current epoch's write batch; reads through it see the
@@ -22,6 +32,10 @@ func (s *StateContext) Batch() *storage.WriteBatch { return s.batch }
 // TakeBatch returns the current batch for commit and starts a new one.
 func (s *StateContext) TakeBatch() *storage.WriteBatch {
 	b := s.batch
-	s.batch = s.Store.NewWriteBatch()
+	if s.writeOnly {
+		s.batch = s.Store.NewWriteOnlyBatch()
+	} else {
+		s.batch = s.Store.NewWriteBatch()
+	}
 	return b
 }

@@ -13,6 +13,9 @@ import (
 
 // ArrowType returns the Arrow type that holds values of t.
 func ArrowType(t types.Type) arrow.DataType {
+	if t.IsOID() {
+		return arrow.PrimitiveTypes.Int64
+	}
 	switch t.ID {
 	case types.IDBool:
 		return arrow.FixedWidthTypes.Boolean
@@ -34,7 +37,7 @@ func ArrowType(t types.Type) arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	case types.IDInterval:
 		return arrow.FixedWidthTypes.MonthDayNanoInterval
-	default: // numeric, text, varchar, unknown
+	default: // numeric, text, varchar, arrays, unknown
 		return arrow.BinaryTypes.String
 	}
 }

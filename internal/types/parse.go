@@ -30,7 +30,7 @@ func parse(s string, t Type) (Datum, error) {
 	case IDInterval:
 		return ParseInterval(s)
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot parse values of type %s", t)
+	return parseExt(s, t)
 }
 
 // syntaxError is the 22P02 error of a malformed number or boolean.

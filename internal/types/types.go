@@ -50,6 +50,15 @@ const (
 	IDTimestamp
 	IDTimestampTZ
 	IDInterval
+	// The types below exist in expressions and system catalogs only
+	// (see pgtypes.go); tables cannot store them.
+	IDOid
+	IDRegclass
+	IDRegtype
+	IDRegnamespace
+	IDRegproc
+	IDRegrole
+	IDArray // a one-dimensional array of Elem
 )
 
 // Type is a SQL type with its modifiers.
@@ -59,6 +68,8 @@ type Type struct {
 	Width int
 	// Precision and Scale of a numeric (0, 0: unconstrained).
 	Precision, Scale int
+	// Elem is the element type of an array.
+	Elem ID `json:",omitempty"`
 }
 
 // Convenience values for unmodified types.
@@ -150,7 +161,7 @@ func (t Type) String() string {
 	case IDInterval:
 		return "interval"
 	}
-	return fmt.Sprintf("type(%d)", t.ID)
+	return t.extString()
 }
 
 // OID returns the Postgres type OID of t, for the wire protocol and catalogs.
@@ -183,7 +194,7 @@ func (t Type) OID() uint32 {
 	case IDInterval:
 		return 1186
 	}
-	return 705 // unknown
+	return t.extOID()
 }
 
 // ByName maps a Postgres type name, as written in DDL or a cast (lower case,

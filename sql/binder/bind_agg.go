@@ -19,7 +19,7 @@ type grouping struct {
 	in    *exprCtx // the Aggregate's input
 	keys  []expr.Expr
 	aggs  []aggEntry
-	byAST map[*ast.AggregateFuncExpr]int
+	byAST map[ast.ExprNode]int
 	cols  []planner.Column // the Aggregate's output columns
 }
 
@@ -30,17 +30,33 @@ type aggEntry struct {
 	arg      expr.Expr // nil for count(*)
 	typ      types.Type
 	name     string
+	sep      string // string_agg's delimiter
 }
 
 // aggCollector finds the aggregate calls of a clause, not looking into
-// subqueries or into other aggregates' arguments.
-type aggCollector struct{ found []*ast.AggregateFuncExpr }
+// subqueries or into other aggregates' arguments. The parser knows
+// string_agg and array_agg as plain functions: their calls are collected
+// too.
+type aggCollector struct{ found []ast.ExprNode }
+
+// funcAggs are the aggregates the parser reads as function calls.
+var funcAggs = map[string]bool{"string_agg": true, "array_agg": true}
+
+func isFuncAgg(n ast.Node) bool {
+	f, ok := n.(*ast.FuncCallExpr)
+	return ok && funcAggs[f.FnName.L]
+}
 
 func (v *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
 		v.found = append(v.found, n)
 		return n, true
+	case *ast.FuncCallExpr:
+		if isFuncAgg(n) {
+			v.found = append(v.found, n)
+			return n, true
+		}
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
 		return n, true
 	}
@@ -49,7 +65,7 @@ func (v *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *aggCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-func collectAggs(nodes ...ast.Node) []*ast.AggregateFuncExpr {
+func collectAggs(nodes ...ast.Node) []ast.ExprNode {
 	v := &aggCollector{}
 	for _, n := range nodes {
 		if n != nil {
@@ -64,14 +80,12 @@ func collectAggs(nodes ...ast.Node) []*ast.AggregateFuncExpr {
 // the caller).
 func (b *binder) bindGrouped(c *exprCtx, n ast.ExprNode) (expr.Expr, bool, error) {
 	g := c.grouped
+	if isFuncAgg(n) {
+		return b.groupedAgg(g, n)
+	}
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
-		i, ok := g.byAST[n]
-		if !ok {
-			return nil, true, pgerr.New(pgerr.Internal, "binder: aggregate not collected")
-		}
-		col := g.cols[len(g.keys)+i]
-		return expr.NewColumn(len(g.keys)+i, col.Type, col.Name), true, nil
+		return b.groupedAgg(g, n)
 	case ast.ValueExpr, *ast.ParenthesesExpr:
 		return nil, false, nil
 	}
@@ -88,6 +102,17 @@ func (b *binder) bindGrouped(c *exprCtx, n ast.ExprNode) (expr.Expr, bool, error
 		}
 	}
 	return nil, false, nil
+}
+
+// groupedAgg binds an aggregate call above the Aggregate: a reference to
+// its output column.
+func (b *binder) groupedAgg(g *grouping, n ast.ExprNode) (expr.Expr, bool, error) {
+	i, ok := g.byAST[n]
+	if !ok {
+		return nil, true, pgerr.New(pgerr.Internal, "binder: aggregate not collected")
+	}
+	col := g.cols[len(g.keys)+i]
+	return expr.NewColumn(len(g.keys)+i, col.Type, col.Name), true, nil
 }
 
 // exprEqual reports whether two bound expressions compute the same thing.
@@ -117,9 +142,9 @@ func exprEqual(a, b expr.Expr) bool {
 
 // bindAggregate adds a pre-projection of group keys and aggregate
 // arguments, and the Aggregate, on top of in.
-func (b *binder) bindAggregate(in *rel, keys []expr.Expr, calls []*ast.AggregateFuncExpr) (*rel, *grouping, error) {
+func (b *binder) bindAggregate(in *rel, keys []expr.Expr, calls []ast.ExprNode) (*rel, *grouping, error) {
 	inCtx := &exprCtx{scope: in.scope}
-	g := &grouping{in: inCtx, keys: keys, byAST: map[*ast.AggregateFuncExpr]int{}}
+	g := &grouping{in: inCtx, keys: keys, byAST: map[ast.ExprNode]int{}}
 	for _, call := range calls {
 		e, err := b.bindAggCall(inCtx, call)
 		if err != nil {
@@ -134,7 +159,7 @@ func (b *binder) bindAggregate(in *rel, keys []expr.Expr, calls []*ast.Aggregate
 // addAgg returns the index of e among g's aggregates, adding it if new.
 func (g *grouping) addAgg(e aggEntry) int {
 	for i, a := range g.aggs {
-		if a.kind == e.kind && a.distinct == e.distinct && (a.arg == nil) == (e.arg == nil) &&
+		if a.kind == e.kind && a.distinct == e.distinct && a.sep == e.sep && (a.arg == nil) == (e.arg == nil) &&
 			(a.arg == nil || exprEqual(a.arg, e.arg)) {
 			return i
 		}
@@ -157,7 +182,7 @@ func (g *grouping) plan(in *rel) planner.Node {
 	}
 	g.cols = append([]planner.Column{}, pcols...)
 	for _, a := range g.aggs {
-		call := planner.AggCall{Kind: a.kind, Arg: -1, Distinct: a.distinct, Type: a.typ}
+		call := planner.AggCall{Kind: a.kind, Arg: -1, Distinct: a.distinct, Type: a.typ, Sep: a.sep}
 		if a.arg != nil {
 			call.Arg = len(exprs)
 			exprs = append(exprs, a.arg)
@@ -181,21 +206,41 @@ func keyColumn(k expr.Expr, s *scope) planner.Column {
 }
 
 // bindAggCall binds an aggregate call's argument over the input.
-func (b *binder) bindAggCall(c *exprCtx, n *ast.AggregateFuncExpr) (aggEntry, error) {
-	name := strings.ToLower(n.F)
+func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
+	var name, written string
+	var args []ast.ExprNode
+	var distinct bool
+	switch n := node.(type) {
+	case *ast.AggregateFuncExpr:
+		name, written, args, distinct = strings.ToLower(n.F), n.F, n.Args, n.Distinct
+	case *ast.FuncCallExpr:
+		name, written, args = n.FnName.L, n.FnName.O, n.Args
+	}
 	kind, ok := expr.AggByName(name)
 	if !ok {
-		return aggEntry{}, b.at(notSupported("aggregate function %s", name), n, n.F)
+		return aggEntry{}, b.at(notSupported("aggregate function %s", name), node, written)
 	}
-	if len(n.Args) != 1 {
-		return aggEntry{}, b.at(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(n.Args)), n, n.F)
+	if (kind == expr.AggStringAgg || kind == expr.AggArrayAgg) && b.inView {
+		return aggEntry{}, b.at(notSupported("%s in a materialized view", name), node, written)
 	}
-	e := aggEntry{kind: kind, distinct: n.Distinct, name: name}
-	arg, err := b.bindExpr(c.noAggs("nested"), n.Args[0])
+	want := 1
+	if kind == expr.AggStringAgg {
+		want = 2
+	}
+	if len(args) != want {
+		return aggEntry{}, b.at(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(args)), node, written)
+	}
+	e := aggEntry{kind: kind, distinct: distinct, name: name}
+	arg, err := b.bindExpr(c.noAggs("nested"), args[0])
 	if err != nil {
 		return e, err
 	}
-	if kind == expr.AggCount && !n.Distinct && isNonNullConst(arg) {
+	if kind == expr.AggStringAgg {
+		if arg, e.sep, err = b.stringAggArgs(c, arg, args[1]); err != nil {
+			return e, b.at(err, node, written)
+		}
+	}
+	if kind == expr.AggCount && !distinct && isNonNullConst(arg) {
 		e.kind = expr.AggCountStar // count(*) reaches us as count(1)
 	} else {
 		if arg.Type().ID == types.IDUnknown {
@@ -210,9 +255,32 @@ func (b *binder) bindAggCall(c *exprCtx, n *ast.AggregateFuncExpr) (aggEntry, er
 		argType = e.arg.Type()
 	}
 	if e.typ, err = expr.AggResultType(e.kind, argType); err != nil {
-		return e, b.at(err, n, n.F)
+		return e, b.at(err, node, written)
 	}
 	return e, nil
+}
+
+// stringAggArgs binds string_agg's value (as text) and its delimiter,
+// which must be a constant.
+func (b *binder) stringAggArgs(c *exprCtx, arg expr.Expr, delim ast.ExprNode) (expr.Expr, string, error) {
+	d, err := b.bindExpr(c.noAggs("nested"), delim)
+	if err != nil {
+		return nil, "", err
+	}
+	k, ok := d.(*expr.Const)
+	if !ok {
+		return nil, "", notSupported("string_agg with a delimiter that is not a constant")
+	}
+	sep := ""
+	if k.Value != nil {
+		sep = types.Format(k.Value, k.Typ)
+	}
+	if !arg.Type().IsString() {
+		if arg, err = expr.Cast(arg, types.TText); err != nil {
+			return nil, "", err
+		}
+	}
+	return arg, sep, nil
 }
 
 func isNonNullConst(e expr.Expr) bool {

@@ -79,9 +79,9 @@ func (b *binder) bindExpr(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
 	case *ast.ExistsSubqueryExpr:
 		return b.bindExists(c, n)
 	case *ast.CompareSubqueryExpr:
-		return nil, notSupported("ANY/ALL (subquery)")
+		return b.bindCompareSubquery(c, n)
 	case *ast.PatternRegexpExpr:
-		return nil, notSupported("regular expression matching")
+		return b.bindRegexp(c, n)
 	case *ast.RowExpr:
 		return nil, notSupported("row constructor")
 	case *ast.DefaultExpr:
@@ -114,8 +114,14 @@ func (b *binder) bindColumn(c *exprCtx, n *ast.ColumnNameExpr) (expr.Expr, error
 	idx, perr := c.scope.resolve(table, name)
 	if perr != nil {
 		if perr.Code == pgerr.UndefinedColumn || perr.Code == pgerr.UndefinedTable {
-			if cerr := b.correlated(table, name); cerr != nil {
-				perr = cerr
+			e, ok, oerr := b.outerColumn(table, name)
+			if ok && oerr == nil {
+				return e, nil
+			}
+			if ok {
+				perr = oerr
+			} else if e, ok, err := b.sqlValueFunction(table, name); ok {
+				return e, err
 			}
 		}
 		return nil, b.at(perr, n, firstName(table, name))
@@ -155,6 +161,9 @@ func (b *binder) bindBinary(c *exprCtx, n *ast.BinaryOperationExpr) (expr.Expr, 
 	op, ok := binaryOps[n.Op]
 	if !ok {
 		return nil, notSupported("operator %s", n.Op)
+	}
+	if f, ok := n.R.(*ast.FuncCallExpr); ok && (f.FnName.L == markerAny || f.FnName.L == markerAll) {
+		return b.bindAnyAll(c, op, n.L, f)
 	}
 	l, err := b.bindExpr(c, n.L)
 	if err != nil {
@@ -326,7 +335,20 @@ func (b *binder) bindCase(c *exprCtx, n *ast.CaseExpr) (expr.Expr, error) {
 			return nil, err
 		}
 	}
+	if operand, els, err = b.decideCaseParams(operand, whens, thens, els); err != nil {
+		return nil, err
+	}
 	return expr.Case(operand, whens, thens, els)
+}
+
+// misplacedAggCall is misplacedAgg for the aggregates the parser reads as
+// function calls.
+func (b *binder) misplacedAggCall(c *exprCtx, n *ast.FuncCallExpr) error {
+	msg := "aggregate function calls cannot be nested"
+	if c.clause != "" && c.clause != "nested" {
+		msg = "aggregate functions are not allowed in " + c.clause
+	}
+	return b.at(pgerr.New(pgerr.GroupingError, "%s", msg), n, n.FnName.O)
 }
 
 // misplacedAgg is the error for an aggregate call where none is allowed.

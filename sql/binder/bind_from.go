@@ -131,6 +131,10 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Kind == catalog.KindSystem && b.inView {
+		// Its rows are computed when read: there is no change stream.
+		return nil, b.at(notSupported("system relation %s in a materialized view", r.Name), tn, name)
+	}
 	if r.Kind == catalog.KindSource && !b.inView {
 		err := pgerr.New(pgerr.FeatureNotSupported, "cannot read source %q in a query: a source stores no rows", r.Name)
 		err.Hint = "Create a materialized view over the source, or a table WITH (connector = ...) to keep its rows."
@@ -157,6 +161,10 @@ func (b *binder) relation(tn *ast.TableName) (*catalog.Relation, error) {
 		return nil, b.at(err, tn, s)
 	}
 	r, ok := b.cat.Relation(name)
+	if !ok && tn.Schema.O == "" {
+		// pg_catalog is on every search path.
+		r, ok = b.cat.Relation("pg_catalog." + name)
+	}
 	if !ok {
 		err := pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		return nil, b.at(err, tn, name)

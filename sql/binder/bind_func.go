@@ -46,6 +46,15 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		return b.bindTrim(c, n)
 	case name == "extract" || name == markerExtract:
 		return b.bindExtract(c, n)
+	case name == markerArrayLit || name == markerArraySub:
+		return b.bindArrayMarker(c, n)
+	case name == markerSubscript:
+		return b.bindSubscript(c, n)
+	case funcAggs[name]:
+		return nil, b.misplacedAggCall(c, n)
+	case n.Schema.L != "" && n.Schema.L != "pg_catalog":
+		err := pgerr.New("3F000", "schema %q does not exist", n.Schema.O)
+		return nil, b.at(err, n, n.Schema.O)
 	case strings.HasPrefix(name, markerPrefix):
 		return nil, pgerr.New(pgerr.SyntaxError, "%s is not allowed here", markerName(name))
 	}
@@ -60,10 +69,17 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e, ok, err := b.bindSystemFunc(name, args); ok {
+		if err != nil {
+			return nil, b.at(err, n, written)
+		}
+		return e, nil
+	}
 	e, err := expr.Func(name, args)
 	if err != nil {
 		return nil, b.at(err, n, written)
 	}
+	b.decideCallParams(args, e)
 	return e, nil
 }
 
@@ -119,9 +135,12 @@ func (b *binder) bindCast(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		return nil, pgerr.New(pgerr.Internal, "binder: malformed cast marker")
 	}
 	name, _ := tv.GetValue().(string)
-	t, err := parseTypeName(name)
+	t, err := parseCastType(name)
 	if err != nil {
 		return nil, b.at(err, n, typeBase(name))
+	}
+	if e, ok := emptyArrayCast(n.Args[0], t); ok {
+		return e, nil
 	}
 	x, err := b.bindExpr(c, n.Args[0])
 	if err != nil {
@@ -129,6 +148,9 @@ func (b *binder) bindCast(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	}
 	if x, err = b.decideParam(x, t); err != nil {
 		return nil, err
+	}
+	if t.IsReg() || x.Type().IsReg() {
+		return b.convert(x, t)
 	}
 	return expr.Cast(x, t)
 }

@@ -2,6 +2,7 @@ package binder
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -9,8 +10,9 @@ import (
 	"github.com/streamdb/streamdb/planner"
 )
 
-// Uncorrelated subqueries in expressions: (SELECT ...) as a value,
-// x [NOT] IN (SELECT ...) and [NOT] EXISTS (SELECT ...). The clause that
+// Subqueries in expressions: (SELECT ...) as a value, x [NOT] IN (SELECT
+// ...), x = ANY (SELECT ...), x <> ALL (SELECT ...), [NOT] EXISTS (SELECT
+// ...) and ARRAY(SELECT ...). The clause that
 // allows them (WHERE, HAVING, the select list and ORDER BY) gives its
 // exprCtx a subqueries list over its input; each subquery becomes a
 // planner.Subquery of an Apply over that input and, in the expression, a
@@ -18,9 +20,12 @@ import (
 // its input in the Apply (subqueries.wrap) and, where later clauses must
 // not see the extra columns, drops them again.
 //
-// A subquery that refers to a column of the outer query (correlated) is
-// 0A000, as is any subquery in a materialized view or in a clause without
-// a list (JOIN ... ON, GROUP BY, aggregate arguments, VALUES, DML).
+// A subquery that refers to a column of the query around it is
+// correlated: the reference binds as an expr.OuterRef to the row the
+// Apply is at, and the Apply runs the subquery once per row (see
+// outerScope). References out of an aggregating query are 0A000, as is
+// any subquery in a materialized view or in a clause without a list
+// (JOIN ... ON, GROUP BY, aggregate arguments, VALUES, DML).
 
 // subqueries collects the subqueries of the expressions bound over one
 // input; each yields a column appended after the input's.
@@ -67,33 +72,50 @@ func keepFirst(n planner.Node, k int) planner.Node {
 	return p
 }
 
+// outerScope is the scope of a query enclosing the subquery being bound:
+// a column of it binds as a reference to row, which the Apply over the
+// scope's input sets to each row in turn.
+type outerScope struct {
+	scope *scope
+	row   *expr.OuterRow
+	// grouped scopes (an aggregating query's) cannot be referred to.
+	grouped bool
+	// used is set when the subquery refers to the scope.
+	used bool
+}
+
 // bindSubqueryPlan binds the query of a subquery in an expression, with
-// the outer scope visible only to report a correlated reference.
-func (b *binder) bindSubqueryPlan(c *exprCtx, q ast.ResultSetNode, what string) (planner.Node, error) {
+// the outer scope visible for correlated references; outer is non-nil
+// when the subquery has any.
+func (b *binder) bindSubqueryPlan(c *exprCtx, q ast.ResultSetNode, what string) (planner.Node, *expr.OuterRow, error) {
 	if b.inView {
-		return nil, notSupported("%s in a materialized view", what)
+		return nil, nil, notSupported("%s in a materialized view", what)
 	}
 	if c.subs == nil {
 		if b.dml != "" {
-			return nil, notSupported("%s in %s", what, b.dml)
+			return nil, nil, notSupported("%s in %s", what, b.dml)
 		}
 		if c.clause != "" && c.clause != "nested" {
-			return nil, notSupported("%s in %s", what, c.clause)
+			return nil, nil, notSupported("%s in %s", what, c.clause)
 		}
-		return nil, notSupported("%s in this position", what)
+		return nil, nil, notSupported("%s in this position", what)
 	}
-	b.outer = append(b.outer, c.scope)
+	os := &outerScope{scope: c.scope, row: &expr.OuterRow{}, grouped: c.grouped != nil}
+	b.outer = append(b.outer, os)
 	defer func() { b.outer = b.outer[:len(b.outer)-1] }()
 	r, err := b.bindResultSet(q)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return visibleNode(r.node), nil
+	if !os.used {
+		return visibleNode(r.node), nil, nil
+	}
+	return visibleNode(r.node), os.row, nil
 }
 
 // bindScalarSubquery binds (SELECT ...) used as a value.
 func (b *binder) bindScalarSubquery(c *exprCtx, n *ast.SubqueryExpr) (expr.Expr, error) {
-	plan, err := b.bindSubqueryPlan(c, n.Query, "subquery")
+	plan, outer, err := b.bindSubqueryPlan(c, n.Query, "subquery")
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +123,7 @@ func (b *binder) bindScalarSubquery(c *exprCtx, n *ast.SubqueryExpr) (expr.Expr,
 	if len(cols) != 1 {
 		return nil, b.atNode(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), n)
 	}
-	return c.subs.add(planner.Subquery{Kind: planner.ScalarSubquery, Plan: plan},
+	return c.subs.add(planner.Subquery{Kind: planner.ScalarSubquery, Plan: plan, Outer: outer},
 		planner.Column{Name: cols[0].Name, Type: cols[0].Type}), nil
 }
 
@@ -111,11 +133,11 @@ func (b *binder) bindExists(c *exprCtx, n *ast.ExistsSubqueryExpr) (expr.Expr, e
 	if !ok {
 		return nil, notSupported("EXISTS of %T", n.Sel)
 	}
-	plan, err := b.bindSubqueryPlan(c, sq.Query, "EXISTS subquery")
+	plan, outer, err := b.bindSubqueryPlan(c, sq.Query, "EXISTS subquery")
 	if err != nil {
 		return nil, err
 	}
-	e := c.subs.add(planner.Subquery{Kind: planner.ExistsSubquery, Plan: plan},
+	e := c.subs.add(planner.Subquery{Kind: planner.ExistsSubquery, Plan: plan, Outer: outer},
 		planner.Column{Name: "exists", Type: types.TBool})
 	if n.Not {
 		return expr.Unary("NOT", e)
@@ -130,11 +152,33 @@ func (b *binder) bindInSubquery(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, er
 	if !ok {
 		return nil, notSupported("IN of %T", n.Sel)
 	}
-	x, err := b.bindExpr(c, n.Expr)
+	return b.bindInQuery(c, n, n.Expr, sq, n.Not)
+}
+
+// bindCompareSubquery binds x = ANY (SELECT ...) as x IN (SELECT ...)
+// and x <> ALL (SELECT ...) as x NOT IN (SELECT ...).
+func (b *binder) bindCompareSubquery(c *exprCtx, n *ast.CompareSubqueryExpr) (expr.Expr, error) {
+	sq, ok := n.R.(*ast.SubqueryExpr)
+	switch {
+	case ok && n.Op == opcode.EQ && !n.All:
+		return b.bindInQuery(c, n, n.L, sq, false)
+	case ok && n.Op == opcode.NE && n.All:
+		return b.bindInQuery(c, n, n.L, sq, true)
+	}
+	q := "ANY"
+	if n.All {
+		q = "ALL"
+	}
+	return nil, notSupported("%s %s (subquery)", binaryOps[n.Op], q)
+}
+
+// bindInQuery binds x [NOT] IN (subquery).
+func (b *binder) bindInQuery(c *exprCtx, n ast.Node, left ast.ExprNode, sq *ast.SubqueryExpr, not bool) (expr.Expr, error) {
+	x, err := b.bindExpr(c, left)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := b.bindSubqueryPlan(c, sq.Query, "IN subquery")
+	plan, outer, err := b.bindSubqueryPlan(c, sq.Query, "IN subquery")
 	if err != nil {
 		return nil, err
 	}
@@ -161,17 +205,55 @@ func (b *binder) bindInSubquery(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, er
 		}
 		plan = &planner.Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []planner.Column{{Name: cols[0].Name, Type: t}}}
 	}
-	return c.subs.add(planner.Subquery{Kind: planner.InSubquery, Plan: plan, Probe: x, Not: n.Not},
+	return c.subs.add(planner.Subquery{Kind: planner.InSubquery, Plan: plan, Probe: x, Not: not, Outer: outer},
 		planner.Column{Name: "?column?", Type: types.TBool}), nil
 }
 
-// correlated returns the 0A000 for a reference to a column of an outer
-// query, or nil when no outer scope has the column.
-func (b *binder) correlated(table, name string) *pgerr.Error {
-	for i := len(b.outer) - 1; i >= 0; i-- {
-		if _, perr := b.outer[i].resolve(table, name); perr == nil || perr.Code == pgerr.AmbiguousColumn {
-			return notSupported("correlated subquery (a reference to column %q of an outer query)", qualified(table, name))
-		}
+// bindArraySubquery binds ARRAY(SELECT ...).
+func (b *binder) bindArraySubquery(c *exprCtx, n *ast.SubqueryExpr) (expr.Expr, error) {
+	plan, outer, err := b.bindSubqueryPlan(c, n.Query, "ARRAY subquery")
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	cols := plan.Columns()
+	if len(cols) != 1 {
+		return nil, b.atNode(pgerr.New(pgerr.SyntaxError, "subquery must return only one column"), n)
+	}
+	elem := cols[0].Type
+	if elem.ID == types.IDUnknown {
+		elem = types.TText
+		col, err := castTo(expr.NewColumn(0, cols[0].Type, cols[0].Name), elem)
+		if err != nil {
+			return nil, err
+		}
+		plan = &planner.Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []planner.Column{{Name: cols[0].Name, Type: elem}}}
+	}
+	if elem.ID == types.IDArray {
+		return nil, notSupported("ARRAY of arrays")
+	}
+	return c.subs.add(planner.Subquery{Kind: planner.ArraySubquery, Plan: plan, Outer: outer},
+		planner.Column{Name: "array", Type: types.ArrayOf(elem.ID)}), nil
+}
+
+// outerColumn binds table.name as a reference to an enclosing query's
+// row; ok is false when no enclosing query has the column.
+func (b *binder) outerColumn(table, name string) (expr.Expr, bool, *pgerr.Error) {
+	for i := len(b.outer) - 1; i >= 0; i-- {
+		os := b.outer[i]
+		idx, perr := os.scope.resolve(table, name)
+		switch {
+		case perr != nil && perr.Code == pgerr.AmbiguousColumn:
+			return nil, true, perr
+		case perr != nil:
+			continue
+		case os.grouped:
+			return nil, true, notSupported("correlated subquery (a reference to column %q of an aggregating outer query)", qualified(table, name))
+		}
+		// The subquery of scope i's query runs once per row; any subquery
+		// nested in it runs anew with it.
+		os.used = true
+		col := os.scope.cols[idx]
+		return expr.NewOuterRef(os.row, idx, col.typ, name), true, nil
+	}
+	return nil, false, nil
 }

@@ -18,11 +18,24 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 		return nil, pgerr.New(pgerr.Internal, "binder: unknown table function marker %q", tn.Name.O)
 	}
 	tf := b.st.TableFuncs[i]
-	if tf.Name != "generate_series" {
-		err := pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", tf.Name)
-		return nil, b.at(err, nil, tf.Name)
+	var node planner.Node
+	var err error
+	switch tf.Name {
+	case "generate_series":
+		node, err = b.bindGenerateSeries(tf.Args)
+	case "unnest":
+		node, err = b.bindUnnest(tf.Args)
+	case "pg_options_to_table":
+		return b.bindOptionsToTable(tf.Args, alias)
+	case "tumble", "hop":
+		r, err := b.bindWindow(tf.Name, tf.Args, alias)
+		if err != nil {
+			return nil, b.at(err, nil, tf.Name)
+		}
+		return r, nil
+	default:
+		err = pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", tf.Name)
 	}
-	node, err := b.bindGenerateSeries(tf.Args)
 	if err != nil {
 		return nil, b.at(err, nil, tf.Name)
 	}
@@ -35,8 +48,62 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	case len(tf.Columns) == 1:
 		col = tf.Columns[0]
 	}
-	node.Cols = []planner.Column{{Name: col, Type: node.Cols[0].Type, Table: table}}
-	return &rel{node: node, scope: scopeOf(node.Cols, table)}, nil
+	cols := []planner.Column{{Name: col, Type: node.Columns()[0].Type, Table: table}}
+	switch n := node.(type) {
+	case *planner.GenerateSeries:
+		n.Cols = cols
+	case *planner.Unnest:
+		n.Cols = cols
+	}
+	return &rel{node: node, scope: scopeOf(cols, table)}, nil
+}
+
+// bindOptionsToTable binds pg_options_to_table(options): the name=value
+// elements of a text[] of options as (option_name, option_value) rows.
+func (b *binder) bindOptionsToTable(args []ast.ExprNode, alias string) (*rel, error) {
+	un, err := b.bindUnnest(args)
+	if err != nil {
+		return nil, err
+	}
+	if un.Cols[0].Type.ID != types.IDText {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function pg_options_to_table(%s[]) does not exist", un.Cols[0].Type)
+	}
+	opt := expr.NewColumn(0, types.TText, "option")
+	name, err := expr.Func("split_part", []expr.Expr{opt, expr.NewConst("=", types.TText), expr.NewConst(int64(1), types.TInt32)})
+	if err != nil {
+		return nil, err
+	}
+	pos, err := expr.Func("strpos", []expr.Expr{opt, expr.NewConst("=", types.TText)})
+	if err != nil {
+		return nil, err
+	}
+	if pos, err = expr.Binary("+", pos, expr.NewConst(int64(1), types.TInt32)); err != nil {
+		return nil, err
+	}
+	value, err := expr.Func("substr", []expr.Expr{opt, pos})
+	if err != nil {
+		return nil, err
+	}
+	table := firstNonEmpty(alias, "pg_options_to_table")
+	cols := []planner.Column{{Name: "option_name", Type: types.TText, Table: table}, {Name: "option_value", Type: types.TText, Table: table}}
+	node := &planner.Project{Input: un, Exprs: []expr.Expr{name, value}, Cols: cols}
+	return &rel{node: node, scope: scopeOf(cols, table)}, nil
+}
+
+// bindUnnest binds unnest(array): one row per element.
+func (b *binder) bindUnnest(args []ast.ExprNode) (*planner.Unnest, error) {
+	if len(args) != 1 {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(args))
+	}
+	bound, err := b.bindArgs(&exprCtx{scope: &scope{}, clause: "functions in FROM"}, args)
+	if err != nil {
+		return nil, err
+	}
+	t := bound[0].Type()
+	if t.ID != types.IDArray {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function unnest(%s) does not exist", t)
+	}
+	return &planner.Unnest{Arg: bound[0], Cols: []planner.Column{{Type: t.ElemType()}}}, nil
 }
 
 // bindGenerateSeries binds generate_series(start, stop[, step]) over

@@ -71,8 +71,8 @@ type binder struct {
 	// ctes is the stack of WITH scopes, innermost last.
 	ctes []map[string]*cteDef
 	// outer is the stack of scopes of the queries enclosing the subquery
-	// being bound, innermost last (to report correlated references).
-	outer []*scope
+	// being bound, innermost last, for correlated references.
+	outer []*outerScope
 	// inView is set while binding a materialized view's query.
 	inView bool
 	// dml is "UPDATE" or "DELETE" while binding one (their expressions

@@ -33,16 +33,29 @@
 // __sdb_concat(...) is a written concat(...) (the parser's own concat call
 // is always a || b), __sdb_extract('field', x) is extract(field FROM x)
 // (named extract), a LIMIT of 9223372036854775807 is no limit (OFFSET
-// without LIMIT), and a LATERAL item whose first column alias is
-// __sdb_derived is a plain FROM item with column aliases.
+// without LIMIT), a LATERAL item whose first column alias is __sdb_derived
+// is a plain FROM item with column aliases, and the array markers
+// (__sdb_array_lit, __sdb_array, __sdb_any / __sdb_all, __sdb_subscript)
+// and __sdb_icase (the pattern of ~* and !~*) are bound in bind_pg.go.
 //
 // # Subqueries
 //
-// Uncorrelated subqueries in WHERE, HAVING, the select list and ORDER BY
-// ((SELECT ...), x [NOT] IN (SELECT ...), [NOT] EXISTS (SELECT ...)) become
-// a planner.Apply under the clause, which appends one column per subquery
-// to its input (bind_subquery.go). Correlated subqueries, subqueries in
-// other clauses, in UPDATE/DELETE and in materialized views are 0A000.
+// Subqueries in WHERE, HAVING, the select list and ORDER BY ((SELECT ...),
+// x [NOT] IN (SELECT ...), x = ANY / <> ALL (SELECT ...), [NOT] EXISTS
+// (SELECT ...), ARRAY(SELECT ...)) become a planner.Apply under the
+// clause, which appends one column per subquery to its input
+// (bind_subquery.go). A subquery may refer to the columns of the queries
+// around it (not of an aggregating one): such a reference is an
+// expr.OuterRef to the row the Apply is at, and the Apply runs a
+// correlated subquery once per row. Subqueries in other clauses, in
+// UPDATE/DELETE and in materialized views are 0A000.
+//
+// # Catalog functions
+//
+// A catalog that implements catalog.Functions (the root package's
+// per-session catalog) provides the pg_catalog functions over its live
+// state and the reg* types' name lookups; the binder calls them as
+// expr.Native functions, never in a materialized view.
 //
 // # Parameters
 //

@@ -57,7 +57,7 @@ func funcColumnName(n *ast.FuncCallExpr) string {
 		}
 		if tv, ok := n.Args[1].(ast.ValueExpr); ok {
 			s, _ := tv.GetValue().(string)
-			if t, err := parseTypeName(s); err == nil {
+			if t, err := parseCastType(s); err == nil {
 				return internalTypeName(t)
 			}
 		}
@@ -68,6 +68,10 @@ func funcColumnName(n *ast.FuncCallExpr) string {
 		return "concat"
 	case name == markerExtract:
 		return "extract"
+	case name == markerArrayLit || name == markerArraySub:
+		return "array"
+	case name == markerSubscript && len(n.Args) == 2:
+		return figureName(n.Args[0])
 	case name == "trim":
 		return trimName(n)
 	case name == "curdate":

@@ -23,6 +23,28 @@ func parseTypeName(name string) (types.Type, error) {
 	return applyTypeMods(t, mods)
 }
 
+// parseCastType is parseTypeName for the target of a cast, which may also
+// be one of the types that exist in expressions only (oid, the reg*
+// types) or a one-dimensional array ("int2[]").
+func parseCastType(name string) (types.Type, error) {
+	base, mods, err := splitTypeMods(name)
+	if err != nil {
+		return types.Type{}, err
+	}
+	elem, isArray := strings.CutSuffix(base, "[]")
+	if strings.HasSuffix(elem, "[]") {
+		return types.Type{}, notSupported("multidimensional arrays")
+	}
+	id, ok := types.ExprTypeByName(elem)
+	if !ok {
+		return types.Type{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", elem)
+	}
+	if isArray {
+		return types.ArrayOf(id), nil
+	}
+	return applyTypeMods(types.Type{ID: id}, mods)
+}
+
 // typeBase returns the name without modifiers, for error positions.
 func typeBase(name string) string {
 	base, _, _ := splitTypeMods(name)

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/bench"
+)
+
+// runBench runs `streamdb bench`: the scenarios on a fresh embedded data
+// dir each, and with --compare postgres the same work on a PostgreSQL
+// server it starts, printed side by side.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rows := fs.Int64("rows", 10_000_000, "rows of the load and backfill tables")
+	fresh := fs.Int("freshness", 10_000, "single-row INSERTs timed by the freshness scenario")
+	pgFresh := fs.Int("pg-freshness", 20, "REFRESHes timed on PostgreSQL by the freshness scenario (each rereads the table)")
+	nexmark := fs.Int64("nexmark-events", 10_000_000, "events of the Nexmark stream per query")
+	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
+	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: streamdb bench [flags] [scenario...]\nscenarios: %s (default: all)\n", strings.Join(bench.Scenarios, ", "))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *compare != "" && *compare != "postgres" {
+		return fmt.Errorf("--compare %q: only postgres is supported", *compare)
+	}
+	results, err := bench.Run(ctx, bench.Config{
+		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
+		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr,
+	})
+	if perr := bench.Print(stdout, results); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			return fmt.Errorf("%s %s failed", r.System, r.Scenario)
+		}
+	}
+	return nil
+}

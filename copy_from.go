@@ -1,0 +1,237 @@
+package streamdb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgcopy"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// copyBeforeSend, when set (by tests), is called when a COPY has checked
+// its rows and is about to send them.
+var copyBeforeSend func(*copyStage)
+
+// copyLoad is one COPY FROM: it parses rows as the data arrives, checks
+// and stages them, and commits them all at once (see copy_stage.go).
+type copyLoad struct {
+	db      *DB
+	rel     *catalog.Relation
+	layout  *storage.Table
+	targets []int    // the table column of each input field
+	names   []string // the input columns' names
+	binary  bool
+	rd      pgcopy.Reader
+	dec     *pgcopy.Decoder
+	stage   *copyStage
+	row     []types.Datum
+	key     []byte
+}
+
+// copyFrom loads the COPY data in r into the table's target columns (the
+// others are NULL) and returns the number of rows loaded: all of them, or
+// none and an error.
+func (db *DB) copyFrom(ctx context.Context, rel *catalog.Relation, targets []int, opts pgcopy.Options, r io.Reader) (int64, error) {
+	names := make([]string, len(targets))
+	ts := make([]types.Type, len(targets))
+	for i, c := range targets {
+		names[i], ts[i] = rel.Columns[c].Name, rel.Columns[c].Type
+	}
+	l := &copyLoad{db: db, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
+		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
+		dec: pgcopy.NewDecoder(opts.Format, ts), stage: newCopyStage(rel.ColumnTypes(), !rel.RowID),
+		row: make([]types.Datum, len(rel.Columns))}
+	defer l.stage.close()
+	if err := l.read(ctx); err != nil {
+		return 0, err
+	}
+	if err := l.stage.finish(); err != nil {
+		return 0, err
+	}
+	return l.stage.rows, l.commit(ctx)
+}
+
+// read stages every row of the data.
+func (l *copyLoad) read(ctx context.Context) error {
+	for i := int64(1); ; i++ {
+		if err := ctxEvery(ctx, i); err != nil {
+			return pgerr.As(err)
+		}
+		fields, err := l.rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return l.withContext(err, "", nil)
+		}
+		if err := l.fill(fields); err != nil {
+			return err
+		}
+		if err := l.stage.add(l.row, l.key, l.rd.Line()); err != nil {
+			return err
+		}
+	}
+}
+
+// fill decodes a row's fields into l.row and computes its key.
+func (l *copyLoad) fill(fields [][]byte) error {
+	clear(l.row)
+	for i, f := range fields {
+		if f == nil {
+			continue
+		}
+		d, err := l.dec.Decode(i, f)
+		if err != nil {
+			return l.withContext(err, l.names[i], f)
+		}
+		l.row[l.targets[i]] = d
+	}
+	if l.rel.RowID {
+		l.row[l.rel.PK[0]] = l.db.rowIDs.next()
+	}
+	if err := l.checkNotNull(); err != nil {
+		return err
+	}
+	if l.rel.RowID {
+		return nil
+	}
+	var err error
+	l.key, err = l.layout.AppendRowKey(l.key[:0], l.row)
+	return err
+}
+
+func (l *copyLoad) checkNotNull() error {
+	for i, c := range l.rel.Columns {
+		if l.row[i] == nil && c.NotNull {
+			e := pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, l.rel.Name)
+			e.Detail = "Failing row contains (" + l.rowText() + ")."
+			return l.withContext(e, "", nil)
+		}
+	}
+	return nil
+}
+
+// rowText renders the visible columns of l.row as PostgreSQL does in a
+// "Failing row contains" detail.
+func (l *copyLoad) rowText() string {
+	var b strings.Builder
+	for n, i := range l.rel.VisibleColumns() {
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		if l.row[i] == nil {
+			b.WriteString("null")
+		} else {
+			b.WriteString(types.Format(l.row[i], l.rel.Columns[i].Type))
+		}
+	}
+	return b.String()
+}
+
+// withContext gives err the CONTEXT PostgreSQL gives errors of COPY FROM:
+// the line, and the column and its value when one is at fault.
+func (l *copyLoad) withContext(err error, col string, val []byte) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) {
+		return err // an I/O error: no SQL context
+	}
+	e := *pe
+	e.Where = copyWhere(l.rel.Name, l.rd.Line(), l.rd.LineText(), col, val, l.binary)
+	return &e
+}
+
+func copyWhere(table string, line int64, lineText, col string, val []byte, binary bool) string {
+	w := fmt.Sprintf("COPY %s, line %d", table, line)
+	switch {
+	case col != "" && !binary:
+		return fmt.Sprintf(`%s, column %s: "%s"`, w, col, pgcopy.Shorten(string(val)))
+	case col != "":
+		return w + ", column " + col
+	case lineText != "" || (!binary && line > 0):
+		return fmt.Sprintf(`%s: "%s"`, w, lineText)
+	}
+	return w
+}
+
+// commit checks the staged keys against each other and the table and
+// sends the staged rows into the table, under its DML lock.
+func (l *copyLoad) commit(ctx context.Context) error {
+	if l.stage.rows == 0 {
+		return nil
+	}
+	t, err := l.db.lockTable(l.rel)
+	if err != nil {
+		return err
+	}
+	defer t.unlock()
+	if l.stage.keys != nil {
+		if err := l.checkKeys(ctx, t); err != nil {
+			return err
+		}
+	}
+	if copyBeforeSend != nil {
+		copyBeforeSend(l.stage)
+	}
+	return t.commitStream(ctx, l.stage.rows, l.stage.chunks())
+}
+
+// checkKeys finds the first line (as PostgreSQL would, inserting in
+// order) whose key repeats an earlier line's or a committed row's.
+func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget) error {
+	probe, err := l.layout.NewKeyProbe(t.snap)
+	if err != nil {
+		return err
+	}
+	defer probe.Close()
+	m := l.stage.keys.merge()
+	var prev, badKey []byte
+	badLine := int64(-1)
+	for i := int64(1); m.next(); i++ {
+		if err := ctxEvery(ctx, i); err != nil {
+			return pgerr.As(err)
+		}
+		key, line := m.key(), m.line()
+		bad := false
+		if prev != nil && bytes.Equal(key, prev) {
+			bad = true // a later line with an earlier line's key
+		} else {
+			prev = append(prev[:0], key...)
+			if bad, err = probe.Has(key); err != nil {
+				return err
+			}
+		}
+		if bad && (badLine < 0 || line < badLine) {
+			badLine, badKey = line, append(badKey[:0], key...)
+		}
+	}
+	if err := m.err(); err != nil {
+		return err
+	}
+	if badLine >= 0 {
+		return l.duplicate(t, badKey, badLine)
+	}
+	return nil
+}
+
+// duplicate is the unique violation of the row on line with key.
+func (l *copyLoad) duplicate(t *dmlTarget, key []byte, line int64) error {
+	pk, err := l.layout.DecodePK(key)
+	if err != nil {
+		return err
+	}
+	row := make([]types.Datum, len(l.rel.Columns))
+	for j, c := range l.rel.PK {
+		row[c] = pk[j]
+	}
+	e := pgerr.As(t.duplicate(row))
+	e.Where = fmt.Sprintf("COPY %s, line %d", l.rel.Name, line)
+	return e
+}

@@ -1,0 +1,246 @@
+package streamdb
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// keyPrefixLen is the length of the part of a table's storage keys that
+// all its keys share ('t' and the table id); see storage/doc.go.
+const keyPrefixLen = 5
+
+// keySorter collects the storage keys of a COPY's rows, with their line
+// numbers, into sorted runs (spilled to a file when full) and merges them
+// back in key order: see copy_stage.go.
+type keySorter struct {
+	dir   *tempDir
+	arena []byte
+	ents  []keyEnt
+	file  *os.File
+	bw    *bufio.Writer
+	runs  []keyRun // spilled runs, in the file
+	size  int64    // bytes written to the file
+}
+
+// keyEnt is one key in the arena.
+type keyEnt struct {
+	abbr uint64 // the first 8 key bytes after the table prefix, big endian
+	off  uint32
+	n    uint32
+	line int64
+}
+
+// keyEntSize is the memory of a keyEnt.
+const keyEntSize = 24
+
+// keyRun is a sorted run in the file.
+type keyRun struct{ off, size int64 }
+
+func newKeySorter(dir *tempDir) *keySorter { return &keySorter{dir: dir} }
+
+func (k *keySorter) add(key []byte, line int64) error {
+	if len(k.arena)+len(key)+keyEntSize*len(k.ents) > copyKeyRunBytes || len(k.arena)+len(key) > 1<<32-1 {
+		if err := k.spill(); err != nil {
+			return err
+		}
+	}
+	off := len(k.arena)
+	k.arena = append(k.arena, key...)
+	k.ents = append(k.ents, keyEnt{abbr: abbrev(key), off: uint32(off), n: uint32(len(key)), line: line})
+	return nil
+}
+
+// abbrev is a key's sort prefix: comparing two abbrevs orders their keys
+// unless they are equal.
+func abbrev(key []byte) uint64 {
+	var b [8]byte
+	if len(key) > keyPrefixLen {
+		copy(b[:], key[keyPrefixLen:])
+	}
+	return binary.BigEndian.Uint64(b[:])
+}
+
+func (k *keySorter) key(e keyEnt) []byte { return k.arena[e.off : e.off+e.n] }
+
+// sort orders the buffered keys by key, then line.
+func (k *keySorter) sort() {
+	slices.SortFunc(k.ents, func(a, b keyEnt) int {
+		if c := cmp.Compare(a.abbr, b.abbr); c != 0 {
+			return c
+		}
+		if c := bytes.Compare(k.key(a), k.key(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.line, b.line)
+	})
+}
+
+// spill sorts the buffered keys and writes them to the file as a run.
+func (k *keySorter) spill() error {
+	if len(k.ents) == 0 {
+		return nil
+	}
+	if k.file == nil {
+		f, err := k.dir.create("keys")
+		if err != nil {
+			return err
+		}
+		k.file, k.bw = f, bufio.NewWriterSize(f, spillBufferSize)
+	}
+	k.sort()
+	run := keyRun{off: k.size}
+	var hdr [2 * binary.MaxVarintLen64]byte
+	for _, e := range k.ents {
+		n := binary.PutUvarint(hdr[:], uint64(e.n))
+		n += binary.PutVarint(hdr[n:], e.line)
+		if _, err := k.bw.Write(hdr[:n]); err != nil {
+			return fmt.Errorf("streamdb: COPY: writing staged keys: %w", err)
+		}
+		if _, err := k.bw.Write(k.key(e)); err != nil {
+			return fmt.Errorf("streamdb: COPY: writing staged keys: %w", err)
+		}
+		k.size += int64(n) + int64(e.n)
+	}
+	run.size = k.size - run.off
+	k.runs = append(k.runs, run)
+	k.arena, k.ents = k.arena[:0], k.ents[:0]
+	return nil
+}
+
+// finish sorts the keys left in memory (the last run) and flushes the file.
+func (k *keySorter) finish() error {
+	k.sort()
+	if k.bw != nil {
+		if err := k.bw.Flush(); err != nil {
+			return fmt.Errorf("streamdb: COPY: writing staged keys: %w", err)
+		}
+	}
+	return nil
+}
+
+// keyCursor walks one sorted run.
+type keyCursor interface {
+	// next advances; false at the end (or on error: see err).
+	next() bool
+	key() []byte
+	line() int64
+	err() error
+}
+
+// merge returns a cursor over all runs, in key then line order.
+func (k *keySorter) merge() keyCursor {
+	m := &keyMerge{}
+	for _, r := range k.runs {
+		m.add(&fileRun{rd: bufio.NewReaderSize(io.NewSectionReader(k.file, r.off, r.size), 64<<10)})
+	}
+	m.add(&memRun{k: k, i: -1})
+	heap.Init(m)
+	return m
+}
+
+// memRun is the run still in memory.
+type memRun struct {
+	k *keySorter
+	i int
+}
+
+func (r *memRun) next() bool  { r.i++; return r.i < len(r.k.ents) }
+func (r *memRun) key() []byte { return r.k.key(r.k.ents[r.i]) }
+func (r *memRun) line() int64 { return r.k.ents[r.i].line }
+func (r *memRun) err() error  { return nil }
+
+// fileRun reads a spilled run.
+type fileRun struct {
+	rd *bufio.Reader
+	k  []byte
+	ln int64
+	e  error
+}
+
+func (r *fileRun) next() bool {
+	n, err := binary.ReadUvarint(r.rd)
+	if err == io.EOF {
+		return false
+	}
+	if err == nil {
+		r.ln, err = binary.ReadVarint(r.rd)
+	}
+	if err == nil {
+		r.k = slices.Grow(r.k[:0], int(n))[:n]
+		_, err = io.ReadFull(r.rd, r.k)
+	}
+	if err != nil {
+		r.e = fmt.Errorf("streamdb: COPY: reading staged keys: %w", err)
+		return false
+	}
+	return true
+}
+
+func (r *fileRun) key() []byte { return r.k }
+func (r *fileRun) line() int64 { return r.ln }
+func (r *fileRun) err() error  { return r.e }
+
+// keyMerge merges runs with a heap of their cursors, each positioned on
+// its current key.
+type keyMerge struct {
+	runs    []keyCursor
+	cur     keyCursor
+	started bool
+	e       error
+}
+
+func (m *keyMerge) add(c keyCursor) {
+	if c.next() {
+		m.runs = append(m.runs, c)
+	} else if err := c.err(); err != nil && m.e == nil {
+		m.e = err
+	}
+}
+
+// heap.Interface over the runs.
+func (m *keyMerge) Len() int { return len(m.runs) }
+func (m *keyMerge) Less(i, j int) bool {
+	a, b := m.runs[i], m.runs[j]
+	if c := bytes.Compare(a.key(), b.key()); c != 0 {
+		return c < 0
+	}
+	return a.line() < b.line()
+}
+func (m *keyMerge) Swap(i, j int) { m.runs[i], m.runs[j] = m.runs[j], m.runs[i] }
+func (m *keyMerge) Push(x any)    { m.runs = append(m.runs, x.(keyCursor)) }
+func (m *keyMerge) Pop() any {
+	x := m.runs[len(m.runs)-1]
+	m.runs = m.runs[:len(m.runs)-1]
+	return x
+}
+
+func (m *keyMerge) next() bool {
+	if m.e != nil {
+		return false
+	}
+	if m.started {
+		// Advance the run whose key was returned last (the heap's top).
+		if m.runs[0].next() {
+			heap.Fix(m, 0)
+		} else {
+			if err := m.runs[0].err(); err != nil {
+				m.e = err
+				return false
+			}
+			heap.Pop(m)
+		}
+	}
+	m.started = true
+	return len(m.runs) > 0
+}
+
+func (m *keyMerge) key() []byte { return m.runs[0].key() }
+func (m *keyMerge) line() int64 { return m.runs[0].line() }
+func (m *keyMerge) err() error  { return m.e }

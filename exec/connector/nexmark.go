@@ -1,0 +1,383 @@
+package connector
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// nexmark generates the Nexmark benchmark's events (persons, auctions and
+// bids of an online auction), laid out as the reference generator does:
+// events come in epochs of 50, one person, three auctions and 46 bids;
+// ids start at 1000; auction sellers, bid auctions and bidders are
+// mostly "hot" (recent, rounded down to a multiple of 100), sometimes any
+// recent one; prices are log-uniform; event times are spaced by the
+// inter-event gap from a base time. A source is one table type, as in
+// RisingWave (nexmark.table.type = 'Bid' | 'Auction' | 'Person'); its row
+// i is the i-th event of that type, and every value is drawn from a
+// generator seeded by the event's number, so row i never depends on how
+// many rows were made before it.
+type nexmark struct {
+	table   nexmarkTable
+	fill    []nexmarkColumn // per source column: which field
+	limit   int64           // rows of this table in the first event.num events; -1: no end
+	gapUS   float64         // event-time gap between events, µs
+	base    int64           // event time of event 0, µs
+	rateMax int64
+}
+
+type nexmarkTable uint8
+
+const (
+	nexmarkPerson nexmarkTable = iota
+	nexmarkAuction
+	nexmarkBid
+)
+
+// Event proportions of the reference generator.
+const (
+	personProportion  = 1
+	auctionProportion = 3
+	bidProportion     = 46
+	totalProportion   = personProportion + auctionProportion + bidProportion
+
+	firstPersonID   = 1000
+	firstAuctionID  = 1000
+	firstCategoryID = 10
+	numCategories   = 5
+
+	hotSellerRatio  = 100
+	hotAuctionRatio = 100
+	hotBidderRatio  = 100
+	hotChannelRatio = 2
+
+	// numActivePeople / numInFlightAuctions bound how far back a non-hot
+	// pick reaches.
+	numActivePeople     = 1000
+	numInFlightAuctions = 100
+
+	avgPersonBytes  = 200
+	avgAuctionBytes = 500
+	avgBidBytes     = 100
+)
+
+var (
+	nexFirstNames = []string{"Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter", "Walter"}
+	nexLastNames  = []string{"Shultz", "Abrams", "Spencer", "White", "Bartels", "Walton", "Smith", "Jones", "Noris"}
+	nexStates     = []string{"AZ", "CA", "ID", "OR", "WA", "WY"}
+	nexCities     = []string{"Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland", "Bend", "Redmond", "Seattle", "Kent", "Cheyenne"}
+	nexChannels   = []string{"Google", "Facebook", "Baidu", "Apple"}
+)
+
+// nexmarkColumn names a field of an event.
+type nexmarkColumn uint8
+
+const (
+	nexID nexmarkColumn = iota
+	nexName
+	nexEmail
+	nexCreditCard
+	nexCity
+	nexState
+	nexDateTime
+	nexExtra
+	nexItemName
+	nexDescription
+	nexInitialBid
+	nexReserve
+	nexExpires
+	nexSeller
+	nexCategory
+	nexAuction
+	nexBidder
+	nexPrice
+	nexChannel
+	nexURL
+)
+
+// nexmarkSchemas are the columns of each table, with their types.
+var nexmarkSchemas = [...]map[string]struct {
+	col nexmarkColumn
+	typ types.ID
+}{
+	nexmarkPerson: {
+		"id": {nexID, types.IDInt64}, "name": {nexName, types.IDVarchar}, "email_address": {nexEmail, types.IDVarchar},
+		"credit_card": {nexCreditCard, types.IDVarchar}, "city": {nexCity, types.IDVarchar}, "state": {nexState, types.IDVarchar},
+		"date_time": {nexDateTime, types.IDTimestamp}, "extra": {nexExtra, types.IDVarchar},
+	},
+	nexmarkAuction: {
+		"id": {nexID, types.IDInt64}, "item_name": {nexItemName, types.IDVarchar}, "description": {nexDescription, types.IDVarchar},
+		"initial_bid": {nexInitialBid, types.IDInt64}, "reserve": {nexReserve, types.IDInt64}, "date_time": {nexDateTime, types.IDTimestamp},
+		"expires": {nexExpires, types.IDTimestamp}, "seller": {nexSeller, types.IDInt64}, "category": {nexCategory, types.IDInt64},
+		"extra": {nexExtra, types.IDVarchar},
+	},
+	nexmarkBid: {
+		"auction": {nexAuction, types.IDInt64}, "bidder": {nexBidder, types.IDInt64}, "price": {nexPrice, types.IDInt64},
+		"channel": {nexChannel, types.IDVarchar}, "url": {nexURL, types.IDVarchar}, "date_time": {nexDateTime, types.IDTimestamp},
+		"extra": {nexExtra, types.IDVarchar},
+	},
+}
+
+const (
+	optNexTable    = "nexmark.table.type"
+	optNexEvents   = "nexmark.event.num"
+	optNexGap      = "nexmark.min.event.gap.in.ns"
+	optNexRate     = "nexmark.rows.per.second"
+	optNexSplits   = "nexmark.split.num"
+	optNexMaxChunk = "nexmark.max.chunk.size"
+)
+
+func newNexmark(cols []Column, opts map[string]string, base int64) (*nexmark, error) {
+	g := &nexmark{limit: -1, gapUS: 100, base: base}
+	for k, v := range opts {
+		v = strings.TrimSpace(v)
+		switch k {
+		case OptConnector:
+		case optNexTable:
+			switch strings.ToLower(v) {
+			case "person":
+				g.table = nexmarkPerson
+			case "auction":
+				g.table = nexmarkAuction
+			case "bid":
+				g.table = nexmarkBid
+			default:
+				return nil, optionError(k, v, "the table type is 'Bid', 'Auction' or 'Person'.")
+			}
+		case optNexEvents:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < -1 {
+				return nil, optionError(k, v, "the number of events is an integer (-1: no end).")
+			}
+			g.limit = n
+		case optNexGap:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return nil, optionError(k, v, "the gap between events is an integer number of nanoseconds, at least 0.")
+			}
+			g.gapUS = float64(n) / 1000
+		case optNexRate:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return nil, optionError(k, v, "rows per second is an integer at least 0 (0: as fast as possible).")
+			}
+			g.rateMax = n
+		case optNexSplits, optNexMaxChunk:
+			if n, err := strconv.Atoi(v); err != nil || n < 1 {
+				return nil, optionError(k, v, "an integer at least 1 is expected.")
+			}
+		default:
+			e := pgerr.New(pgerr.InvalidParameterValue, "unrecognized nexmark option %q", k)
+			e.Hint = "nexmark options are: nexmark.table.type, nexmark.event.num, nexmark.min.event.gap.in.ns, nexmark.rows.per.second, nexmark.split.num, nexmark.max.chunk.size."
+			return nil, e
+		}
+	}
+	if _, ok := opts[optNexTable]; !ok {
+		e := pgerr.New(pgerr.InvalidParameterValue, "a nexmark source needs %s", optNexTable)
+		e.Hint = "Set nexmark.table.type = 'Bid', 'Auction' or 'Person'."
+		return nil, e
+	}
+	schema := nexmarkSchemas[g.table]
+	for _, c := range cols {
+		f, ok := schema[c.Name]
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "nexmark %s events have no field %q", g.tableName(), c.Name)
+		}
+		if !nexmarkTypeFits(f.typ, c.Type) {
+			return nil, pgerr.New(pgerr.DatatypeMismatch, "nexmark field %q is %s, but column %q is %s",
+				c.Name, types.Type{ID: f.typ}, c.Name, c.Type)
+		}
+		g.fill = append(g.fill, f.col)
+	}
+	if g.limit >= 0 {
+		g.limit = g.rowsIn(g.limit)
+	}
+	return g, nil
+}
+
+func (g *nexmark) tableName() string {
+	return [...]string{"person", "auction", "bid"}[g.table]
+}
+
+func nexmarkTypeFits(want types.ID, got types.Type) bool {
+	switch want {
+	case types.IDInt64:
+		return got.ID == types.IDInt64 || got.ID == types.IDNumeric
+	case types.IDVarchar:
+		return got.ID == types.IDVarchar && got.Width == 0 || got.ID == types.IDText
+	case types.IDTimestamp:
+		return got.ID == types.IDTimestamp || got.ID == types.IDTimestampTZ
+	}
+	return false
+}
+
+// rowsIn is how many events of the generator's table are among the first
+// n events.
+func (g *nexmark) rowsIn(n int64) int64 {
+	epochs, rem := n/totalProportion, n%totalProportion
+	var per, lo int64
+	switch g.table {
+	case nexmarkPerson:
+		per, lo = personProportion, 0
+	case nexmarkAuction:
+		per, lo = auctionProportion, personProportion
+	default:
+		per, lo = bidProportion, personProportion+auctionProportion
+	}
+	return epochs*per + min(per, max(0, rem-lo))
+}
+
+// eventID is the event number of row i of the generator's table.
+func (g *nexmark) eventID(i int64) int64 {
+	switch g.table {
+	case nexmarkPerson:
+		return i / personProportion * totalProportion
+	case nexmarkAuction:
+		return i/auctionProportion*totalProportion + personProportion + i%auctionProportion
+	}
+	return i/bidProportion*totalProportion + personProportion + auctionProportion + i%bidProportion
+}
+
+func (g *nexmark) Limit() int64         { return g.limit }
+func (g *nexmark) RowsPerSecond() int64 { return g.rateMax }
+
+// lastBase0PersonID is the id (from 0) of the last person created at or
+// before event id.
+func lastBase0PersonID(id int64) int64 {
+	epoch, off := id/totalProportion, id%totalProportion
+	if off >= personProportion {
+		off = personProportion - 1
+	}
+	return epoch*personProportion + off
+}
+
+// lastBase0AuctionID is the id (from 0) of the last auction created at or
+// before event id.
+func lastBase0AuctionID(id int64) int64 {
+	epoch, off := id/totalProportion, id%totalProportion
+	switch {
+	case off < personProportion:
+		epoch--
+		off = auctionProportion - 1
+	case off >= personProportion+auctionProportion:
+		off = auctionProportion - 1
+	default:
+		off -= personProportion
+	}
+	return epoch*auctionProportion + off
+}
+
+// rng is SplitMix64 seeded by an event number.
+type rng struct{ s uint64 }
+
+func (r *rng) next() uint64 {
+	r.s += 0x9e3779b97f4a7c15
+	x := r.s
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func (r *rng) intn(n int64) int64 { return int64(r.next() % uint64(n)) }
+func (r *rng) float() float64     { return float64(r.next()>>11) / (1 << 53) }
+
+func (r *rng) str(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('a' + r.intn(26))
+	}
+	return string(b)
+}
+
+// extra pads an event to about avg bytes, as the reference's nextExtra.
+func (r *rng) extra(size, avg int) string {
+	if size >= avg {
+		return ""
+	}
+	want := avg - size
+	n := int(float64(want) * (0.9 + 0.2*r.float()))
+	return r.str(n)
+}
+
+// price is log-uniform from 100 to 10^8 (cents), as the reference's
+// nextPrice.
+func (r *rng) price() int64 { return int64(math.Round(math.Pow(10, r.float()*6) * 100)) }
+
+// Row implements Generator.
+func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
+	dst = dst[:0]
+	id := g.eventID(i)
+	r := &rng{s: uint64(id)*0x9e3779b97f4a7c15 ^ 0x5deece66d}
+	at := types.Timestamp(g.base + int64(float64(id)*g.gapUS))
+	var ev [nexURL + 1]types.Datum
+	ev[nexDateTime] = at
+	switch g.table {
+	case nexmarkPerson:
+		ev[nexID] = lastBase0PersonID(id) + firstPersonID
+		name := nexFirstNames[r.intn(int64(len(nexFirstNames)))] + " " + nexLastNames[r.intn(int64(len(nexLastNames)))]
+		email := r.str(7) + "@" + r.str(5) + ".com"
+		card := strconv.Itoa(1000+int(r.intn(9000))) + " " + strconv.Itoa(1000+int(r.intn(9000))) + " " +
+			strconv.Itoa(1000+int(r.intn(9000))) + " " + strconv.Itoa(1000+int(r.intn(9000)))
+		city := nexCities[r.intn(int64(len(nexCities)))]
+		state := nexStates[r.intn(int64(len(nexStates)))]
+		ev[nexName], ev[nexEmail], ev[nexCreditCard], ev[nexCity], ev[nexState] = name, email, card, city, state
+		ev[nexExtra] = r.extra(len(name)+len(email)+len(card)+len(city)+len(state)+8+8, avgPersonBytes)
+	case nexmarkAuction:
+		ev[nexID] = lastBase0AuctionID(id) + firstAuctionID
+		var seller int64
+		if r.intn(hotSellerRatio) > 0 {
+			seller = lastBase0PersonID(id) / hotSellerRatio * hotSellerRatio
+		} else {
+			seller = nextBase0(r, lastBase0PersonID(id), numActivePeople)
+		}
+		initial := r.price()
+		item, desc := r.str(20), r.str(100)
+		ev[nexItemName], ev[nexDescription] = item, desc
+		ev[nexInitialBid], ev[nexReserve] = initial, initial+r.price()
+		// Auctions last a few event-time seconds to a few minutes.
+		ev[nexExpires] = at + types.Timestamp(1_000_000+r.intn(600_000_000))
+		ev[nexSeller] = seller + firstPersonID
+		ev[nexCategory] = firstCategoryID + r.intn(numCategories)
+		ev[nexExtra] = r.extra(len(item)+len(desc)+8*6, avgAuctionBytes)
+	default:
+		var auction, bidder int64
+		if r.intn(hotAuctionRatio) > 0 {
+			auction = lastBase0AuctionID(id) / hotAuctionRatio * hotAuctionRatio
+		} else {
+			auction = nextBase0(r, lastBase0AuctionID(id), numInFlightAuctions)
+		}
+		if r.intn(hotBidderRatio) > 0 {
+			bidder = lastBase0PersonID(id)/hotBidderRatio*hotBidderRatio + 1
+		} else {
+			bidder = nextBase0(r, lastBase0PersonID(id), numActivePeople)
+		}
+		ev[nexAuction], ev[nexBidder] = auction+firstAuctionID, bidder+firstPersonID
+		ev[nexPrice] = r.price()
+		var channel, url string
+		if r.intn(hotChannelRatio) > 0 {
+			k := r.intn(int64(len(nexChannels)))
+			channel = nexChannels[k]
+			url = "https://www.nexmark.com/" + strings.ToLower(channel) + "/item.htm?query=1"
+		} else {
+			k := r.intn(10000)
+			channel = "channel-" + strconv.FormatInt(k, 10)
+			url = "https://www.nexmark.com/" + r.str(5) + "/" + r.str(5) + "/" + r.str(5) + "/item.htm?query=1&channel_id=" + strconv.FormatInt(k, 10)
+		}
+		ev[nexChannel], ev[nexURL] = channel, url
+		ev[nexExtra] = r.extra(len(channel)+len(url)+8*4, avgBidBytes)
+	}
+	for _, c := range g.fill {
+		dst = append(dst, ev[c])
+	}
+	return dst
+}
+
+// nextBase0 picks one of the last n ids up to last (from 0), as the
+// reference's nextBase0PersonId / nextBase0AuctionId.
+func nextBase0(r *rng, last, n int64) int64 {
+	lo := max(0, last-n+1)
+	return lo + r.intn(last-lo+1)
+}

@@ -1,0 +1,415 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Arrays: a value is the canonical text form of a one-dimensional array
+// (see internal/types), so equality is string equality and the functions
+// here parse it when they need the elements.
+
+func isArray(e Expr) bool { return e.Type().ID == types.IDArray }
+
+// elemsOf parses an array value of type t.
+func elemsOf(v types.Datum, t types.Type) ([]types.Datum, error) {
+	return types.ParseArray(v.(string), t.ElemType())
+}
+
+// arrayBinary builds the operators on arrays: || (concatenation, or
+// appending / prepending an element) and the comparisons. ok is false when
+// neither operand is an array.
+func arrayBinary(op string, l, r Expr) (Expr, bool, error) {
+	if !isArray(l) && !isArray(r) {
+		return nil, false, nil
+	}
+	if op == "||" {
+		e, err := arrayConcat(l, r)
+		return e, true, err
+	}
+	switch op {
+	case "=", "<>", "<", "<=", ">", ">=":
+	default:
+		return nil, false, nil
+	}
+	l, r, err := sameArrayType(l, r)
+	if err != nil {
+		return nil, true, operatorError(op, []types.Type{l.Type(), r.Type()}, resolveNone)
+	}
+	return &call{name: op, style: styleInfix, args: []Expr{l, r}, typ: types.TBool,
+		fn: comparison(op, types.TText)}, true, nil
+}
+
+// sameArrayType brings an untyped literal operand to the other's array
+// type; two arrays must have the same element type.
+func sameArrayType(l, r Expr) (Expr, Expr, error) {
+	var err error
+	switch {
+	case !isArray(l):
+		l, err = coerce(l, r.Type())
+	case !isArray(r):
+		r, err = coerce(r, l.Type())
+	case l.Type().Elem != r.Type().Elem:
+		err = pgerr.New(pgerr.DatatypeMismatch, "array types differ")
+	}
+	return l, r, err
+}
+
+// arrayConcat builds array || array, array || element and element ||
+// array.
+func arrayConcat(l, r Expr) (Expr, error) {
+	if isArray(l) && isArray(r) {
+		l, r, err := sameArrayType(l, r)
+		if err != nil {
+			return nil, operatorError("||", []types.Type{l.Type(), r.Type()}, resolveNone)
+		}
+		return arrayCat(l, r), nil
+	}
+	if c, ok := l.(*Const); ok && c.Typ.ID == types.IDUnknown {
+		l, err := coerce(l, r.Type())
+		if err != nil {
+			return nil, err
+		}
+		return arrayCat(l, r), nil
+	}
+	if c, ok := r.(*Const); ok && c.Typ.ID == types.IDUnknown {
+		r, err := coerce(r, l.Type())
+		if err != nil {
+			return nil, err
+		}
+		return arrayCat(l, r), nil
+	}
+	return arrayAppend(l, r)
+}
+
+func arrayCat(l, r Expr) Expr {
+	t := l.Type()
+	return &call{name: "||", style: styleInfix, args: []Expr{l, r}, typ: t, nonStrict: true,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			switch {
+			case a[0] == nil:
+				return a[1], nil
+			case a[1] == nil:
+				return a[0], nil
+			}
+			x, err := elemsOf(a[0], t)
+			if err != nil {
+				return nil, err
+			}
+			y, err := elemsOf(a[1], t)
+			if err != nil {
+				return nil, err
+			}
+			return types.FormatArray(append(x, y...), t.ElemType()), nil
+		}}
+}
+
+// arrayAppend builds array || element or element || array.
+func arrayAppend(l, r Expr) (Expr, error) {
+	arr, el, prepend := l, r, false
+	if !isArray(l) {
+		arr, el, prepend = r, l, true
+	}
+	t := arr.Type()
+	el, err := coerce(el, t.ElemType())
+	if err != nil {
+		return nil, err
+	}
+	args := []Expr{arr, el}
+	return &call{name: "||", style: styleFunc, args: args, typ: t, nonStrict: true,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			var elems []types.Datum
+			if a[0] != nil {
+				var err error
+				if elems, err = elemsOf(a[0], t); err != nil {
+					return nil, err
+				}
+			}
+			if prepend {
+				elems = append([]types.Datum{a[1]}, elems...)
+			} else {
+				elems = append(elems, a[1])
+			}
+			return types.FormatArray(elems, t.ElemType()), nil
+		}}, nil
+}
+
+// Array builds ARRAY[e1, e2, ...]: the elements are brought to their
+// common type (text when all are untyped literals). elem gives the
+// element type of an empty ARRAY[] (which needs a cast in Postgres).
+func Array(elems []Expr, elem types.Type) (Expr, error) {
+	if len(elems) > 0 {
+		ts := exprTypes(elems)
+		t, err := commonType(ts)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID == types.IDUnknown {
+			t = types.TText
+		}
+		elem = t
+	}
+	if elem.ID == types.IDArray {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+	}
+	args := make([]Expr, len(elems))
+	for i, e := range elems {
+		c, err := coerce(e, elem)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = c
+	}
+	return &call{name: "ARRAY", style: styleFunc, args: args, typ: types.ArrayOf(elem.ID), nonStrict: true,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			return types.FormatArray(a, elem), nil
+		}}, nil
+}
+
+// Subscript builds arr[i]: the i-th element (from 1), NULL when out of
+// range.
+func Subscript(arr, idx Expr) (Expr, error) {
+	t := arr.Type()
+	if t.ID != types.IDArray {
+		return nil, pgerr.New(pgerr.DatatypeMismatch,
+			"cannot subscript type %s because it does not support subscripting", t)
+	}
+	idx, err := coerce(idx, types.TInt32)
+	if err != nil {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "array subscript must have type integer")
+	}
+	return &call{name: "subscript", style: styleFunc, args: []Expr{arr, idx}, typ: t.ElemType(),
+		fn: func(a []types.Datum) (types.Datum, error) {
+			elems, err := elemsOf(a[0], t)
+			if err != nil {
+				return nil, err
+			}
+			i := a[1].(int64)
+			if i < 1 || i > int64(len(elems)) {
+				return nil, nil
+			}
+			return elems[i-1], nil
+		}}, nil
+}
+
+// AnyAll builds x op ANY (arr) (all=false) or x op ALL (arr): op compares
+// x with each element; the result is three-valued as in Postgres.
+func AnyAll(op string, x, arr Expr, all bool) (Expr, error) {
+	t := arr.Type()
+	if t.ID != types.IDArray {
+		if c, ok := arr.(*Const); ok && c.Typ.ID == types.IDUnknown && x.Type().ID != types.IDUnknown {
+			var err error
+			if arr, err = coerce(arr, types.ArrayOf(x.Type().ID)); err != nil {
+				return nil, err
+			}
+			t = arr.Type()
+		} else {
+			return nil, pgerr.New(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side")
+		}
+	}
+	if c, err := coerce(x, t.ElemType()); err == nil {
+		x = c // else the operator may still take both types (int2 = int4)
+	}
+	cmp, err := binary(op, NewColumn(0, x.Type(), "x"), NewColumn(1, t.ElemType(), "elem"))
+	if err != nil {
+		return nil, err
+	}
+	if cmp.Type().ID != types.IDBool {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "op ANY/ALL (array) requires operator to yield boolean")
+	}
+	name := op + " ANY"
+	if all {
+		name = op + " ALL"
+	}
+	return &call{name: name, style: styleFunc, args: []Expr{x, arr}, typ: types.TBool, nonStrict: true,
+		fn: func(a []types.Datum) (types.Datum, error) { return anyAll(cmp, a[0], a[1], t, all) }}, nil
+}
+
+// anyAll folds the comparisons of x with the elements of arr.
+func anyAll(cmp Expr, x, arr types.Datum, t types.Type, all bool) (types.Datum, error) {
+	if arr == nil {
+		return nil, nil
+	}
+	elems, err := elemsOf(arr, t)
+	if err != nil {
+		return nil, err
+	}
+	sawNull := false
+	for _, e := range elems {
+		v, err := cmp.Eval([]types.Datum{x, e})
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case v == nil:
+			sawNull = true
+		case v.(bool) != all:
+			return !all, nil
+		}
+	}
+	if sawNull {
+		return nil, nil
+	}
+	return all, nil
+}
+
+func init() {
+	register(arrayToString, "array_to_string")
+	register(arrayDim, "array_upper", "array_lower", "array_length")
+	register(cardinality, "cardinality")
+	register(stringToArray, "string_to_array")
+	register(arrayRemove, "array_remove")
+}
+
+// arrayArg checks that args[0] is an array.
+func arrayArg(name string, args []Expr, n ...int) error {
+	ok := false
+	for _, k := range n {
+		ok = ok || len(args) == k
+	}
+	if !ok || !isArray(args[0]) {
+		return functionError(name, exprTypes(args), resolveNone)
+	}
+	return nil
+}
+
+// arrayToString builds array_to_string(arr, sep[, null]).
+func arrayToString(name string, args []Expr) (Expr, error) {
+	if err := arrayArg(name, args, 2, 3); err != nil {
+		return nil, err
+	}
+	t := args[0].Type()
+	rest, err := coerceAll(args[1:], types.TText)
+	if err != nil {
+		return nil, err
+	}
+	return &call{name: name, style: styleFunc, args: append([]Expr{args[0]}, rest...), typ: types.TText,
+		nonStrict: true, fn: func(a []types.Datum) (types.Datum, error) {
+			if a[0] == nil || a[1] == nil {
+				return nil, nil
+			}
+			elems, err := elemsOf(a[0], t)
+			if err != nil {
+				return nil, err
+			}
+			var parts []string
+			for _, e := range elems {
+				switch {
+				case e != nil:
+					parts = append(parts, types.Format(e, t.ElemType()))
+				case len(a) == 3 && a[2] != nil:
+					parts = append(parts, a[2].(string))
+				}
+			}
+			return strings.Join(parts, a[1].(string)), nil
+		}}, nil
+}
+
+// arrayDim builds array_upper / array_lower / array_length(arr, dim):
+// NULL for an empty array or a dimension other than 1.
+func arrayDim(name string, args []Expr) (Expr, error) {
+	if err := arrayArg(name, args, 2); err != nil {
+		return nil, err
+	}
+	t := args[0].Type()
+	dim, err := coerce(args[1], types.TInt32)
+	if err != nil {
+		return nil, functionError(name, exprTypes(args), resolveNone)
+	}
+	return &call{name: name, style: styleFunc, args: []Expr{args[0], dim}, typ: types.TInt32,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			elems, err := elemsOf(a[0], t)
+			if err != nil || len(elems) == 0 || a[1].(int64) != 1 {
+				return nil, err
+			}
+			if name == "array_lower" {
+				return int64(1), nil
+			}
+			return int64(len(elems)), nil
+		}}, nil
+}
+
+// cardinality builds cardinality(arr): the number of elements.
+func cardinality(name string, args []Expr) (Expr, error) {
+	if err := arrayArg(name, args, 1); err != nil {
+		return nil, err
+	}
+	t := args[0].Type()
+	return &call{name: name, style: styleFunc, args: args, typ: types.TInt32,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			elems, err := elemsOf(a[0], t)
+			return int64(len(elems)), err
+		}}, nil
+}
+
+// stringToArray builds string_to_array(s, sep): s split at each sep
+// (into characters when sep is NULL).
+func stringToArray(name string, args []Expr) (Expr, error) {
+	if len(args) != 2 {
+		return nil, functionError(name, exprTypes(args), resolveNone)
+	}
+	coerced, err := coerceAll(args, types.TText)
+	if err != nil {
+		return nil, err
+	}
+	return &call{name: name, style: styleFunc, args: coerced, typ: types.ArrayOf(types.IDText), nonStrict: true,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			s := a[0].(string)
+			var parts []string
+			switch {
+			case s == "":
+			case a[1] == nil:
+				parts = strings.Split(s, "")
+			case a[1].(string) == "":
+				parts = []string{s}
+			default:
+				parts = strings.Split(s, a[1].(string))
+			}
+			elems := make([]types.Datum, len(parts))
+			for i, p := range parts {
+				elems[i] = p
+			}
+			return types.FormatArray(elems, types.TText), nil
+		}}, nil
+}
+
+// arrayRemove builds array_remove(arr, x): arr without the elements equal
+// to x (NULL removes the NULLs).
+func arrayRemove(name string, args []Expr) (Expr, error) {
+	if err := arrayArg(name, args, 2); err != nil {
+		return nil, err
+	}
+	t := args[0].Type()
+	x, err := coerce(args[1], t.ElemType())
+	if err != nil {
+		return nil, functionError(name, exprTypes(args), resolveNone)
+	}
+	return &call{name: name, style: styleFunc, args: []Expr{args[0], x}, typ: t, nonStrict: true,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			elems, err := elemsOf(a[0], t)
+			if err != nil {
+				return nil, err
+			}
+			kept := elems[:0]
+			for _, e := range elems {
+				if (e == nil) != (a[1] == nil) || (e != nil && compare(e, a[1], t.ElemType()) != 0) {
+					kept = append(kept, e)
+				}
+			}
+			return types.FormatArray(kept, t.ElemType()), nil
+		}}, nil
+}
+
+// ArrayFromValues renders values of type elem as an array value, for
+// ARRAY(subquery) and array_agg.
+func ArrayFromValues(vals []types.Datum, elem types.Type) types.Datum {
+	return types.FormatArray(vals, elem)
+}

@@ -1,0 +1,584 @@
+//go:build linux
+
+// Package bench is `streamdb bench`: scenarios run side by side on
+// streamdb and, with Compare, on a PostgreSQL server started for the run,
+// through the same client code (pgx over the Postgres protocol), so the
+// figures compare like with like. streamdb runs in-process on a fresh
+// on-disk data dir per scenario, served on a loopback port.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb"
+	"github.com/streamdb/streamdb/internal/pgserver"
+	"github.com/streamdb/streamdb/pgwire"
+)
+
+// Scenarios are the scenario names, in the order they run.
+var Scenarios = []string{"load", "backfill", "freshness", "nexmark"}
+
+// Config sizes a run.
+type Config struct {
+	Scenarios []string // nil: all
+	Rows      int64    // rows of the load and backfill tables
+	Freshness int      // single-row INSERTs of the freshness scenario
+	// PGFreshness caps the REFRESHes timed on PostgreSQL (each rereads the
+	// whole table).
+	PGFreshness int
+	// NexmarkEvents is the length of the Nexmark event stream per query.
+	NexmarkEvents int64
+	Compare       bool   // also run on PostgreSQL
+	TempDir       string // where data dirs go ("": the system's)
+	Log           io.Writer
+}
+
+// Result is one measured step.
+type Result struct {
+	System   string // "streamdb" or "postgres"
+	Scenario string // e.g. "load/insert-select"
+	Rows     int64
+	Elapsed  time.Duration
+	PeakRSS  int64 // bytes, of the process doing the work; 0: unknown
+	// Events is the length of the Nexmark event stream a nexmark step
+	// consumed its tables from (Rows counts the rows of those tables).
+	Events   int64
+	P50, P99 time.Duration
+	Err      error
+}
+
+// Run runs the scenarios and returns their results in order.
+func Run(ctx context.Context, cfg Config) ([]Result, error) {
+	if cfg.Rows <= 0 {
+		cfg.Rows = 10_000_000
+	}
+	if cfg.Freshness <= 0 {
+		cfg.Freshness = 10_000
+	}
+	if cfg.PGFreshness <= 0 {
+		cfg.PGFreshness = 20
+	}
+	if cfg.NexmarkEvents <= 0 {
+		cfg.NexmarkEvents = 10_000_000
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	names := cfg.Scenarios
+	if len(names) == 0 {
+		names = Scenarios
+	}
+	for _, n := range names {
+		if !slices.Contains(Scenarios, n) {
+			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s)", n, strings.Join(Scenarios, ", "))
+		}
+	}
+	var pg *pgserver.Server
+	if cfg.Compare {
+		var err error
+		if pg, err = pgserver.Start(pgserver.Options{}); err != nil {
+			return nil, fmt.Errorf("--compare postgres: %w", err)
+		}
+		defer pg.Stop()
+	}
+	var results []Result
+	for _, name := range names {
+		sys := []target{&streamdbTarget{dir: cfg.TempDir}}
+		if pg != nil && name != "nexmark" { // PostgreSQL has no streams to compare with
+			sys = append(sys, &postgresTarget{srv: pg})
+		}
+		if name == "nexmark" {
+			for _, q := range NexmarkQueries {
+				t := &streamdbTarget{dir: cfg.TempDir}
+				fmt.Fprintf(cfg.Log, "%s: nexmark %s...\n", t.name(), q.Name)
+				rs, err := runNexmark(ctx, cfg, q, t)
+				results = append(results, rs...)
+				if err != nil {
+					results = append(results, Result{System: t.name(), Scenario: "nexmark/" + q.Name, Err: err})
+				}
+				if ctx.Err() != nil {
+					return results, ctx.Err()
+				}
+			}
+			continue
+		}
+		for _, t := range sys {
+			fmt.Fprintf(cfg.Log, "%s: %s...\n", t.name(), name)
+			rs, err := runScenario(ctx, cfg, name, t)
+			results = append(results, rs...)
+			if err != nil {
+				results = append(results, Result{System: t.name(), Scenario: name, Err: err})
+			}
+			if ctx.Err() != nil {
+				return results, ctx.Err()
+			}
+		}
+	}
+	return results, nil
+}
+
+// target is a system under test.
+type target interface {
+	name() string
+	// open returns a connection to a fresh, empty database.
+	open(ctx context.Context) (*pgx.Conn, error)
+	// resetPeak starts a new peak-RSS window; peak reads it.
+	resetPeak(c *pgx.Conn)
+	peak(c *pgx.Conn) int64
+	close() error
+}
+
+func runScenario(ctx context.Context, cfg Config, name string, t target) (_ []Result, err error) {
+	c, err := t.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		c.Close(context.Background())
+		if cerr := t.close(); err == nil {
+			err = cerr
+		}
+	}()
+	s := &session{ctx: ctx, c: c, t: t, cfg: cfg}
+	switch name {
+	case "load":
+		return s.load()
+	case "backfill":
+		return s.backfill()
+	case "freshness":
+		return s.freshness()
+	}
+	return nil, fmt.Errorf("unknown scenario %q", name)
+}
+
+func runNexmark(ctx context.Context, cfg Config, q NexmarkQuery, t target) (_ []Result, err error) {
+	c, err := t.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		c.Close(context.Background())
+		if cerr := t.close(); err == nil {
+			err = cerr
+		}
+	}()
+	s := &session{ctx: ctx, c: c, t: t, cfg: cfg}
+	return s.nexmark(q)
+}
+
+type session struct {
+	ctx context.Context
+	c   *pgx.Conn
+	t   target
+	cfg Config
+	out []Result
+}
+
+func (s *session) exec(sql string) error {
+	_, err := s.c.Exec(s.ctx, sql)
+	if err != nil {
+		return fmt.Errorf("%s: %w", firstLine(sql), err)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " ..."
+	}
+	return s
+}
+
+// timed runs f as the measured step scenario over rows rows.
+func (s *session) timed(scenario string, rows int64, f func() error) error {
+	s.t.resetPeak(s.c)
+	start := time.Now()
+	err := f()
+	r := Result{System: s.t.name(), Scenario: scenario, Rows: rows, Elapsed: time.Since(start), PeakRSS: s.t.peak(s.c), Err: err}
+	s.out = append(s.out, r)
+	return err
+}
+
+const tableDDL = "CREATE TABLE %s (id bigint PRIMARY KEY, k int, v bigint)"
+
+// fill loads rows into table with one INSERT ... SELECT.
+func (s *session) fill(table string, rows int64) error {
+	return s.exec(fmt.Sprintf("INSERT INTO %s SELECT g, g %% 1000, g * 7 FROM generate_series(1, %d) AS g", table, rows))
+}
+
+// load: the rows by INSERT ... SELECT generate_series, and by COPY FROM
+// STDIN (text format, streamed from a generator).
+func (s *session) load() ([]Result, error) {
+	n := s.cfg.Rows
+	if err := s.exec(fmt.Sprintf(tableDDL, "t")); err != nil {
+		return s.out, err
+	}
+	if err := s.timed("load/insert-select", n, func() error { return s.fill("t", n) }); err != nil {
+		return s.out, err
+	}
+	if err := s.exec(fmt.Sprintf(tableDDL, "c")); err != nil {
+		return s.out, err
+	}
+	err := s.timed("load/copy", n, func() error {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeCopyText(pw, n)) }()
+		tag, err := s.c.PgConn().CopyFrom(s.ctx, pr, "COPY c FROM STDIN")
+		pr.CloseWithError(io.ErrClosedPipe)
+		if err == nil && tag.RowsAffected() != n {
+			err = fmt.Errorf("COPY loaded %d rows, want %d", tag.RowsAffected(), n)
+		}
+		return err
+	})
+	return s.out, err
+}
+
+// writeCopyText writes n rows of COPY text format.
+func writeCopyText(w io.Writer, n int64) error {
+	buf := make([]byte, 0, 64<<10)
+	for g := int64(1); g <= n; g++ {
+		buf = strconv.AppendInt(buf, g, 10)
+		buf = append(buf, '\t')
+		buf = strconv.AppendInt(buf, g%1000, 10)
+		buf = append(buf, '\t')
+		buf = strconv.AppendInt(buf, g*7, 10)
+		buf = append(buf, '\n')
+		if len(buf) > 60<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// backfill: a GROUP BY view over the rows, and a join view over two
+// tables of half as many rows each.
+func (s *session) backfill() ([]Result, error) {
+	n := s.cfg.Rows
+	if err := s.exec(fmt.Sprintf(tableDDL, "t")); err != nil {
+		return s.out, err
+	}
+	if err := s.fill("t", n); err != nil {
+		return s.out, err
+	}
+	err := s.timed("backfill/group-by", n, func() error {
+		return s.exec("CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS total FROM t GROUP BY k")
+	})
+	if err != nil {
+		return s.out, err
+	}
+	if err := s.checkAgg(n); err != nil {
+		return s.out, err
+	}
+	if err := s.exec("DROP MATERIALIZED VIEW agg"); err != nil {
+		return s.out, err
+	}
+	if err := s.exec("DROP TABLE t"); err != nil {
+		return s.out, err
+	}
+	half := n / 2
+	for _, tbl := range []string{"a", "b"} {
+		if err := s.exec(fmt.Sprintf(tableDDL, tbl)); err != nil {
+			return s.out, err
+		}
+		if err := s.fill(tbl, half); err != nil {
+			return s.out, err
+		}
+	}
+	err = s.timed("backfill/join", 2*half, func() error {
+		return s.exec("CREATE MATERIALIZED VIEW j AS SELECT a.id, a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.id = b.id")
+	})
+	if err != nil {
+		return s.out, err
+	}
+	var got int64
+	if err := s.c.QueryRow(s.ctx, "SELECT count(*) FROM j").Scan(&got); err != nil || got != half {
+		return s.out, fmt.Errorf("join view holds %d rows (%v), want %d", got, err, half)
+	}
+	return s.out, nil
+}
+
+// checkAgg checks the GROUP BY view's totals against the generator.
+func (s *session) checkAgg(n int64) error {
+	var count, total int64
+	if err := s.c.QueryRow(s.ctx, "SELECT sum(n)::bigint, sum(total)::bigint FROM agg").Scan(&count, &total); err != nil {
+		return fmt.Errorf("reading the view: %w", err)
+	}
+	if want := 7 * n * (n + 1) / 2; count != n || total != want {
+		return fmt.Errorf("view totals %d rows, sum %d; want %d, %d", count, total, n, want)
+	}
+	return nil
+}
+
+// freshness: single-row INSERTs into the loaded table, one at a time;
+// each is timed until a read of the GROUP BY view reflects it. On
+// PostgreSQL a view reflects an insert after REFRESH MATERIALIZED VIEW.
+func (s *session) freshness() ([]Result, error) {
+	n := s.cfg.Rows
+	if err := s.exec(fmt.Sprintf(tableDDL, "t")); err != nil {
+		return s.out, err
+	}
+	if err := s.fill("t", n); err != nil {
+		return s.out, err
+	}
+	if err := s.exec("CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS total FROM t GROUP BY k"); err != nil {
+		return s.out, err
+	}
+	_, isPG := s.t.(*postgresTarget)
+	inserts := s.cfg.Freshness
+	if isPG {
+		inserts = min(inserts, s.cfg.PGFreshness)
+	}
+	lat := make([]time.Duration, 0, inserts)
+	err := s.timed("freshness", int64(inserts), func() error {
+		for i := 0; i < inserts; i++ {
+			id := n + 1 + int64(i)
+			k := id % 1000
+			var before int64
+			if err := s.c.QueryRow(s.ctx, "SELECT n FROM agg WHERE k = $1", k).Scan(&before); err != nil {
+				return fmt.Errorf("reading the view: %w", err)
+			}
+			start := time.Now()
+			if _, err := s.c.Exec(s.ctx, "INSERT INTO t VALUES ($1, $2, $3)", id, k, id*7); err != nil {
+				return err
+			}
+			if isPG {
+				if err := s.exec("REFRESH MATERIALIZED VIEW agg"); err != nil {
+					return err
+				}
+			}
+			for {
+				var now int64
+				if err := s.c.QueryRow(s.ctx, "SELECT n FROM agg WHERE k = $1", k).Scan(&now); err != nil {
+					return fmt.Errorf("reading the view: %w", err)
+				}
+				if now == before+1 {
+					break
+				}
+				if time.Since(start) > time.Minute {
+					return fmt.Errorf("the view did not reflect insert %d within a minute", id)
+				}
+			}
+			lat = append(lat, time.Since(start))
+		}
+		return nil
+	})
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		r := &s.out[len(s.out)-1]
+		r.P50, r.P99 = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+	}
+	return s.out, err
+}
+
+// streamdbTarget is streamdb in-process on a fresh data dir, served on a
+// loopback port.
+type streamdbTarget struct {
+	dir  string
+	data string
+	db   *streamdb.DB
+	srv  *pgwire.Server
+	done chan error
+}
+
+func (t *streamdbTarget) name() string { return "streamdb" }
+
+func (t *streamdbTarget) open(ctx context.Context) (*pgx.Conn, error) {
+	data, err := os.MkdirTemp(t.dir, "streamdb-bench")
+	if err != nil {
+		return nil, err
+	}
+	t.data = data
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if t.db, err = streamdb.Open(filepath.Join(data, "db"), &streamdb.Options{Logger: quiet}); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	t.srv = pgwire.NewServer(t.db.Backend(), pgwire.Options{Logger: quiet})
+	t.done = make(chan error, 1)
+	go func() { t.done <- t.srv.Serve(ln) }()
+	return pgx.Connect(ctx, fmt.Sprintf("postgres://bench@%s/bench?sslmode=disable", ln.Addr()))
+}
+
+func (t *streamdbTarget) resetPeak(*pgx.Conn) { resetPeakRSS(os.Getpid()) }
+func (t *streamdbTarget) peak(*pgx.Conn) int64 {
+	return peakRSS(os.Getpid())
+}
+
+func (t *streamdbTarget) close() error {
+	var errs []error
+	if t.srv != nil {
+		errs = append(errs, t.srv.Close())
+		if err := <-t.done; err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, pgwire.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if t.db != nil {
+		errs = append(errs, t.db.Close())
+	}
+	if t.data != "" {
+		errs = append(errs, os.RemoveAll(t.data))
+	}
+	return errors.Join(errs...)
+}
+
+// postgresTarget is a fresh database in the run's PostgreSQL cluster.
+type postgresTarget struct {
+	srv  *pgserver.Server
+	db   string
+	pid  int
+	base *pgx.Conn
+}
+
+var pgSeq int
+
+func (t *postgresTarget) name() string { return "postgres" }
+
+func (t *postgresTarget) open(ctx context.Context) (*pgx.Conn, error) {
+	base, err := pgx.Connect(ctx, t.srv.ConnString())
+	if err != nil {
+		return nil, err
+	}
+	t.base = base
+	pgSeq++
+	t.db = fmt.Sprintf("bench%d", pgSeq)
+	if _, err := base.Exec(ctx, "CREATE DATABASE "+t.db); err != nil {
+		return nil, err
+	}
+	cfg, err := pgx.ParseConfig(strings.Replace(t.srv.ConnString(), "dbname=postgres", "dbname="+t.db, 1))
+	if err != nil {
+		return nil, err
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&t.pid); err != nil {
+		c.Close(ctx)
+		return nil, err
+	}
+	return c, nil
+}
+
+func (t *postgresTarget) resetPeak(*pgx.Conn) { resetPeakRSS(t.pid) }
+func (t *postgresTarget) peak(*pgx.Conn) int64 {
+	return peakRSS(t.pid)
+}
+
+func (t *postgresTarget) close() error {
+	if t.base == nil {
+		return nil
+	}
+	ctx := context.Background()
+	_, err := t.base.Exec(ctx, "DROP DATABASE IF EXISTS "+t.db+" WITH (FORCE)")
+	t.base.Close(ctx)
+	t.base = nil
+	return err
+}
+
+// resetPeakRSS starts a new peak-RSS window for process pid (Linux:
+// writing 5 to clear_refs resets VmHWM).
+func resetPeakRSS(pid int) {
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
+}
+
+// peakRSS is process pid's peak resident set since the last reset, in
+// bytes (0 when unknown).
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// Print writes results as a table; with PostgreSQL results, each
+// streamdb row gets the ratio of its time to PostgreSQL's for the same
+// step (below 1: streamdb is faster).
+func Print(w io.Writer, results []Result) error {
+	pgTime := map[string]Result{}
+	for _, r := range results {
+		if r.System == "postgres" && r.Err == nil {
+			pgTime[r.Scenario] = r
+		}
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "system\tscenario\trows\tseconds\trows/s\tp50\tp99\tpeak RSS\tvs postgres\t")
+	nexmarkNote := false
+	for _, r := range results {
+		if r.Err != nil {
+			fmt.Fprintf(tw, "%s\t%s\terror: %v\t\t\t\t\t\t\t\n", r.System, r.Scenario, r.Err)
+			continue
+		}
+		rate, p50, p99, rss, ratio := "", "", "", "", ""
+		if secs := r.Elapsed.Seconds(); secs > 0 {
+			rate = fmt.Sprintf("%.0f", float64(r.Rows)/secs)
+		}
+		if r.P50 > 0 {
+			p50, p99 = fmtDur(r.P50), fmtDur(r.P99)
+		}
+		if r.PeakRSS > 0 {
+			rss = fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20))
+		}
+		if strings.HasPrefix(r.Scenario, "nexmark/") && r.Elapsed > 0 {
+			// Events per second per core, against the figures the issue cites.
+			ratio = fmt.Sprintf("%.0f ev/s/core", perCore(float64(r.Events)/r.Elapsed.Seconds()))
+			nexmarkNote = true
+		}
+		if pg, ok := pgTime[r.Scenario]; ok && r.System == "streamdb" {
+			mine, theirs := r.Elapsed.Seconds(), pg.Elapsed.Seconds()
+			if r.P50 > 0 && pg.P50 > 0 { // latency: compare the medians
+				mine, theirs = r.P50.Seconds(), pg.P50.Seconds()
+			}
+			if theirs > 0 {
+				ratio = fmt.Sprintf("%.3gx", mine/theirs)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", r.System, r.Scenario, r.Rows, r.Elapsed.Seconds(), rate, p50, p99, rss, ratio)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if nexmarkNote {
+		_, err := fmt.Fprintf(w, "nexmark: rows are the rows of the tables a query reads; ev/s/core counts the events of the whole stream\n"+
+			"(persons, auctions and bids) those rows come from, per second, divided by GOMAXPROCS (%d)\n", runtime.GOMAXPROCS(0))
+		return err
+	}
+	return nil
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
+	case d < time.Second:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}

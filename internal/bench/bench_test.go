@@ -1,0 +1,72 @@
+//go:build linux
+
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb/internal/pgserver"
+)
+
+// TestSmoke runs every scenario at a tiny size, against PostgreSQL too
+// where it is installed (always in CI, where .ci/run installs it), and
+// checks that each step ran, verified its result and printed.
+func TestSmoke(t *testing.T) {
+	compare := true
+	if _, err := pgserver.FindBin(); errors.Is(err, pgserver.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Logf("no PostgreSQL: streamdb only (%v)", err)
+		compare = false
+	}
+	results, err := Run(context.Background(), Config{Rows: 2000, Freshness: 20, PGFreshness: 3, NexmarkEvents: 2000, Compare: compare, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, s := range []string{"load/insert-select", "load/copy", "backfill/group-by", "backfill/join", "freshness"} {
+		want["streamdb "+s] = true
+		if compare {
+			want["postgres "+s] = true
+		}
+	}
+	for _, q := range NexmarkQueries {
+		want["streamdb nexmark/"+q.Name] = true
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			t.Errorf("%s %s: %v", r.System, r.Scenario, r.Err)
+		}
+		if r.Rows <= 0 || r.Elapsed <= 0 {
+			t.Errorf("%s %s: %d rows in %v", r.System, r.Scenario, r.Rows, r.Elapsed)
+		}
+		if r.Scenario == "freshness" && (r.P50 <= 0 || r.P99 < r.P50) {
+			t.Errorf("%s freshness: p50 %v p99 %v", r.System, r.P50, r.P99)
+		}
+		delete(want, r.System+" "+r.Scenario)
+	}
+	if len(want) > 0 {
+		t.Errorf("steps missing from the results: %v", want)
+	}
+	var out bytes.Buffer
+	if err := Print(&out, results); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "backfill/group-by") || compare && !strings.Contains(out.String(), "x\n") {
+		t.Errorf("table:\n%s", out.String())
+	}
+	t.Logf("\n%s", out.String())
+}
+
+func TestUnknownScenario(t *testing.T) {
+	_, err := Run(context.Background(), Config{Scenarios: []string{"nope"}})
+	if err == nil || !strings.Contains(err.Error(), "unknown scenario") {
+		t.Fatalf("got %v", err)
+	}
+}

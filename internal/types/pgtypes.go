@@ -1,0 +1,364 @@
+package types
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+)
+
+// The object identifier types (oid and the reg* aliases) and arrays exist
+// for the system catalogs (pg_catalog, information_schema) and the
+// functions over them; tables cannot store them.
+//
+//	type            Datum Go type   Arrow type
+//	oid, reg*       int64           Int64 (the OID, 0 .. 2^32-1)
+//	T[]             string          String (the canonical text form, {a,"b c",NULL})
+//
+// A reg* value is an OID that prints as the name of the object it
+// identifies; turning names into OIDs and back needs the catalog, so the
+// casts between reg* types and text are the catalog's (see the root
+// package), not this package's: Parse and Format here read and write the
+// bare number.
+//
+// An array Datum is always in canonical form (what Postgres's array_out
+// prints), so two arrays of one type are equal exactly when their strings
+// are. Only one-dimensional arrays with the default lower bound 1 exist.
+
+// ArrayOf returns the type of one-dimensional arrays of elem.
+func ArrayOf(elem ID) Type { return Type{ID: IDArray, Elem: elem} }
+
+// ElemType returns the element type of an array type.
+func (t Type) ElemType() Type { return Type{ID: t.Elem} }
+
+// IsOID reports whether t is oid or one of the reg* types.
+func (t Type) IsOID() bool { return t.ID >= IDOid && t.ID <= IDRegrole }
+
+// IsReg reports whether t is one of the reg* types.
+func (t Type) IsReg() bool { return t.ID > IDOid && t.ID <= IDRegrole }
+
+// extString names the types String's switch does not.
+func (t Type) extString() string {
+	switch t.ID {
+	case IDOid:
+		return "oid"
+	case IDRegclass:
+		return "regclass"
+	case IDRegtype:
+		return "regtype"
+	case IDRegnamespace:
+		return "regnamespace"
+	case IDRegproc:
+		return "regproc"
+	case IDRegrole:
+		return "regrole"
+	case IDArray:
+		return t.ElemType().String() + "[]"
+	}
+	return fmt.Sprintf("type(%d)", t.ID)
+}
+
+// arrayOIDs maps element types to the OIDs of their array types.
+var arrayOIDs = map[ID]uint32{
+	IDBool: 1000, IDInt16: 1005, IDInt32: 1007, IDInt64: 1016, IDFloat32: 1021,
+	IDFloat64: 1022, IDNumeric: 1231, IDText: 1009, IDVarchar: 1015, IDDate: 1182,
+	IDTimestamp: 1115, IDTimestampTZ: 1185, IDInterval: 1187, IDOid: 1028,
+	IDRegclass: 2210, IDRegtype: 2211, IDRegnamespace: 4090, IDRegproc: 1008, IDRegrole: 4097,
+}
+
+// extOID gives the OIDs OID's switch does not.
+func (t Type) extOID() uint32 {
+	switch t.ID {
+	case IDOid:
+		return 26
+	case IDRegclass:
+		return 2205
+	case IDRegtype:
+		return 2206
+	case IDRegnamespace:
+		return 4089
+	case IDRegproc:
+		return 24
+	case IDRegrole:
+		return 4096
+	case IDArray:
+		if oid, ok := arrayOIDs[t.Elem]; ok {
+			return oid
+		}
+	}
+	return 705 // unknown
+}
+
+// TypeByOID returns the type with the given Postgres type OID, arrays
+// included; ok is false for a type streamdb lacks.
+func TypeByOID(oid uint32) (Type, bool) {
+	for id := IDBool; id <= IDRegrole; id++ {
+		if id == IDArray {
+			continue
+		}
+		if t := (Type{ID: id}); t.OID() == oid {
+			return t, true
+		}
+	}
+	for elem, a := range arrayOIDs {
+		if a == oid {
+			return ArrayOf(elem), true
+		}
+	}
+	return Type{}, false
+}
+
+// ExprTypeByName is ByName extended with the types that exist in
+// expressions only: oid, the reg* types, and name (which streamdb
+// reads as text).
+func ExprTypeByName(name string) (ID, bool) {
+	if id, ok := ByName(name); ok {
+		return id, true
+	}
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "oid":
+		return IDOid, true
+	case "regclass":
+		return IDRegclass, true
+	case "regtype":
+		return IDRegtype, true
+	case "regnamespace":
+		return IDRegnamespace, true
+	case "regproc":
+		return IDRegproc, true
+	case "regrole":
+		return IDRegrole, true
+	case "name":
+		return IDText, true
+	}
+	return IDUnknown, false
+}
+
+// InternalName is the type's pg_type.typname: int4 for integer, _text
+// for text[], ...
+func (t Type) InternalName() string {
+	switch t.ID {
+	case IDBool:
+		return "bool"
+	case IDInt16:
+		return "int2"
+	case IDInt32:
+		return "int4"
+	case IDInt64:
+		return "int8"
+	case IDFloat32:
+		return "float4"
+	case IDFloat64:
+		return "float8"
+	case IDVarchar:
+		return "varchar"
+	case IDTimestamp:
+		return "timestamp"
+	case IDTimestampTZ:
+		return "timestamptz"
+	case IDNumeric:
+		return "numeric"
+	case IDArray:
+		return "_" + t.ElemType().InternalName()
+	}
+	return t.String()
+}
+
+// ParseOID reads an oid: an integer from -2^31 to 2^32-1, negative values
+// wrapping around as in Postgres.
+func ParseOID(s string) (int64, error) {
+	v := strings.TrimSpace(s)
+	n, err := strconv.ParseInt(v, 10, 64)
+	digits := strings.TrimLeft(v, "+-")
+	switch {
+	case err == nil && n >= -(1<<31) && n < 1<<32:
+		return int64(uint32(n)), nil
+	case digits != "" && len(v)-len(digits) <= 1 && strings.Trim(digits, "0123456789") == "":
+		return 0, rangeError(Type{ID: IDOid}, s)
+	}
+	return 0, syntaxError(Type{ID: IDOid}, s)
+}
+
+// parseExt reads the values of the types parse's switch does not know.
+func parseExt(s string, t Type) (Datum, error) {
+	switch {
+	case t.ID == IDOid:
+		return ParseOID(s)
+	case t.IsReg():
+		n, err := ParseOID(s)
+		if err != nil {
+			// A name: only the catalog can look it up.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot look up %s %q here", t, s)
+		}
+		return n, nil
+	case t.ID == IDArray:
+		elems, err := ParseArray(s, t.ElemType())
+		if err != nil {
+			return nil, err
+		}
+		return FormatArray(elems, t.ElemType()), nil
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot parse values of type %s", t)
+}
+
+// ParseArray reads the text form of a one-dimensional array ({a,"b c",NULL})
+// into its elements, each parsed as elem.
+func ParseArray(s string, elem Type) ([]Datum, error) {
+	p := &arrayParser{s: strings.TrimSpace(s), elem: elem}
+	return p.parse()
+}
+
+type arrayParser struct {
+	s    string
+	i    int
+	elem Type
+}
+
+func (p *arrayParser) malformed(detail string) error {
+	e := pgerr.New(pgerr.InvalidTextRep, "malformed array literal: %q", p.s)
+	e.Detail = detail
+	return e
+}
+
+func (p *arrayParser) parse() ([]Datum, error) {
+	if strings.HasPrefix(p.s, "[") {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "array literals with dimensions are not supported")
+	}
+	if !strings.HasPrefix(p.s, "{") {
+		return nil, p.malformed(`Array value must start with "{" or dimension information.`)
+	}
+	p.i = 1
+	var out []Datum
+	p.skipSpace()
+	if p.eat('}') {
+		return p.end(out)
+	}
+	for {
+		p.skipSpace()
+		if p.i < len(p.s) && p.s[p.i] == '{' {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+		}
+		v, err := p.element()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+		p.skipSpace()
+		switch {
+		case p.eat(','):
+		case p.eat('}'):
+			return p.end(out)
+		default:
+			return nil, p.malformed("Unexpected array element.")
+		}
+	}
+}
+
+func (p *arrayParser) end(out []Datum) ([]Datum, error) {
+	p.skipSpace()
+	if p.i != len(p.s) {
+		return nil, p.malformed("Junk after closing right brace.")
+	}
+	return out, nil
+}
+
+func (p *arrayParser) eat(c byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *arrayParser) skipSpace() {
+	for p.i < len(p.s) && isArraySpace(p.s[p.i]) {
+		p.i++
+	}
+}
+
+func isArraySpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// element reads one element: quoted, or unquoted up to , or }.
+func (p *arrayParser) element() (Datum, error) {
+	var b strings.Builder
+	quoted := p.eat('"')
+	for {
+		if p.i >= len(p.s) {
+			return nil, p.malformed("Unexpected end of input.")
+		}
+		c := p.s[p.i]
+		switch {
+		case c == '\\':
+			if p.i+1 >= len(p.s) {
+				return nil, p.malformed("Unexpected end of input.")
+			}
+			b.WriteByte(p.s[p.i+1])
+			p.i += 2
+			continue
+		case quoted && c == '"':
+			p.i++
+			return Parse(b.String(), p.elem)
+		case !quoted && (c == ',' || c == '}'):
+			v := strings.TrimRight(b.String(), " \t\n\r\v\f")
+			if v == "" {
+				return nil, p.malformed("Unexpected array element.")
+			}
+			if strings.EqualFold(v, "null") {
+				return nil, nil
+			}
+			return Parse(v, p.elem)
+		case !quoted && (c == '"' || c == '{'):
+			return nil, p.malformed("Unexpected array element.")
+		}
+		b.WriteByte(c)
+		p.i++
+	}
+}
+
+// FormatArray renders elements of type elem as Postgres's array_out does.
+func FormatArray(elems []Datum, elem Type) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if e == nil {
+			b.WriteString("NULL")
+			continue
+		}
+		writeArrayElem(&b, Format(e, elem))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func writeArrayElem(b *strings.Builder, s string) {
+	if !needsArrayQuotes(s) {
+		b.WriteString(s)
+		return
+	}
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('"')
+}
+
+func needsArrayQuotes(s string) bool {
+	if s == "" || strings.EqualFold(s, "null") {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`{}",\`, s[i]) >= 0 || isArraySpace(s[i]) {
+			return true
+		}
+	}
+	return false
+}

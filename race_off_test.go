@@ -1,0 +1,5 @@
+//go:build !race
+
+package streamdb
+
+const raceEnabled = false

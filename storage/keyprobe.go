@@ -1,0 +1,81 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// AppendRowKey appends the storage key of a full row (see Key) to buf.
+// Only the row's DistKey and PK columns are read.
+func (t *Table) AppendRowKey(buf []byte, row []types.Datum) ([]byte, error) {
+	return t.appendRowKey(buf, row)
+}
+
+// DecodePK returns the PK values of a key the table made (Key,
+// AppendRowKey), in PK order.
+func (t *Table) DecodePK(key []byte) ([]types.Datum, error) {
+	if len(key) < tableKeyPrefixLen || !bytes.HasPrefix(key, appendTablePrefix(nil, t.ID)) {
+		return nil, fmt.Errorf("%w: key is not of table %d", ErrBadLayout, t.ID)
+	}
+	rest := key[tableKeyPrefixLen:]
+	out := make([]types.Datum, len(t.PK))
+	for j, c := range t.PK {
+		typ, err := t.colType(c)
+		if err != nil {
+			return nil, err
+		}
+		if out[j], rest, err = DecodeKey(rest, typ); err != nil {
+			return nil, fmt.Errorf("table %d pk column %d: %w", t.ID, c, err)
+		}
+	}
+	return out, nil
+}
+
+// KeyProbe tells which keys exist in a table, for keys asked in ascending
+// order: it walks one iterator forward, so a sorted batch of lookups costs
+// about one pass over the keys' neighbourhoods rather than a point read
+// each. Not safe for concurrent use; Close it.
+type KeyProbe struct {
+	it    *pebble.Iterator
+	empty bool
+}
+
+// NewKeyProbe returns a probe over the table's rows as r sees them.
+func (t *Table) NewKeyProbe(r Reader) (*KeyProbe, error) {
+	pr, err := r.reader()
+	if err != nil {
+		return nil, err
+	}
+	lower := appendTablePrefix(nil, t.ID)
+	it, err := pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	if err != nil {
+		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
+	}
+	p := &KeyProbe{it: it, empty: !it.First()}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
+	}
+	return p, nil
+}
+
+// Empty reports whether the table held no rows when the probe was made.
+func (p *KeyProbe) Empty() bool { return p.empty }
+
+// Has reports whether key exists. Keys must be asked in ascending order.
+func (p *KeyProbe) Has(key []byte) (bool, error) {
+	if p.empty {
+		return false, nil
+	}
+	// Pebble turns a seek past the previous one into a short step forward.
+	if !p.it.SeekGE(key) {
+		return false, p.it.Error()
+	}
+	return bytes.Equal(p.it.Key(), key), nil
+}
+
+// Close releases the probe.
+func (p *KeyProbe) Close() error { return p.it.Close() }
