@@ -263,13 +263,14 @@ func typeRows(v *catalogView) [][]types.Datum {
 	for _, t := range catalogTypes() {
 		ti := typeInfoOf(t)
 		elem, array := int64(0), int64(types.ArrayOf(t.ID).OID())
-		subscript := int64(0)
+		subscript, in, out, recv, send := int64(0), int64(0), int64(0), int64(0), int64(0)
 		if t.ID == types.IDArray {
 			elem, array, subscript = int64(t.ElemType().OID()), 0, 6179 // array_subscript_handler
+			in, out, recv, send = regprocOIDs["array_in"], regprocOIDs["array_out"], regprocOIDs["array_recv"], regprocOIDs["array_send"]
 		}
 		rows = append(rows, []types.Datum{int64(t.OID()), t.InternalName(), int64(nsPgCatalog), int64(roleSuper),
 			ti.len, ti.byval, "b", ti.category, ti.preferred, true, ",", int64(0), subscript, elem, array,
-			int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), ti.align, ti.storage, false,
+			in, out, recv, send, int64(0), int64(0), int64(0), ti.align, ti.storage, false,
 			int64(0), int64(-1), int64(0), ti.collation, nil, nil, nil})
 	}
 	return rows

@@ -356,6 +356,9 @@ func (c sessionCatalog) regOut(t types.Type, oid int64) string {
 		if oid == 0 {
 			return "-"
 		}
+		if name, ok := regprocName(oid); ok {
+			return name
+		}
 	}
 	return strconv.FormatInt(oid, 10)
 }
@@ -394,8 +397,27 @@ func (c sessionCatalog) regIn(t types.Type, s string) (types.Datum, error) {
 			return int64(roleDBOwner), nil
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", unquoteName(s))
+	case types.IDRegproc:
+		if oid, ok := regprocOIDs[strings.TrimPrefix(unquoteName(s), "pg_catalog.")]; ok {
+			return oid, nil
+		}
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %q does not exist", s)
+}
+
+// regprocOIDs are the functions a regproc can name: the array input and
+// output functions, which pg_type.typinput/typoutput give for array
+// types (drivers such as pgjdbc test typinput = 'array_in'::regproc).
+var regprocOIDs = map[string]int64{"array_in": 750, "array_out": 751, "array_recv": 2400, "array_send": 2401}
+
+// regprocName is the name of a function regprocOIDs holds.
+func regprocName(oid int64) (string, bool) {
+	for name, o := range regprocOIDs {
+		if o == oid {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // regclassIn looks a relation name up: [schema.]name, with the search

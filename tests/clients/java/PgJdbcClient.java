@@ -83,10 +83,8 @@ public class PgJdbcClient {
         ps.setObject(11, DATE);
         ps.setObject(12, TS);
         ps.setObject(13, TSTZ);
-        // A PGInterval parameter would make pgjdbc look the type up in
-        // pg_catalog.pg_type first; the interval's text, typed by the server,
-        // does not.
-        ps.setObject(14, "1 mon 2 days 03:04:05", Types.OTHER);
+        // pgjdbc looks the interval type up in pg_catalog.pg_type first.
+        ps.setObject(14, new org.postgresql.util.PGInterval(0, 1, 2, 3, 4, 5));
     }
 
     static void checkRow1(ResultSet rs, String what) throws SQLException {
@@ -104,6 +102,10 @@ public class PgJdbcClient {
         check(rs.getObject(12, LocalDateTime.class), TS, what + " c_timestamp");
         check(rs.getObject(13, OffsetDateTime.class), TSTZ, what + " c_timestamptz");
         check(rs.getString(14), "1 mon 2 days 03:04:05", what + " c_interval");
+        check(rs.getObject(14), new org.postgresql.util.PGInterval(0, 1, 2, 3, 4, 5), what + " c_interval as PGInterval");
+        // Type names come from pg_catalog.pg_type too.
+        check(rs.getMetaData().getColumnTypeName(14), "interval", what + " interval type name");
+        check(rs.getMetaData().getColumnTypeName(7), "numeric", what + " numeric type name");
     }
 
     public static void main(String[] args) throws Exception {
