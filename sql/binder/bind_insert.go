@@ -8,6 +8,7 @@ import (
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"
 )
 
@@ -219,6 +220,7 @@ func (b *binder) assignCast(e expr.Expr, col catalog.Column) (expr.Expr, error) 
 }
 
 func (b *binder) insertSelect(r *catalog.Relation, targets []int, q ast.ResultSetNode, explicit bool) (planner.Node, error) {
+	b.presetSelectParams(r, targets, q)
 	src, err := b.bindResultSet(q)
 	if err != nil {
 		return nil, err
@@ -237,4 +239,26 @@ func (b *binder) insertSelect(r *catalog.Relation, targets []int, q ast.ResultSe
 		return nil, err
 	}
 	return &planner.Project{Input: node, Exprs: full, Cols: relColumns(r, r.Name)}, nil
+}
+
+// presetSelectParams gives the parameters of unknown type that a plain
+// SELECT feeding an INSERT outputs as bare columns ($1 in INSERT INTO t
+// (a) SELECT $1) the type of their target column, as PostgreSQL infers it.
+func (b *binder) presetSelectParams(r *catalog.Relation, targets []int, q ast.ResultSetNode) {
+	sel, ok := q.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil {
+		return
+	}
+	for k, f := range sel.Fields.Fields {
+		if f.WildCard != nil || k >= len(targets) {
+			return
+		}
+		p, ok := f.Expr.(ast.ParamMarkerExpr)
+		if !ok {
+			continue
+		}
+		if i := paramOrder(p); i >= 0 && i < len(b.params) && b.params[i].ID == types.IDUnknown {
+			b.params[i] = r.Columns[targets[k]].Type
+		}
+	}
 }

@@ -22,6 +22,8 @@ func TestParamTypesFromCalls(t *testing.T) {
 		{"SELECT CASE a WHEN $1 THEN 'x' END FROM t", "integer"},
 		{"SELECT CASE WHEN a > 0 THEN $1 ELSE $2 END FROM t", "text text"},
 		{"SELECT CASE WHEN a > 0 THEN $1 ELSE c END FROM t", "numeric"},
+		{"INSERT INTO t (a, c) SELECT $1, $2", "integer numeric"},
+		{"INSERT INTO t (c, a) SELECT $1, a + 1 FROM t", "numeric"},
 	} {
 		res, err := bindSQL(c.query, Options{})
 		if err != nil {
