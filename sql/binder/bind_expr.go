@@ -187,6 +187,16 @@ func (b *binder) binary(op string, l, r expr.Expr) (expr.Expr, error) {
 		if r, err = b.decideParam(r, types.TBool); err != nil {
 			return nil, err
 		}
+	} else if op == "+" && b.isUnknownParam(r) && isTimestamp(l.Type()) {
+		// timestamp + $1 has no timestamp + timestamp: PostgreSQL picks
+		// timestamp + interval.
+		if r, err = b.decideParam(r, types.TInterval); err != nil {
+			return nil, err
+		}
+	} else if op == "+" && b.isUnknownParam(l) && isTimestamp(r.Type()) {
+		if l, err = b.decideParam(l, types.TInterval); err != nil {
+			return nil, err
+		}
 	} else if l, r, err = b.decidePair(l, r); err != nil {
 		return nil, err
 	}
@@ -358,4 +368,8 @@ func (b *binder) misplacedAgg(c *exprCtx, n *ast.AggregateFuncExpr) error {
 		msg = "aggregate functions are not allowed in " + c.clause
 	}
 	return b.at(pgerr.New(pgerr.GroupingError, "%s", msg), n, n.F)
+}
+
+func isTimestamp(t types.Type) bool {
+	return t.ID == types.IDTimestamp || t.ID == types.IDTimestampTZ
 }

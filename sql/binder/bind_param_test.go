@@ -23,6 +23,7 @@ func TestParamTypesFromCalls(t *testing.T) {
 		{"SELECT CASE WHEN a > 0 THEN $1 ELSE $2 END FROM t", "text text"},
 		{"SELECT CASE WHEN a > 0 THEN $1 ELSE c END FROM t", "numeric"},
 		{"INSERT INTO t (a, c) SELECT $1, $2", "integer numeric"},
+		{"SELECT now() + $1, $2 + now()", "interval interval"},
 		{"INSERT INTO t (c, a) SELECT $1, a + 1 FROM t", "numeric"},
 	} {
 		res, err := bindSQL(c.query, Options{})
