@@ -3,6 +3,7 @@ package streamdb
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -192,7 +193,9 @@ func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, e
 // rebuildGraph is the coordinator's OnFailure hook: the failed graph is
 // gone; build a new one from the catalog over committed state.
 func (db *DB) rebuildGraph(cause error) {
-	db.opts.Logger.Warn("recovering streaming graph", "cause", cause)
+	start := time.Now()
+	relation := db.failedRelation(cause)
+	db.opts.Logger.Warn("recovering streaming graph", "cause", cause, "relation", relation)
 	failed := db.failCreatingView(cause)
 	actors, sources, _, err := db.buildGraph()
 	if err != nil {
@@ -200,6 +203,7 @@ func (db *DB) rebuildGraph(cause error) {
 	} else {
 		db.coord.Restart(actors, sources)
 	}
+	db.recoveries.add(start, relation, cause, time.Since(start))
 	// The failed CREATE returns only now, so its client's next statement
 	// finds the rebuilt graph.
 	failed()

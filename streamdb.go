@@ -111,11 +111,13 @@ type DB struct {
 	gate   sync.RWMutex
 	closed bool
 
-	actorSeq  actorSeq
-	rowIDs    rowIDGen
-	defaultMu sync.Mutex
-	defSess   *Session
-	closeOnce sync.Once
+	actorSeq actorSeq
+	rowIDs   rowIDGen
+	// recoveries logs the graph's recent recoveries (streamdb_catalog.recoveries).
+	recoveries recoveryLog
+	defaultMu  sync.Mutex
+	defSess    *Session
+	closeOnce  sync.Once
 }
 
 // relRuntime is the running side of a relation.

@@ -40,6 +40,8 @@ func (db *DB) systemRelation(name string) (*catalog.Relation, bool) {
 		cols, id = sourceColumns, systemIDBase+2
 	case actorsName:
 		cols, id = actorColumns, systemIDBase+3
+	case recoveriesName:
+		cols, id = recoveryColumns, systemIDBase+4
 	default:
 		return nil, false
 	}
@@ -57,6 +59,8 @@ func (db *DB) systemRows(r *catalog.Relation) [][]types.Datum {
 		return db.rateLimitRows()
 	case sourcesName:
 		return db.sourceRows()
+	case recoveriesName:
+		return db.recoveries.snapshot()
 	case actorsName:
 		return db.actorRows()
 	}

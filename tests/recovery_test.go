@@ -157,6 +157,12 @@ func TestViewEvalErrorFailsDML(t *testing.T) {
 	if n := checkViewsEqualQueries(t, db, defs); n != len(defs) {
 		t.Fatalf("%d of %d views exist", n, len(defs))
 	}
+	// Each poisoning INSERT cost one recovery, logged with its cause and
+	// the view whose actor failed.
+	rec := queryRows(t, db, "SELECT count(*), max(seq), min(rebuild_ms) >= 0 FROM streamdb_catalog.recoveries WHERE relation = 'q' AND cause LIKE '%division by zero%'")
+	if len(rec) != 1 || rec[0] != "5|5|t" {
+		t.Errorf("streamdb_catalog.recoveries: %v, want 5 recoveries of view q", rec)
+	}
 }
 
 // TestViewEvalErrorFailsUpdate: the same through an UPDATE that moves a
