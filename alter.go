@@ -46,17 +46,7 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 			"materialized view %q has finished backfilling: there is no backfill to pause or resume", rel.Name)
 	}
 	next := *rel
-	switch a.Action {
-	case sql.AlterPause:
-		next.BackfillPaused = true
-	case sql.AlterResume:
-		next.BackfillPaused = false
-	case sql.AlterSetRateLimit:
-		next.BackfillRateLimit, next.BackfillRateZero = a.Value, !a.Default && a.Value == 0
-		if a.Default {
-			next.BackfillRateLimit = 0
-		}
-	}
+	applyFlowControl(a, &next.BackfillRateLimit, &next.BackfillPaused, &next.BackfillRateZero)
 	if err := db.saveRelation(&next); err != nil {
 		return err
 	}
@@ -100,10 +90,7 @@ func (db *DB) alterTable(a *sql.AlterStmt, w ResultWriter) error {
 		return e
 	}
 	next := *rel
-	next.DMLRateLimit, next.DMLPaused = a.Value, !a.Default && a.Value == 0
-	if a.Default {
-		next.DMLRateLimit = 0
-	}
+	applyFlowControl(a, &next.DMLRateLimit, nil, &next.DMLPaused)
 	if err := db.saveRelation(&next); err != nil {
 		return err
 	}
@@ -157,17 +144,7 @@ func (db *DB) alterSource(ctx context.Context, a *sql.AlterStmt, w ResultWriter)
 		return pgerr.New(pgerr.ObjectNotInPrereqState, "table %q has no connector: there is no source rate to limit", rel.Name)
 	}
 	next := *rel
-	switch a.Action {
-	case sql.AlterPause:
-		next.SourcePaused = true
-	case sql.AlterResume:
-		next.SourcePaused = false
-	case sql.AlterSetRateLimit:
-		next.SourceRateLimit, next.SourceRateZero = a.Value, !a.Default && a.Value == 0
-		if a.Default {
-			next.SourceRateLimit = 0
-		}
-	}
+	applyFlowControl(a, &next.SourceRateLimit, &next.SourcePaused, &next.SourceRateZero)
 	if err := db.saveRelation(&next); err != nil {
 		return err
 	}
@@ -177,4 +154,22 @@ func (db *DB) alterSource(ctx context.Context, a *sql.AlterStmt, w ResultWriter)
 		return err
 	}
 	return w.Complete(tag)
+}
+
+// applyFlowControl applies a PAUSE, RESUME or SET ..._RATE_LIMIT to a
+// relation's settings of one kind: paused is PAUSE/RESUME's flag (nil
+// where there is none), limit the rows per second (0: none) and zero
+// whether the limit is 0, which holds the flow independently of PAUSE.
+func applyFlowControl(a *sql.AlterStmt, limit *int64, paused, zero *bool) {
+	switch a.Action {
+	case sql.AlterPause:
+		*paused = true
+	case sql.AlterResume:
+		*paused = false
+	case sql.AlterSetRateLimit:
+		*limit, *zero = a.Value, !a.Default && a.Value == 0
+		if a.Default {
+			*limit = 0
+		}
+	}
 }

@@ -137,16 +137,11 @@ func newNexmark(cols []Column, opts map[string]string, base int64) (*nexmark, er
 		switch k {
 		case OptConnector:
 		case optNexTable:
-			switch strings.ToLower(v) {
-			case "person":
-				g.table = nexmarkPerson
-			case "auction":
-				g.table = nexmarkAuction
-			case "bid":
-				g.table = nexmarkBid
-			default:
+			t, ok := nexmarkTableByName(v)
+			if !ok {
 				return nil, optionError(k, v, "the table type is 'Bid', 'Auction' or 'Person'.")
 			}
+			g.table = t
 		case optNexEvents:
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < -1 {
@@ -193,7 +188,7 @@ func newNexmark(cols []Column, opts map[string]string, base int64) (*nexmark, er
 		g.fill = append(g.fill, f.col)
 	}
 	if g.limit >= 0 {
-		g.limit = g.rowsIn(g.limit)
+		g.limit = nexmarkRowsIn(g.table, g.limit)
 	}
 	return g, nil
 }
@@ -214,12 +209,11 @@ func nexmarkTypeFits(want types.ID, got types.Type) bool {
 	return false
 }
 
-// rowsIn is how many events of the generator's table are among the first
-// n events.
-func (g *nexmark) rowsIn(n int64) int64 {
+// nexmarkRowsIn is how many events of table are among the first n events.
+func nexmarkRowsIn(table nexmarkTable, n int64) int64 {
 	epochs, rem := n/totalProportion, n%totalProportion
 	var per, lo int64
-	switch g.table {
+	switch table {
 	case nexmarkPerson:
 		per, lo = personProportion, 0
 	case nexmarkAuction:
@@ -228,6 +222,29 @@ func (g *nexmark) rowsIn(n int64) int64 {
 		per, lo = bidProportion, personProportion+auctionProportion
 	}
 	return epochs*per + min(per, max(0, rem-lo))
+}
+
+// NexmarkRows is how many rows a nexmark source of table type table
+// ('Person', 'Auction' or 'Bid', any case) makes from the first events
+// events of the stream.
+func NexmarkRows(table string, events int64) int64 {
+	t, ok := nexmarkTableByName(table)
+	if !ok {
+		return 0
+	}
+	return nexmarkRowsIn(t, events)
+}
+
+func nexmarkTableByName(name string) (nexmarkTable, bool) {
+	switch strings.ToLower(name) {
+	case "person":
+		return nexmarkPerson, true
+	case "auction":
+		return nexmarkAuction, true
+	case "bid":
+		return nexmarkBid, true
+	}
+	return 0, false
 }
 
 // eventID is the event number of row i of the generator's table.
@@ -274,11 +291,9 @@ func lastBase0AuctionID(id int64) int64 {
 type rng struct{ s uint64 }
 
 func (r *rng) next() uint64 {
+	x := splitmix(r.s)
 	r.s += 0x9e3779b97f4a7c15
-	x := r.s
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
+	return x
 }
 
 func (r *rng) intn(n int64) int64 { return int64(r.next() % uint64(n)) }

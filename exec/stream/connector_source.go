@@ -105,7 +105,8 @@ func (s *ConnectorSource) Next(ctx context.Context) (Message, error) {
 		default:
 		}
 		if !s.started || s.opts.Paused || s.exhausted() {
-			return s.wait(ctx)
+			m, _, err := s.waitFor(ctx, 0)
+			return m, err
 		}
 		if d := time.Until(s.nextAt); d > 0 {
 			m, ok, err := s.waitFor(ctx, d)
@@ -118,25 +119,20 @@ func (s *ConnectorSource) Next(ctx context.Context) (Message, error) {
 	}
 }
 
-// wait blocks for the next upstream message.
-func (s *ConnectorSource) wait(ctx context.Context) (Message, error) {
-	select {
-	case m, open := <-s.in.C:
-		return s.handle(m, open)
-	case <-ctx.Done():
-		return Message{}, ctx.Err()
-	}
-}
-
-// waitFor waits up to d for an upstream message; ok reports one.
+// waitFor waits up to d (d <= 0: until one comes) for an upstream
+// message; ok reports one.
 func (s *ConnectorSource) waitFor(ctx context.Context, d time.Duration) (Message, bool, error) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+	var timeout <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
 	select {
 	case m, open := <-s.in.C:
 		m, err := s.handle(m, open)
 		return m, true, err
-	case <-t.C:
+	case <-timeout:
 		return Message{}, false, nil
 	case <-ctx.Done():
 		return Message{}, false, ctx.Err()

@@ -95,37 +95,40 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		defer pg.Stop()
 	}
-	var results []Result
+	// Each step runs on a fresh target: streamdb, and PostgreSQL where it
+	// can do the same work (it has no streams for nexmark).
+	type step struct {
+		label string
+		t     target
+		run   func(*session) ([]Result, error)
+	}
+	var steps []step
 	for _, name := range names {
-		sys := []target{&streamdbTarget{dir: cfg.TempDir}}
-		if pg != nil && name != "nexmark" { // PostgreSQL has no streams to compare with
-			sys = append(sys, &postgresTarget{srv: pg})
-		}
 		if name == "nexmark" {
 			for _, q := range NexmarkQueries {
-				t := &streamdbTarget{dir: cfg.TempDir}
-				fmt.Fprintf(cfg.Log, "%s: nexmark %s...\n", t.name(), q.Name)
-				rs, err := runNexmark(ctx, cfg, q, t)
-				results = append(results, rs...)
-				if err != nil {
-					results = append(results, Result{System: t.name(), Scenario: "nexmark/" + q.Name, Err: err})
-				}
-				if ctx.Err() != nil {
-					return results, ctx.Err()
-				}
+				steps = append(steps, step{"nexmark/" + q.Name, &streamdbTarget{dir: cfg.TempDir},
+					func(s *session) ([]Result, error) { return s.nexmark(q) }})
 			}
 			continue
 		}
-		for _, t := range sys {
-			fmt.Fprintf(cfg.Log, "%s: %s...\n", t.name(), name)
-			rs, err := runScenario(ctx, cfg, name, t)
-			results = append(results, rs...)
-			if err != nil {
-				results = append(results, Result{System: t.name(), Scenario: name, Err: err})
-			}
-			if ctx.Err() != nil {
-				return results, ctx.Err()
-			}
+		run := map[string]func(*session) ([]Result, error){
+			"load": (*session).load, "backfill": (*session).backfill, "freshness": (*session).freshness,
+		}[name]
+		steps = append(steps, step{name, &streamdbTarget{dir: cfg.TempDir}, run})
+		if pg != nil {
+			steps = append(steps, step{name, &postgresTarget{srv: pg}, run})
+		}
+	}
+	var results []Result
+	for _, st := range steps {
+		fmt.Fprintf(cfg.Log, "%s: %s...\n", st.t.name(), st.label)
+		rs, err := runStep(ctx, cfg, st.t, st.run)
+		results = append(results, rs...)
+		if err != nil {
+			results = append(results, Result{System: st.t.name(), Scenario: st.label, Err: err})
+		}
+		if ctx.Err() != nil {
+			return results, ctx.Err()
 		}
 	}
 	return results, nil
@@ -142,7 +145,8 @@ type target interface {
 	close() error
 }
 
-func runScenario(ctx context.Context, cfg Config, name string, t target) (_ []Result, err error) {
+// runStep runs one scenario step on a fresh database of t.
+func runStep(ctx context.Context, cfg Config, t target, run func(*session) ([]Result, error)) (_ []Result, err error) {
 	c, err := t.open(ctx)
 	if err != nil {
 		return nil, err
@@ -153,31 +157,7 @@ func runScenario(ctx context.Context, cfg Config, name string, t target) (_ []Re
 			err = cerr
 		}
 	}()
-	s := &session{ctx: ctx, c: c, t: t, cfg: cfg}
-	switch name {
-	case "load":
-		return s.load()
-	case "backfill":
-		return s.backfill()
-	case "freshness":
-		return s.freshness()
-	}
-	return nil, fmt.Errorf("unknown scenario %q", name)
-}
-
-func runNexmark(ctx context.Context, cfg Config, q NexmarkQuery, t target) (_ []Result, err error) {
-	c, err := t.open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		c.Close(context.Background())
-		if cerr := t.close(); err == nil {
-			err = cerr
-		}
-	}()
-	s := &session{ctx: ctx, c: c, t: t, cfg: cfg}
-	return s.nexmark(q)
+	return run(&session{ctx: ctx, c: c, t: t, cfg: cfg})
 }
 
 type session struct {

@@ -58,8 +58,20 @@ func TestSmoke(t *testing.T) {
 	if err := Print(&out, results); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "backfill/group-by") || compare && !strings.Contains(out.String(), "x\n") {
-		t.Errorf("table:\n%s", out.String())
+	// Every streamdb step prints its ratio to PostgreSQL, or events per
+	// core for Nexmark.
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "streamdb" {
+			continue
+		}
+		last := f[len(f)-1]
+		switch {
+		case strings.HasPrefix(f[1], "nexmark/") && last != "ev/s/core":
+			t.Errorf("nexmark row without events per core: %q", line)
+		case !strings.HasPrefix(f[1], "nexmark/") && compare && !strings.HasSuffix(last, "x"):
+			t.Errorf("row without a ratio to PostgreSQL: %q", line)
+		}
 	}
 	t.Logf("\n%s", out.String())
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/streamdb/streamdb/exec/connector"
 )
 
 // NexmarkQuery is one Nexmark query, as RisingWave writes it.
@@ -77,9 +79,7 @@ func NexmarkDDL(table string, events int64, asTable bool) string {
 
 // NexmarkRows is how many rows of table the first events events hold.
 func NexmarkRows(table string, events int64) int64 {
-	layout := map[string][2]int64{"person": {1, 0}, "auction": {3, 1}, "bid": {46, 4}}[table]
-	per, lo := layout[0], layout[1]
-	return events/50*per + min(per, max(0, events%50-lo))
+	return connector.NexmarkRows(nexmarkType[table], events)
 }
 
 // nexmark runs each query on a fresh database: its sources are created

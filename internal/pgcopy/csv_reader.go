@@ -56,16 +56,12 @@ func (r *csvReader) Next() ([][]byte, error) {
 			continue
 		}
 		n, err := r.split(r.text)
-		switch {
-		case err != nil:
+		skip, err := checkRecord(r.fields, n, err, header, r.cols, r.opts.Null)
+		if err != nil {
 			return nil, err
-		case header:
-			if err := matchHeader(r.fields, n, r.cols, r.opts.Null); err != nil {
-				return nil, err
-			}
+		}
+		if skip {
 			continue
-		case n != len(r.cols):
-			return nil, fieldCountError(n, r.cols)
 		}
 		return r.fields, nil
 	}
@@ -197,6 +193,21 @@ func (r *csvReader) value(rec []byte, i int) (int, bool, error) {
 
 // matchHeader checks, under HEADER MATCH, that a header line of n values
 // names the columns in order.
+// checkRecord checks a record split into n fields (or failing to split,
+// splitErr): a header line is matched against the columns and skipped;
+// any other line must have one field per column.
+func checkRecord(fields [][]byte, n int, splitErr error, header bool, cols []string, null string) (skip bool, err error) {
+	switch {
+	case splitErr != nil:
+		return false, splitErr
+	case header:
+		return true, matchHeader(fields, n, cols, null)
+	case n != len(cols):
+		return false, fieldCountError(n, cols)
+	}
+	return false, nil
+}
+
 func matchHeader(fields [][]byte, n int, cols []string, null string) error {
 	if n != len(cols) {
 		return pgerr.New(pgerr.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", n, len(cols))

@@ -46,16 +46,12 @@ func (r *textReader) Next() ([][]byte, error) {
 			return nil, r.end()
 		}
 		n, err := r.split(line)
-		switch {
-		case err != nil:
+		skip, err := checkRecord(r.fields, n, err, header, r.cols, r.opts.Null)
+		if err != nil {
 			return nil, err
-		case header:
-			if err := matchHeader(r.fields, n, r.cols, r.opts.Null); err != nil {
-				return nil, err
-			}
+		}
+		if skip {
 			continue
-		case n != len(r.cols):
-			return nil, fieldCountError(n, r.cols)
 		}
 		return r.fields, nil
 	}
