@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -34,7 +35,23 @@ type copyLoad struct {
 	stage   *copyStage
 	row     []types.Datum
 	key     []byte
+
+	// The insert batches PostgreSQL would have (copyBatchRows): the rows
+	// and bytes of the current one, and the last line of the last full
+	// one (0 when none is).
+	batchRows, batchBytes int
+	insertedLine          int64
 }
+
+// PostgreSQL's COPY FROM inserts rows in batches (MAX_BUFFERED_TUPLES and
+// MAX_BUFFERED_BYTES of input line text in copyfrom.c), so a duplicate
+// key fails it when its batch is full and inserted, before the rows after
+// the batch are read: of a duplicate key and a later bad row, it reports
+// the duplicate only when a full batch lies between them.
+const (
+	copyBatchRows  = 1000
+	copyBatchBytes = 65535
+)
 
 // copyFrom loads the COPY data in r into the table's target columns (the
 // others are NULL) and returns the number of rows loaded: all of them, or
@@ -51,7 +68,7 @@ func (db *DB) copyFrom(ctx context.Context, rel *catalog.Relation, targets []int
 		row: make([]types.Datum, len(rel.Columns))}
 	defer l.stage.close()
 	if err := l.read(ctx); err != nil {
-		return 0, err
+		return 0, l.earlierDuplicate(ctx, err)
 	}
 	if err := l.stage.finish(); err != nil {
 		return 0, err
@@ -78,7 +95,39 @@ func (l *copyLoad) read(ctx context.Context) error {
 		if err := l.stage.add(l.row, l.key, l.rd.Line()); err != nil {
 			return err
 		}
+		l.batch()
 	}
+}
+
+// batch counts the row just staged into the current insert batch.
+func (l *copyLoad) batch() {
+	l.batchRows++
+	l.batchBytes += l.rd.LineBytes()
+	if l.batchRows >= copyBatchRows || l.batchBytes >= copyBatchBytes {
+		l.insertedLine, l.batchRows, l.batchBytes = l.rd.Line(), 0, 0
+	}
+}
+
+// earlierDuplicate returns, for a row that failed with err, the unique
+// violation of a row in a full insert batch before it (see
+// copyBatchRows), if there is one, else err.
+func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code == pgerr.QueryCanceled || l.stage.keys == nil || l.insertedLine == 0 {
+		return err
+	}
+	if l.stage.keys.finish() != nil {
+		return err
+	}
+	t, lockErr := l.db.lockTable(l.rel)
+	if lockErr != nil {
+		return err
+	}
+	defer t.unlock()
+	if dup := l.checkKeys(ctx, t, l.insertedLine); dup != nil && pgerr.As(dup).Code == pgerr.UniqueViolation {
+		return dup
+	}
+	return err
 }
 
 // fill decodes a row's fields into l.row and computes its key.
@@ -173,7 +222,7 @@ func (l *copyLoad) commit(ctx context.Context) error {
 	}
 	defer t.unlock()
 	if l.stage.keys != nil {
-		if err := l.checkKeys(ctx, t); err != nil {
+		if err := l.checkKeys(ctx, t, math.MaxInt64); err != nil {
 			return err
 		}
 	}
@@ -183,9 +232,10 @@ func (l *copyLoad) commit(ctx context.Context) error {
 	return t.commitStream(ctx, l.stage.rows, l.stage.chunks())
 }
 
-// checkKeys finds the first line (as PostgreSQL would, inserting in
-// order) whose key repeats an earlier line's or a committed row's.
-func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget) error {
+// checkKeys finds the first line up to lastLine (as PostgreSQL would,
+// inserting in order) whose key repeats an earlier line's or a committed
+// row's.
+func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget, lastLine int64) error {
 	probe, err := l.layout.NewKeyProbe(t.snap)
 	if err != nil {
 		return err
@@ -199,6 +249,9 @@ func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget) error {
 			return pgerr.As(err)
 		}
 		key, line := m.key(), m.line()
+		if line > lastLine {
+			continue
+		}
 		bad := false
 		if prev != nil && bytes.Equal(key, prev) {
 			bad = true // a later line with an earlier line's key

@@ -14,13 +14,15 @@ import (
 // that clients' catalog queries (psql's \d commands and tab completion,
 // drivers, GUI tools) work. Catalogs of objects streamdb does not have
 // (triggers, policies, publications, inheritance ...) exist and are
-// empty.
+// empty. pg_proc, pg_operator, pg_cast and pg_description list the
+// built-in functions, operators and casts streamdb has, as PostgreSQL 15
+// has them (pgproc.go, pgoperator.go).
 //
 // Object identifiers: a stored relation's OID is its catalog id plus
 // firstUserOID (stable across restarts, as ids are never reused); the
 // index behind a table's primary key and its constraint get the
-// relation's OID with indexOIDBit or constraintOIDBit set. Types have
-// their Postgres OIDs; system relations and namespaces have fixed OIDs
+// relation's OID with indexOIDBit or constraintOIDBit set. Types,
+// built-in functions, operators and casts have their Postgres OIDs; system relations and namespaces have fixed OIDs
 // (Postgres's own for the catalogs it has). All user objects are in the
 // public schema and owned by the session's user (role OID 10).
 
@@ -87,7 +89,7 @@ var pgTables = []*pgTable{
 	{nsPgCatalog, "pg_indexes", 12043, "v", `schemaname name, tablename name, indexname name, tablespace name, indexdef text`, indexesViewRows, nil},
 	{nsPgCatalog, "pg_collation", 3456, "r", `oid oid, collname name, collnamespace oid, collowner oid, collprovider "char", collisdeterministic boolean, collencoding integer, collcollate text, collctype text, colliculocale text, collversion text`, collationRows, nil},
 	{nsPgCatalog, "pg_tablespace", 1213, "r", `oid oid, spcname name, spcowner oid, spcacl aclitem[], spcoptions text[]`, tablespaceRows, nil},
-	{nsPgCatalog, "pg_description", 2609, "r", `objoid oid, classoid oid, objsubid integer, description text`, nil, nil},
+	{nsPgCatalog, "pg_description", 2609, "r", `objoid oid, classoid oid, objsubid integer, description text`, descriptionRows, nil},
 	{nsPgCatalog, "pg_shdescription", 2396, "r", `objoid oid, classoid oid, description text`, nil, nil},
 	{nsPgCatalog, "pg_inherits", 2611, "r", `inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean`, nil, nil},
 	{nsPgCatalog, "pg_attrdef", 2604, "r", `oid oid, adrelid oid, adnum smallint, adbin pg_node_tree`, nil, nil},
@@ -98,7 +100,7 @@ var pgTables = []*pgTable{
 	{nsPgCatalog, "pg_publication_namespace", 6237, "r", `oid oid, pnpubid oid, pnnspid oid`, nil, nil},
 	{nsPgCatalog, "pg_trigger", 2620, "r", `oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype smallint, tgenabled "char", tgisinternal boolean, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable boolean, tginitdeferred boolean, tgnargs smallint, tgattr int2vector, tgargs bytea, tgqual pg_node_tree, tgoldtable name, tgnewtable name`, nil, nil},
 	{nsPgCatalog, "pg_rewrite", 2618, "r", `oid oid, rulename name, ev_class oid, ev_type "char", ev_enabled "char", is_instead boolean, ev_qual pg_node_tree, ev_action pg_node_tree`, nil, nil},
-	{nsPgCatalog, "pg_proc", 1255, "r", `oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost real, prorows real, provariadic oid, prosupport regproc, prokind "char", prosecdef boolean, proleakproof boolean, proisstrict boolean, proretset boolean, provolatile "char", proparallel "char", pronargs smallint, pronargdefaults smallint, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes "char"[], proargnames text[], proargdefaults pg_node_tree, protrftypes oid[], prosrc text, probin text, prosqlbody pg_node_tree, proconfig text[], proacl aclitem[]`, nil, nil},
+	{nsPgCatalog, "pg_proc", 1255, "r", `oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost real, prorows real, provariadic oid, prosupport regproc, prokind "char", prosecdef boolean, proleakproof boolean, proisstrict boolean, proretset boolean, provolatile "char", proparallel "char", pronargs smallint, pronargdefaults smallint, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes "char"[], proargnames text[], proargdefaults pg_node_tree, protrftypes oid[], prosrc text, probin text, prosqlbody pg_node_tree, proconfig text[], proacl aclitem[]`, procRows, nil},
 	{nsPgCatalog, "pg_extension", 3079, "r", `oid oid, extname name, extowner oid, extnamespace oid, extrelocatable boolean, extversion text, extconfig oid[], extcondition text[]`, nil, nil},
 	{nsPgCatalog, "pg_sequence", 2224, "r", `seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, seqcache bigint, seqcycle boolean`, nil, nil},
 	{nsPgCatalog, "pg_enum", 3501, "r", `oid oid, enumtypid oid, enumsortorder real, enumlabel name`, nil, nil},
@@ -106,9 +108,9 @@ var pgTables = []*pgTable{
 	{nsPgCatalog, "pg_foreign_table", 3118, "r", `ftrelid oid, ftserver oid, ftoptions text[]`, foreignTableRows, nil},
 	{nsPgCatalog, "pg_partitioned_table", 3350, "r", `partrelid oid, partstrat "char", partnatts smallint, partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector, partexprs pg_node_tree`, nil, nil},
 	{nsPgCatalog, "pg_event_trigger", 3466, "r", `oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled "char", evttags text[]`, nil, nil},
-	{nsPgCatalog, "pg_language", 2612, "r", `oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl aclitem[]`, nil, nil},
+	{nsPgCatalog, "pg_language", 2612, "r", `oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl aclitem[]`, languageRows, nil},
 	{nsPgCatalog, "pg_aggregate", 2600, "r", `aggfnoid regproc, aggkind "char", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify "char", aggmfinalmodify "char", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text`, nil, nil},
-	{nsPgCatalog, "pg_operator", 2617, "r", `oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind "char", oprcanmerge boolean, oprcanhash boolean, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc`, nil, nil},
+	{nsPgCatalog, "pg_operator", 2617, "r", `oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind "char", oprcanmerge boolean, oprcanhash boolean, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc`, operatorRows, nil},
 	{nsPgCatalog, "pg_opclass", 2616, "r", `oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault boolean, opckeytype oid`, nil, nil},
 	{nsPgCatalog, "pg_opfamily", 2753, "r", `oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid`, nil, nil},
 	{nsPgCatalog, "pg_amop", 2602, "r", `oid oid, amopfamily oid, amoplefttype oid, amoprighttype oid, amopstrategy smallint, amoppurpose "char", amopopr oid, amopmethod oid, amopsortfamily oid`, nil, nil},
@@ -136,6 +138,7 @@ var pgTables = []*pgTable{
 	{nsInfo, "columns", 13295, "v", `table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, column_name sql_identifier, ordinal_position cardinal_number, column_default character_data, is_nullable yes_or_no, data_type character_data, character_maximum_length cardinal_number, character_octet_length cardinal_number, numeric_precision cardinal_number, numeric_precision_radix cardinal_number, numeric_scale cardinal_number, datetime_precision cardinal_number, interval_type character_data, interval_precision cardinal_number, character_set_catalog sql_identifier, character_set_schema sql_identifier, character_set_name sql_identifier, collation_catalog sql_identifier, collation_schema sql_identifier, collation_name sql_identifier, domain_catalog sql_identifier, domain_schema sql_identifier, domain_name sql_identifier, udt_catalog sql_identifier, udt_schema sql_identifier, udt_name sql_identifier, scope_catalog sql_identifier, scope_schema sql_identifier, scope_name sql_identifier, maximum_cardinality cardinal_number, dtd_identifier sql_identifier, is_self_referencing yes_or_no, is_identity yes_or_no, identity_generation character_data, identity_start character_data, identity_increment character_data, identity_maximum character_data, identity_minimum character_data, identity_cycle yes_or_no, is_generated character_data, generation_expression character_data, is_updatable yes_or_no`, infoColumnRows, nil},
 	{nsInfo, "schemata", 13382, "v", `catalog_name sql_identifier, schema_name sql_identifier, schema_owner sql_identifier, default_character_set_catalog sql_identifier, default_character_set_schema sql_identifier, default_character_set_name sql_identifier, sql_path character_data`, infoSchemataRows, nil},
 	{nsInfo, "views", 13483, "v", `table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, view_definition character_data, check_option character_data, is_updatable yes_or_no, is_insertable_into yes_or_no, is_trigger_updatable yes_or_no, is_trigger_deletable yes_or_no, is_trigger_insertable_into yes_or_no`, nil, nil},
+	{nsPgCatalog, "pg_cast", 2605, "r", `oid oid, castsource oid, casttarget oid, castfunc oid, castcontext "char", castmethod "char"`, castRows, nil},
 }
 
 // pgTableIDBase starts the catalog ids of pgTables (after streamdb_catalog's).
@@ -166,7 +169,7 @@ func init() {
 // catalogColumnType maps the type of a catalog column, as Postgres
 // prints it, to the streamdb type that holds it: name, "char", xid and
 // pg_node_tree are text; aclitem[] is text[]; int2vector and oidvector
-// are arrays; the information_schema domains are text and integer.
+// are vectors (types.VectorOf); the information_schema domains are text and integer.
 func catalogColumnType(name string) types.Type {
 	switch name {
 	case "name", `"char"`, "pg_node_tree", "anyarray", "bytea", "sql_identifier", "character_data", "yes_or_no":
@@ -176,9 +179,9 @@ func catalogColumnType(name string) types.Type {
 	case "cardinal_number":
 		return types.TInt32
 	case "int2vector":
-		return types.ArrayOf(types.IDInt16)
+		return types.VectorOf(types.IDInt16)
 	case "oidvector":
-		return types.ArrayOf(types.IDOid)
+		return types.VectorOf(types.IDOid)
 	case "aclitem[]", `"char"[]`:
 		return types.ArrayOf(types.IDText)
 	}

@@ -3,6 +3,7 @@ package streamdb
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -245,7 +246,7 @@ func typeInfoOf(t types.Type) typeInfo {
 	return typeInfo{-1, false, "i", "x", "X", false, 0}
 }
 
-// catalogTypes are the types pg_type lists.
+// catalogTypes are the types pg_type lists (besides types.CatalogTypes).
 func catalogTypes() []types.Type {
 	var out []types.Type
 	for id := types.IDBool; id <= types.IDRegrole; id++ {
@@ -255,7 +256,7 @@ func catalogTypes() []types.Type {
 		out = append(out, types.Type{ID: id})
 		out = append(out, types.ArrayOf(id))
 	}
-	return out
+	return append(out, types.VectorOf(types.IDInt16), types.VectorOf(types.IDOid))
 }
 
 func typeRows(v *catalogView) [][]types.Datum {
@@ -273,7 +274,35 @@ func typeRows(v *catalogView) [][]types.Datum {
 			in, out, recv, send, int64(0), int64(0), int64(0), ti.align, ti.storage, false,
 			int64(0), int64(-1), int64(0), ti.collation, nil, nil, nil})
 	}
+	for _, ct := range types.CatalogTypes() {
+		rows = append(rows, catalogTypeRow(ct))
+	}
 	return rows
+}
+
+// catalogTypeRow is the pg_type row of a pseudo-type or of a system type
+// streamdb reads as another.
+func catalogTypeRow(ct types.CatalogType) []types.Datum {
+	typtype, ti := "b", typeInfo{-1, false, "i", "x", string(ct.Category), false, 0}
+	switch {
+	case ct.Category == 'P' && strings.HasSuffix(ct.Name, "array"), ct.Name == "record":
+		typtype, ti.align = "p", "d"
+	case ct.Category == 'P':
+		typtype, ti = "p", typeInfo{4, true, "i", "p", "P", false, 0}
+	case ct.Name == "name":
+		ti = typeInfo{64, false, "c", "p", "S", false, 950}
+	case ct.Name == "pg_node_tree":
+		ti.collation = collDefault
+	}
+	subscript, in, out, recv, send := int64(0), int64(0), int64(0), int64(0), int64(0)
+	if ct.Elem != 0 {
+		subscript, ti.collation = 6179, 950
+		in, out, recv, send = regprocOIDs["array_in"], regprocOIDs["array_out"], regprocOIDs["array_recv"], regprocOIDs["array_send"]
+	}
+	return []types.Datum{int64(ct.OID), ct.Name, int64(nsPgCatalog), int64(roleSuper), ti.len, ti.byval, typtype,
+		ti.category, false, true, ",", int64(0), subscript, int64(ct.Elem), int64(ct.Array), in, out, recv, send,
+		int64(0), int64(0), int64(0), ti.align, ti.storage, false, int64(0), int64(-1), int64(0), ti.collation,
+		nil, nil, nil}
 }
 
 func databaseRows(v *catalogView) [][]types.Datum {

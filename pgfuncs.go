@@ -155,10 +155,7 @@ func (c sessionCatalog) function(name string, n int) *catalog.Func {
 	case "pg_table_is_visible":
 		return fn(tBool, c.tableVisible, tOid)
 	case "pg_type_is_visible":
-		return fn(tBool, func(a []types.Datum) (types.Datum, error) {
-			_, ok := types.TypeByOID(uint32(a[0].(int64)))
-			return ok, nil
-		}, tOid)
+		return fn(tBool, func(a []types.Datum) (types.Datum, error) { return isCatalogType(a[0].(int64)), nil }, tOid)
 	case "pg_function_is_visible", "pg_operator_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
 		"pg_collation_is_visible", "pg_conversion_is_visible", "pg_statistics_obj_is_visible",
 		"pg_ts_config_is_visible", "pg_ts_dict_is_visible", "pg_ts_parser_is_visible", "pg_ts_template_is_visible":
@@ -182,6 +179,21 @@ func (c sessionCatalog) function(name string, n int) *catalog.Func {
 		return fn(tText, c.indexDef, tOid)
 	case "pg_get_constraintdef":
 		return c.withOptionalBool(n, fn(tText, c.constraintDef, tOid))
+	case "pg_get_function_result":
+		return fn(tText, functionResult, tOid)
+	case "pg_get_function_arguments":
+		return fn(tText, functionArguments, tOid)
+	case "pg_get_function_identity_arguments":
+		return fn(tText, functionIdentityArguments, tOid)
+	case "pg_get_function_sqlbody":
+		return fn(tText, functionSQLBody, tOid)
+	case "pg_get_functiondef":
+		return fn(tText, functionDef, tOid)
+	case "obj_description":
+		if n == 2 {
+			return fn(tText, objDescription, tOid, tText)
+		}
+		return fn(tText, objDescription, tOid)
 	case "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
 		"has_function_privilege", "has_any_column_privilege", "has_sequence_privilege", "pg_has_role":
 		// The one role is a superuser.
@@ -341,7 +353,7 @@ func (c sessionCatalog) regOut(t types.Type, oid int64) string {
 			return expr.QuoteIdent(pkIndexName(r))
 		}
 	case types.IDRegtype:
-		if _, ok := types.TypeByOID(uint32(oid)); ok {
+		if isCatalogType(oid) {
 			return expr.FormatType(uint32(oid), -1)
 		}
 	case types.IDRegnamespace:
@@ -356,11 +368,18 @@ func (c sessionCatalog) regOut(t types.Type, oid int64) string {
 		if oid == 0 {
 			return "-"
 		}
-		if name, ok := regprocName(oid); ok {
+		if name, ok := funcName(oid); ok {
 			return name
 		}
 	}
 	return strconv.FormatInt(oid, 10)
+}
+
+// isCatalogType reports whether pg_type lists the type with OID oid.
+func isCatalogType(oid int64) bool {
+	_, ok := types.TypeByOID(uint32(oid))
+	_, other := types.CatalogTypeByOID(uint32(oid))
+	return ok || other
 }
 
 // qualifiedRelName names a relation as regclass prints it: qualified
@@ -398,8 +417,9 @@ func (c sessionCatalog) regIn(t types.Type, s string) (types.Datum, error) {
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "role %q does not exist", unquoteName(s))
 	case types.IDRegproc:
-		if oid, ok := regprocOIDs[strings.TrimPrefix(unquoteName(s), "pg_catalog.")]; ok {
-			return oid, nil
+		parts := splitQualified(s)
+		if len(parts) == 1 || (len(parts) == 2 && parts[0] == "pg_catalog") {
+			return funcOIDByName(parts[len(parts)-1])
 		}
 	}
 	return nil, pgerr.New(pgerr.UndefinedFunction, "function %q does not exist", s)
@@ -448,6 +468,9 @@ func regtypeIn(s string) (types.Datum, error) {
 			t = types.ArrayOf(id)
 		}
 		return int64(t.OID()), nil
+	}
+	if t, ok := types.CatalogTypeByName(name); ok {
+		return int64(t.OID), nil
 	}
 	return nil, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", s)
 }

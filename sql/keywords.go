@@ -68,6 +68,33 @@ var pgNotName = wordSet(`all analyze and array as asc both case check collate co
 // function of that name: a call needs the name quoted.
 var tidbNotCallable = wordSet(`cardinality`)
 
+// castCallWords are type names TiDB reads as keywords that Postgres
+// lets a query call as functions, each a cast to its type: int4(x),
+// text(x), numeric(x) (see the binder). A call needs the name quoted; the
+// same words before '(' in a column definition are a type with a
+// modifier (numeric(10,2)), so only a call in expression position is
+// quoted (callPosition).
+var castCallWords = wordSet(`bool int2 int4 int8 float4 float8 numeric text varchar`)
+
+// callWords are keywords after which an expression (so a call) starts.
+var callWords = wordSet(`select where and or not when then else on having between case distinct all any
+	some limit offset returning like ilike`)
+
+// callPosition reports whether a name after prev stands where an
+// expression starts, not where a column definition's type does (after the
+// column's name, or after TYPE).
+func callPosition(prev Token) bool {
+	switch prev.Kind {
+	case TokOp:
+		return true
+	case TokPunct, tokRaw:
+		return prev.Text == "(" || prev.Text == "," || prev.Text == "["
+	case TokIdent:
+		return !prev.Quoted && callWords[prev.Text]
+	}
+	return false
+}
+
 // grammarWords are unreserved or column-name keywords of Postgres that the
 // SQL handed to TiDB always uses as keywords where they are not after AS
 // or next to a '.': BY (GROUP BY), SET (UPDATE ... SET), VALUES, BETWEEN,
@@ -86,6 +113,9 @@ func needsQuotes(toks []Token, k int) bool {
 		return true
 	}
 	if tidbNotCallable[name] && tokenAtOr(toks, k+1).isPunct("(") {
+		return true
+	}
+	if castCallWords[name] && tokenAtOr(toks, k+1).isPunct("(") && callPosition(tokenAtOr(toks, k-1)) {
 		return true
 	}
 	if !tidbReserved[name] {

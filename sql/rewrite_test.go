@@ -23,6 +23,12 @@ func TestRewrite(t *testing.T) {
 		{`select sum(x) over(partition by y)::int from t`, `select __sdb_cast( sum( x ) over( partition by y ) , 'int' ) from t`},
 		{`select CAST(a AS integer), cast(b as timestamp(3) without time zone), cast(c::int as text)`,
 			`select __sdb_cast( a , 'integer' ) , __sdb_cast( b , 'timestamp(3) without time zone' ) , __sdb_cast( __sdb_cast( c , 'int' ) , 'text' )`},
+		// Function-style casts: a type keyword called in an expression is
+		// quoted, a column's type with a modifier is not.
+		{`select int4(a), text(1) || float8(b), x = numeric(y), pg_catalog.int8(z) where bool(c) and varchar(d) > ''`,
+			`select "int4"( a ) , "text"( 1 ) || "float8"( b ) , x = "numeric"( y ) , "int8"( z ) where "bool"( c ) and "varchar"( d ) > ''`},
+		{`create table t (a numeric(10, 2), b varchar(5), "c" numeric(3))`,
+			`create table t( a numeric( 10 , 2 ) , b varchar( 5 ) , "c" numeric( 3 ) )`},
 		// Typed literals.
 		{`select DATE '2024-01-01', timestamptz 'x', TIMESTAMP WITH TIME ZONE 'y'`,
 			`select __sdb_cast( '2024-01-01' , 'date' ) , __sdb_cast( 'x' , 'timestamptz' ) , __sdb_cast( 'y' , 'timestamp with time zone' )`},

@@ -205,6 +205,12 @@ func TestCopyBadRow(t *testing.T) {
 			"COPY t, line 3"},
 		{"first failing line", "", "10\t1\tx\n11\t1\tx\n12\t1\tx\n11\t1\tx\n1\t1\tx\n", "23505",
 			`duplicate key value violates unique constraint "t_pkey"`, "COPY t, line 4"},
+		// PostgreSQL inserts in batches (see TestCopyErrorOrder): a bad
+		// row in the batch of a duplicate is the error.
+		{"dup before bad value", "", "10\t1\tx\n10\t2\ty\n11\tabc\tz\n", "22P02", `invalid input syntax for type integer: "abc"`,
+			`COPY t, line 3, column v: "abc"`},
+		{"bad value before dup", "", "10\t1\tx\n11\tabc\ty\n10\t2\ty\n", "22P02", `invalid input syntax for type integer: "abc"`,
+			`COPY t, line 2, column v: "abc"`},
 		{"varchar", "", "10\t99999999999\tx\n", "22003", `value "99999999999" is out of range for type integer`,
 			`COPY t, line 1, column v: "99999999999"`},
 		{"csv header", "(FORMAT csv, HEADER)", "id,v,s\n10,1,x\n11,1,\"un\nterminated\n", "22P04", "unterminated CSV quoted field",
@@ -240,6 +246,100 @@ func TestCopyBadRow(t *testing.T) {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Detail != "Key (id)=(1) already exists." {
 		t.Fatalf("duplicate detail: %v", err)
+	}
+}
+
+// copyErrorOrderCases are COPYs with a duplicate key and a later bad row.
+// PostgreSQL inserts a COPY's rows in batches of 1000 rows or 65535 bytes
+// of line text, finding duplicates as it inserts a full batch: the error
+// is the duplicate when a full batch ends between the two, else the bad
+// row. The table holds ids 1 and 2.
+func copyErrorOrderCases() []struct{ name, opts, data, code, where string } {
+	// rows renders n text rows, the one on line dup repeating the first's
+	// key, the one on line bad with a bad value; each line is width bytes
+	// (at least).
+	rows := func(n, dup, bad, width int) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			id, v := 100+i, "1"
+			if i == dup {
+				id = 101
+			}
+			if i == bad {
+				v = "abc"
+			}
+			line := fmt.Sprintf("%d\t%s\t", id, v)
+			b.WriteString(line + strings.Repeat("x", max(width-len(line), 1)) + "\n")
+		}
+		return b.String()
+	}
+	binRows := func(n, dup, bad int) string {
+		var rs [][]any
+		for i := 1; i <= n; i++ {
+			r := []any{100 + i, 1, "x"}
+			if i == dup {
+				r[0] = 101
+			}
+			if i == bad {
+				r = r[:2]
+			}
+			rs = append(rs, r)
+		}
+		return binaryCopy(rs...)
+	}
+	return []struct{ name, opts, data, code, where string }{
+		{"one batch", "", rows(3, 2, 3, 0), "22P02", `COPY t, line 3, column v: "abc"`},
+		{"bad row ends the batch", "", rows(1000, 2, 1000, 0), "22P02", `COPY t, line 1000, column v: "abc"`},
+		{"bad row after a full batch", "", rows(1001, 2, 1001, 0), "23505", "COPY t, line 2"},
+		{"dup in the second batch", "", rows(2001, 1500, 2001, 0), "23505", "COPY t, line 1500"},
+		{"dup after the last full batch", "", rows(1500, 1200, 1500, 0), "22P02", `COPY t, line 1500, column v: "abc"`},
+		{"dup of the table", "", "2\t1\tx\n" + rows(1001, 0, 1000, 0), "23505", "COPY t, line 1"},
+		{"bytes: bad row ends the batch", "", rows(94, 2, 94, 700), "22P02", `COPY t, line 94, column v: "abc"`},
+		{"bytes: bad row after a full batch", "", rows(95, 2, 95, 700), "23505", "COPY t, line 2"},
+		{"csv header", "(FORMAT csv, HEADER)", "id,v,s\n" + strings.ReplaceAll(rows(1000, 2, 1000, 0), "\t", ","), "22P02",
+			`COPY t, line 1001, column v: "abc"`},
+		{"csv header after a full batch", "(FORMAT csv, HEADER)", "id,v,s\n" + strings.ReplaceAll(rows(1001, 2, 1001, 0), "\t", ","),
+			"23505", "COPY t, line 3"},
+		{"binary", "(FORMAT binary)", binRows(1000, 2, 1000), "22P04", "COPY t, line 1000"},
+		{"binary after a full batch", "(FORMAT binary)", binRows(1001, 2, 1001), "23505", "COPY t, line 2"},
+	}
+}
+
+// TestCopyErrorOrder checks which of a duplicate key and a later bad row
+// a COPY reports, as PostgreSQL does.
+func TestCopyErrorOrder(t *testing.T) {
+	db := openMem(t)
+	conn := pgxConnect(t, startServer(t, db), pgx.QueryExecModeCacheStatement)
+	checkCopyErrorOrder(t, conn)
+}
+
+// TestCopyErrorOrderPostgres checks copyErrorOrderCases against
+// PostgreSQL, when it is installed.
+func TestCopyErrorOrderPostgres(t *testing.T) {
+	pg := startPostgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pg.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	checkCopyErrorOrder(t, conn)
+}
+
+func checkCopyErrorOrder(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	pgxExec(t, conn, "CREATE TABLE t (id int PRIMARY KEY, v int, s text)")
+	pgxExec(t, conn, "INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b')")
+	for _, tc := range copyErrorOrderCases() {
+		_, err := copyIn(t, conn, "COPY t FROM STDIN "+tc.opts, tc.data)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != tc.code || pe.Where != tc.where {
+			t.Errorf("%s: got %v (where %q), want %s where %q", tc.name, err, whereOf(err), tc.code, tc.where)
+		}
+	}
+	if n := pgxCount(t, conn, "SELECT count(*) FROM t"); n != 2 {
+		t.Errorf("rows after the failed COPYs: %d", n)
 	}
 }
 

@@ -173,6 +173,140 @@ Timing is off.
 
 Did not find any relations.
 `},
+	// Built-in functions, operators, casts and types (pg_proc,
+	// pg_operator, pg_cast, pg_type with pg_description).
+	{cmds: []string{`\df abs`, `\df make_date`, `\df concat`}, pg: true, want: `                         List of functions
+   Schema   | Name | Result data type | Argument data types | Type 
+------------+------+------------------+---------------------+------
+ pg_catalog | abs  | bigint           | bigint              | func
+ pg_catalog | abs  | double precision | double precision    | func
+ pg_catalog | abs  | integer          | integer             | func
+ pg_catalog | abs  | numeric          | numeric             | func
+ pg_catalog | abs  | real             | real                | func
+ pg_catalog | abs  | smallint         | smallint            | func
+(6 rows)
+
+                                      List of functions
+   Schema   |   Name    | Result data type |           Argument data types            | Type 
+------------+-----------+------------------+------------------------------------------+------
+ pg_catalog | make_date | date             | year integer, month integer, day integer | func
+(1 row)
+
+                          List of functions
+   Schema   |  Name  | Result data type | Argument data types | Type 
+------------+--------+------------------+---------------------+------
+ pg_catalog | concat | text             | VARIADIC "any"      | func
+(1 row)
+
+`},
+	// Argument types select among the functions of a name (proargtypes[0]:
+	// an oidvector subscripts from 0).
+	{cmds: []string{`\df lower text`, `\df make_date integer`}, pg: true, want: `                         List of functions
+   Schema   | Name  | Result data type | Argument data types | Type 
+------------+-------+------------------+---------------------+------
+ pg_catalog | lower | text             | text                | func
+(1 row)
+
+                                      List of functions
+   Schema   |   Name    | Result data type |           Argument data types            | Type 
+------------+-----------+------------------+------------------------------------------+------
+ pg_catalog | make_date | date             | year integer, month integer, day integer | func
+(1 row)
+
+`},
+	{cmds: []string{`\da count`}, pg: true, want: `                                                  List of aggregate functions
+   Schema   | Name  | Result data type | Argument data types |                           Description                           
+------------+-------+------------------+---------------------+-----------------------------------------------------------------
+ pg_catalog | count | bigint           | "any"               | number of input rows for which the input expression is not null
+ pg_catalog | count | bigint           | *                   | number of input rows
+(2 rows)
+
+`},
+	{cmds: []string{`\do %`, `\do || text text`, `\do - bigint`}, pg: true, want: `                               List of operators
+   Schema   | Name | Left arg type | Right arg type | Result type | Description 
+------------+------+---------------+----------------+-------------+-------------
+ pg_catalog | %    | bigint        | bigint         | bigint      | modulus
+ pg_catalog | %    | integer       | integer        | integer     | modulus
+ pg_catalog | %    | numeric       | numeric        | numeric     | modulus
+ pg_catalog | %    | smallint      | smallint       | smallint    | modulus
+(4 rows)
+
+                               List of operators
+   Schema   | Name | Left arg type | Right arg type | Result type | Description 
+------------+------+---------------+----------------+-------------+-------------
+ pg_catalog | ||   | text          | text           | text        | concatenate
+(1 row)
+
+                               List of operators
+   Schema   | Name | Left arg type | Right arg type | Result type | Description 
+------------+------+---------------+----------------+-------------+-------------
+ pg_catalog | -    |               | bigint         | bigint      | negate
+(1 row)
+
+`},
+	{cmds: []string{`\dC date`, `\dC regtype`}, pg: true, want: `                                      List of casts
+         Source type         |         Target type         |  Function   |   Implicit?   
+-----------------------------+-----------------------------+-------------+---------------
+ date                        | timestamp with time zone    | timestamptz | yes
+ date                        | timestamp without time zone | timestamp   | yes
+ timestamp with time zone    | date                        | date        | in assignment
+ timestamp without time zone | date                        | date        | in assignment
+(4 rows)
+
+                         List of casts
+ Source type | Target type |      Function      |   Implicit?   
+-------------+-------------+--------------------+---------------
+ bigint      | regtype     | oid                | yes
+ integer     | regtype     | (binary coercible) | yes
+ oid         | regtype     | (binary coercible) | yes
+ regtype     | bigint      | int8               | in assignment
+ regtype     | integer     | (binary coercible) | in assignment
+ regtype     | oid         | (binary coercible) | yes
+ smallint    | regtype     | int4               | yes
+(7 rows)
+
+`},
+	{cmds: []string{`\dT integer`, `\sf make_date`}, pg: true, want: `                           List of data types
+   Schema   |  Name   |                   Description                   
+------------+---------+-------------------------------------------------
+ pg_catalog | integer | -2 billion to 2 billion integer, 4-byte storage
+(1 row)
+
+CREATE OR REPLACE FUNCTION pg_catalog.make_date(year integer, month integer, day integer)
+ RETURNS date
+ LANGUAGE internal
+ IMMUTABLE PARALLEL SAFE STRICT
+AS $function$make_date$function$
+`},
+	// PostgreSQL has more functions and operators of these names, and
+	// its built-in functions are owned by its bootstrap superuser.
+	{cmds: []string{`\df lower`, `\do ||`}, want: `                         List of functions
+   Schema   | Name  | Result data type | Argument data types | Type 
+------------+-------+------------------+---------------------+------
+ pg_catalog | lower | text             | text                | func
+(1 row)
+
+                                                   List of operators
+   Schema   | Name |   Left arg type    |   Right arg type   |    Result type     |             Description             
+------------+------+--------------------+--------------------+--------------------+-------------------------------------
+ pg_catalog | ||   | anycompatible      | anycompatiblearray | anycompatiblearray | prepend element onto front of array
+ pg_catalog | ||   | anycompatiblearray | anycompatible      | anycompatiblearray | append element onto end of array
+ pg_catalog | ||   | anycompatiblearray | anycompatiblearray | anycompatiblearray | concatenate
+ pg_catalog | ||   | anynonarray        | text               | text               | concatenate
+ pg_catalog | ||   | text               | anynonarray        | text               | concatenate
+ pg_catalog | ||   | text               | text               | text               | concatenate
+(6 rows)
+
+`},
+	{cmds: []string{`\df+ round`}, want: `                                                                                           List of functions
+   Schema   | Name  | Result data type | Argument data types | Type | Volatility | Parallel | Owner  | Security | Access privileges | Language |     Source code     |           Description            
+------------+-------+------------------+---------------------+------+------------+----------+--------+----------+-------------------+----------+---------------------+----------------------------------
+ pg_catalog | round | double precision | double precision    | func | immutable  | safe     | tester | invoker  |                   | internal | dround              | round to nearest integer
+ pg_catalog | round | numeric          | numeric             | func | immutable  | safe     | tester | invoker  |                   | sql      | RETURN round($1, 0) | value rounded to 'scale' of zero
+ pg_catalog | round | numeric          | numeric, integer    | func | immutable  | safe     | tester | invoker  |                   | internal | numeric_round       | value rounded to 'scale'
+(3 rows)
+
+`},
 	// streamdb has one database and a streamdb_catalog schema.
 	{cmds: []string{`\dn`}, want: `           List of schemas
        Name       |       Owner       
@@ -353,7 +487,7 @@ var psqlCompletionQueries = []struct{ query, want string }{
 	{`SELECT t.typname, NULL::pg_catalog.text FROM pg_catalog.pg_type t WHERE (t.typrelid = 0  OR (SELECT c.relkind = 'c'     FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid)) AND t.typname !~ '^_' AND (t.typname) LIKE 'int%' AND pg_catalog.pg_type_is_visible(t.oid)
 	UNION ALL
 	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE 'int%' AND n.nspname NOT LIKE E'pg\\_%'
-	LIMIT 1000`, "int2|\nint4|\nint8|\ninterval|"},
+	LIMIT 1000`, "int2vector|\nint2|\nint4|\nint8|\ninterval|"},
 	// \df <tab>: streamdb has no user-defined functions.
 	{`SELECT p.proname, NULL::pg_catalog.text FROM pg_catalog.pg_proc p WHERE p.prokind != 'p' AND (p.proname) LIKE 'x%' AND pg_catalog.pg_function_is_visible(p.oid)
 	UNION ALL

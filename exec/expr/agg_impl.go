@@ -29,7 +29,7 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		if arg.IsString() {
 			return types.TText, nil // min(text), as Postgres resolves varchar
 		}
-		return types.Type{ID: arg.ID}, nil
+		return types.Type{ID: arg.ID, Elem: arg.Elem}, nil
 	}
 	if arg.ID == types.IDUnknown {
 		return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveAmbiguous)

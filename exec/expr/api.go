@@ -10,6 +10,8 @@ package expr
 // date_col > '2024-01-01' compares dates.
 
 import (
+	"sort"
+
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -40,6 +42,30 @@ func Cast(e Expr, t types.Type) (Expr, error) { return cast(e, t, false) }
 // UPDATE): the conversions Postgres allows in assignment context, with range
 // and length checks (22003, 22001) at evaluation.
 func AssignCast(e Expr, t types.Type) (Expr, error) { return cast(e, t, true) }
+
+// CastContext reports where a cast from -> to is allowed, as
+// pg_cast.castcontext has it: 'i' implicitly (in expressions), 'a' in
+// assignment, 'e' only explicitly; ok is false when there is no cast.
+func CastContext(from, to types.ID) (context byte, ok bool) {
+	level, ok := castLevel(from, to)
+	return "iae"[level], ok
+}
+
+// FuncNames returns the names Func knows, sorted.
+func FuncNames() []string {
+	names := make([]string, 0, len(functions))
+	for n := range functions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// HasFunc reports whether Func knows name.
+func HasFunc(name string) bool {
+	_, ok := functions[name]
+	return ok
+}
 
 // Func builds a call of a scalar function by its lower-case name: coalesce,
 // nullif, greatest, least, abs, round, trunc, floor, ceil, ceiling, sign,

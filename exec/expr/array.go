@@ -39,7 +39,7 @@ func arrayBinary(op string, l, r Expr) (Expr, bool, error) {
 		return nil, true, operatorError(op, []types.Type{l.Type(), r.Type()}, resolveNone)
 	}
 	return &call{name: op, style: styleInfix, args: []Expr{l, r}, typ: types.TBool,
-		fn: comparison(op, types.TText)}, true, nil
+		fn: comparison(op, l.Type())}, true, nil
 }
 
 // sameArrayType brings an untyped literal operand to the other's array
@@ -168,8 +168,8 @@ func Array(elems []Expr, elem types.Type) (Expr, error) {
 		}}, nil
 }
 
-// Subscript builds arr[i]: the i-th element (from 1), NULL when out of
-// range.
+// Subscript builds arr[i]: the i-th element (from 1, or from 0 in an
+// int2vector or oidvector), NULL when out of range.
 func Subscript(arr, idx Expr) (Expr, error) {
 	t := arr.Type()
 	if t.ID != types.IDArray {
@@ -187,6 +187,9 @@ func Subscript(arr, idx Expr) (Expr, error) {
 				return nil, err
 			}
 			i := a[1].(int64)
+			if t.Vector {
+				i++
+			}
 			if i < 1 || i > int64(len(elems)) {
 				return nil, nil
 			}

@@ -14,6 +14,9 @@ import (
 // strings by bytes (the C collation); intervals by their span with a
 // month of 30 days ('1 mon' = '30 days').
 func compare(a, b types.Datum, t types.Type) int {
+	if t.ID == types.IDArray {
+		return compareArray(a.(string), b.(string), t)
+	}
 	switch x := a.(type) {
 	case bool:
 		return cmpInt(boolToInt(x), boolToInt(b.(bool)))
@@ -33,6 +36,34 @@ func compare(a, b types.Datum, t types.Type) int {
 		return compareInterval(x, b.(types.Interval))
 	}
 	panic("expr: cannot compare values of type " + t.String())
+}
+
+// compareArray orders arrays as Postgres's array_cmp does: element by
+// element, a NULL element after every other value, and an array before
+// the longer arrays it is a prefix of.
+func compareArray(a, b string, t types.Type) int {
+	if a == b {
+		return 0
+	}
+	x, errX := types.ParseArray(a, t.ElemType())
+	y, errY := types.ParseArray(b, t.ElemType())
+	if errX != nil || errY != nil {
+		return strings.Compare(a, b)
+	}
+	for i := 0; i < len(x) && i < len(y); i++ {
+		switch {
+		case x[i] == nil && y[i] == nil:
+		case x[i] == nil:
+			return 1
+		case y[i] == nil:
+			return -1
+		default:
+			if c := compare(x[i], y[i], t.ElemType()); c != 0 {
+				return c
+			}
+		}
+	}
+	return cmpInt(int64(len(x)), int64(len(y)))
 }
 
 func cmpInt(a, b int64) int {

@@ -158,9 +158,14 @@ func formatType(name string, args []Expr) (Expr, error) {
 }
 
 // FormatType is format_type(oid, typmod): "???" for an unknown type.
+// The catalog's pseudo-types and system types (types.CatalogType) print
+// as format_type prints them.
 func FormatType(oid uint32, typmod int32) string {
 	t, ok := types.TypeByOID(oid)
 	if !ok {
+		if ct, ok := types.CatalogTypeByOID(oid); ok {
+			return ct.Display
+		}
 		return "???"
 	}
 	return WithTypmod(t, typmod).String()

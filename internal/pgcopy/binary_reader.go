@@ -30,6 +30,9 @@ func (r *binaryReader) Line() int64 { return r.line }
 // LineText implements Reader.
 func (r *binaryReader) LineText() string { return "" }
 
+// LineBytes implements Reader.
+func (r *binaryReader) LineBytes() int { return 0 }
+
 // Next implements Reader.
 func (r *binaryReader) Next() ([][]byte, error) {
 	if !r.started {

@@ -29,6 +29,9 @@ type Reader interface {
 	// LineText is that line's text, shortened for an error context; ""
 	// in binary.
 	LineText() string
+	// LineBytes is the length of that line's text without its line end
+	// (what PostgreSQL counts toward a COPY's insert batch); 0 in binary.
+	LineBytes() int
 }
 
 // NewReader returns a Reader of data in opts's format for the named
@@ -100,6 +103,9 @@ func (l *lines) Line() int64 { return l.line }
 
 // LineText implements Reader.
 func (l *lines) LineText() string { return Shorten(string(l.text)) }
+
+// LineBytes implements Reader.
+func (l *lines) LineBytes() int { return len(l.text) }
 
 // Shorten cuts s for display in an error context, as PostgreSQL does.
 func Shorten(s string) string {

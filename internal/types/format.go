@@ -38,6 +38,9 @@ func format(d Datum, t Type) string {
 	case *apd.Decimal:
 		return FormatNumeric(v)
 	case string:
+		if t.Vector {
+			return formatVector(v)
+		}
 		return v
 	case Date:
 		return FormatDate(v)

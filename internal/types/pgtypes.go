@@ -54,6 +54,9 @@ func (t Type) extString() string {
 	case IDRegrole:
 		return "regrole"
 	case IDArray:
+		if t.Vector {
+			return vectorNames[t.Elem]
+		}
 		return t.ElemType().String() + "[]"
 	}
 	return fmt.Sprintf("type(%d)", t.ID)
@@ -83,6 +86,9 @@ func (t Type) extOID() uint32 {
 	case IDRegrole:
 		return 4096
 	case IDArray:
+		if t.Vector {
+			return vectorOIDs[t.Elem]
+		}
 		if oid, ok := arrayOIDs[t.Elem]; ok {
 			return oid
 		}
@@ -106,7 +112,7 @@ func TypeByOID(oid uint32) (Type, bool) {
 			return ArrayOf(elem), true
 		}
 	}
-	return Type{}, false
+	return vectorByOID(oid)
 }
 
 // ExprTypeByName is ByName extended with the types that exist in
@@ -160,6 +166,9 @@ func (t Type) InternalName() string {
 	case IDNumeric:
 		return "numeric"
 	case IDArray:
+		if t.Vector {
+			return t.String()
+		}
 		return "_" + t.ElemType().InternalName()
 	}
 	return t.String()
@@ -192,6 +201,8 @@ func parseExt(s string, t Type) (Datum, error) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot look up %s %q here", t, s)
 		}
 		return n, nil
+	case t.ID == IDArray && t.Vector:
+		return parseVector(s, t)
 	case t.ID == IDArray:
 		elems, err := ParseArray(s, t.ElemType())
 		if err != nil {

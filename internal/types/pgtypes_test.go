@@ -65,3 +65,24 @@ func TestOIDTypes(t *testing.T) {
 		t.Error("a regclass name parsed without the catalog")
 	}
 }
+
+// TestVectorTypes: int2vector and oidvector hold arrays and print as
+// PostgreSQL prints them.
+func TestVectorTypes(t *testing.T) {
+	v := VectorOf(IDInt16)
+	if v.String() != "int2vector" || v.OID() != 22 || v.InternalName() != "int2vector" {
+		t.Errorf("int2vector: %s %d %s", v, v.OID(), v.InternalName())
+	}
+	if got, ok := TypeByOID(30); !ok || got != VectorOf(IDOid) {
+		t.Errorf("TypeByOID(30) = %v, %v", got, ok)
+	}
+	for _, in := range []string{"1 2", " 1  2 ", "{1,2}"} {
+		d, err := Parse(in, v)
+		if err != nil || d != "{1,2}" || Format(d, v) != "1 2" {
+			t.Errorf("Parse(%q) = %v, %v; Format = %q", in, d, err, Format(d, v))
+		}
+	}
+	if _, err := Parse("1 x", v); err == nil || pgerr.As(err).Code != "22P02" {
+		t.Errorf("Parse(1 x): %v", err)
+	}
+}

@@ -70,6 +70,9 @@ type Type struct {
 	Precision, Scale int
 	// Elem is the element type of an array.
 	Elem ID `json:",omitempty"`
+	// Vector marks an array of the system catalogs' int2vector or
+	// oidvector type (see vector.go).
+	Vector bool `json:",omitempty"`
 }
 
 // Convenience values for unmodified types.

@@ -75,12 +75,52 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		}
 		return e, nil
 	}
+	if e, ok, err := b.funcStyleCast(name, args); ok {
+		if err != nil {
+			return nil, b.at(err, n, written)
+		}
+		return e, nil
+	}
 	e, err := expr.Func(name, args)
 	if err != nil {
 		return nil, b.at(err, n, written)
 	}
 	b.decideCallParams(args, e)
 	return e, nil
+}
+
+// funcStyleCast binds typename(x), which Postgres reads as CAST(x AS
+// typename) when no function of that name takes x: int4(x), text(x),
+// date(x). The name is the type's pg_type name; ok is false for other
+// names and argument counts.
+func (b *binder) funcStyleCast(name string, args []expr.Expr) (expr.Expr, bool, error) {
+	t, ok := castFuncType(name)
+	if !ok || len(args) != 1 {
+		return nil, false, nil
+	}
+	x, err := b.decideParam(args[0], t)
+	if err != nil {
+		return nil, true, err
+	}
+	if t.IsReg() || x.Type().IsReg() {
+		e, err := b.convert(x, t)
+		return e, true, err
+	}
+	e, err := expr.Cast(x, t)
+	return e, true, err
+}
+
+// castFuncType returns the type whose pg_type name is name.
+func castFuncType(name string) (types.Type, bool) {
+	if expr.HasFunc(name) {
+		return types.Type{}, false
+	}
+	for id := types.IDBool; id <= types.IDRegrole; id++ {
+		if t := (types.Type{ID: id}); t.InternalName() == name {
+			return t, true
+		}
+	}
+	return types.Type{}, false
 }
 
 func markerName(name string) string {
