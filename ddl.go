@@ -75,7 +75,7 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	}
 	// The table is published only once its actor runs, so no DML can
 	// reach a source the graph does not have yet.
-	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.Tops[0].ID: job.Source})
+	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.SourceOwner.ID: job.Source})
 	if err != nil {
 		if derr := db.store.DeleteMeta(relKey(rel.ID)); derr != nil {
 			db.opts.Logger.Error("removing table after a failed CREATE", "table", rel.Name, "err", derr)
@@ -169,7 +169,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
 		Parallelism: opts.parallelism}
 	if rel.Parallelism == 0 {
-		rel.Parallelism = db.opts.Parallelism
+		rel.Parallelism, rel.Adaptive = db.opts.Parallelism, true
 	}
 	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
 	if err != nil {

@@ -44,8 +44,11 @@ type StreamJob struct {
 	Inlets []*Inlet
 	// Fragments describe the job's fragments and their actors' vnodes.
 	Fragments []Fragment
-	// Source is where DML statements send the table's changes (tables only).
-	Source *stream.Source
+	// Source is where DML statements send the table's changes (tables
+	// only), and SourceOwner the actor that reads it (the coordinator
+	// injects barriers into the source on its behalf).
+	Source      *stream.Source
+	SourceOwner *stream.Actor
 	// Progress has one entry per scan actor of a backfilling job.
 	Progress []*stream.BackfillProgress
 	// Connector, for a relation with a connector, holds the index of the
@@ -102,7 +105,7 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		exec = m
 	}
 	a := &stream.Actor{ID: env.NewActorID(), State: sc, Exec: exec}
-	job.Actors, job.Tops = []*stream.Actor{a}, []*stream.Actor{a}
+	job.Actors, job.Tops, job.SourceOwner = []*stream.Actor{a}, []*stream.Actor{a}, a
 	job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()}}}
 	return job, nil
 }

@@ -73,7 +73,7 @@ func (b *binder) checkWithOptions(what string, with map[string]string, known map
 // empty (-1: no limit). Anything else is 22023.
 func ParseRateLimit(name, v string) (n int64, err error) {
 	v = strings.TrimSpace(v)
-	if strings.EqualFold(v, "default") || v == "" {
+	if strings.EqualFold(v, "default") || strings.EqualFold(v, "adaptive") || v == "" {
 		return -1, nil
 	}
 	n, perr := strconv.ParseInt(v, 10, 64)
@@ -87,10 +87,11 @@ func ParseRateLimit(name, v string) (n int64, err error) {
 
 // ParseParallelism parses the value of the streaming_parallelism option or
 // session variable: an integer from 1 to planner.MaxParallelism, or
-// "default" or empty (0: the database's default). Anything else is 22023.
+// "default", "adaptive" or empty (0: the database's default, which
+// follows the number of cores). Anything else is 22023.
 func ParseParallelism(name, v string) (int, error) {
 	v = strings.TrimSpace(v)
-	if strings.EqualFold(v, "default") || v == "" {
+	if strings.EqualFold(v, "default") || strings.EqualFold(v, "adaptive") || v == "" {
 		return 0, nil
 	}
 	n, perr := strconv.Atoi(v)
