@@ -20,6 +20,7 @@ const rowIDColumn = "_row_id"
 // tableOptions are the settings a new table or source takes (WITH
 // options, else the session's).
 type tableOptions struct {
+	parallelism     int   // actors materializing a table (0: defaultTableParallelism)
 	dmlRateLimit    int64 // DML rows per second (0: no limit)
 	dmlPaused       bool  // dml_rate_limit = 0
 	sourceRateLimit int64 // connector rows per second (0: its own rate)
@@ -28,6 +29,10 @@ type tableOptions struct {
 
 // createTable creates a table, or a source (CREATE SOURCE), with its
 // connector if it has one.
+// defaultTableParallelism is the parallelism of a table created without
+// one: one actor both takes the DML and materializes it.
+const defaultTableParallelism = 1
+
 func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tableOptions, w ResultWriter) error {
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
@@ -55,6 +60,10 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	rel.DistKey = rel.PK
 	if !ct.Source {
 		rel.DMLRateLimit, rel.DMLPaused = opts.dmlRateLimit, opts.dmlPaused
+		rel.Parallelism = opts.parallelism
+		if rel.Parallelism == 0 {
+			rel.Parallelism = defaultTableParallelism
+		}
 	}
 	if ct.Connector != nil {
 		state, err := db.allocID()

@@ -44,7 +44,7 @@ func BenchmarkGroupByViewBulkInserts(b *testing.B) {
 
 func benchGroupByView(b *testing.B, parallelism, batch int) {
 	db := openMem(b)
-	mustExec(b, db, "CREATE TABLE t (id bigint PRIMARY KEY, k int, v bigint)")
+	mustExec(b, db, fmt.Sprintf("CREATE TABLE t (id bigint PRIMARY KEY, k int, v bigint) WITH (streaming_parallelism = %d)", parallelism))
 	mustExec(b, db, fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (streaming_parallelism = %d) AS "+
 		"SELECT k, count(*) AS n, sum(v) AS s, max(v) AS m FROM t GROUP BY k", parallelism))
 	ctx := context.Background()

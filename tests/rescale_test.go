@@ -292,3 +292,82 @@ func TestRescaleErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRescaleTable rescales a table, with views over it (one still
+// backfilling), while writers insert, update and delete: its source
+// actor's DML and the materializing actors are swapped at one barrier
+// with no write lost or applied twice.
+func TestRescaleTable(t *testing.T) {
+	rows := backfillRows() / 10
+	db := openMem(t)
+	loadBig(t, db, rows)
+	createRescaleViews(t, db, db.NewSession())
+	s := db.NewSession()
+	ctx := context.Background()
+	for _, q := range []string{"SET background_ddl = true", fmt.Sprintf("SET backfill_rate_limit = %d", rows/2),
+		"CREATE MATERIALIZED VIEW r_late AS SELECT k % 5 AS k5, count(*) AS n, sum(v) AS s FROM big GROUP BY k % 5"} {
+		if _, err := s.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := startWriter(db, rows, 11)
+	w2 := startWriter(db, rows, 12)
+	// An insert-only writer whose acknowledged rows must all be there.
+	base := rows * 10
+	var acked int
+	stop := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		s := db.NewSession()
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := s.Exec(ctx, fmt.Sprintf("INSERT INTO big VALUES (%d, 1, 1)", base+acked)); err != nil {
+				done <- err
+				return
+			}
+			acked++
+		}
+	}()
+	for _, p := range []int{2, 4, 1, 3} {
+		mustExec(t, db, fmt.Sprintf("ALTER TABLE big SET PARALLELISM = %d", p))
+		got := queryRows(t, db, "SELECT kind, count(*), sum(vnode_count) FROM streamdb_catalog.actors WHERE relation = 'big' GROUP BY kind ORDER BY kind")
+		want := []string{fmt.Sprintf("table|%d|256", p)}
+		if p > 1 {
+			want = []string{"source|1|256", fmt.Sprintf("table|%d|256", p)}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("big after SET PARALLELISM = %d: actors %v, want %v", p, got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if jobPhase(t, db, "r_late") == "" {
+		t.Log("r_late finished its backfill before the last rescale")
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	w.halt(t)
+	w2.halt(t)
+	got := queryRows(t, db, fmt.Sprintf("SELECT count(*), min(id), max(id) FROM big WHERE id >= %d", base))
+	if want := fmt.Sprintf("%d|%d|%d", acked, base, base+acked-1); acked == 0 || strings.Join(got, "") != want {
+		t.Fatalf("acknowledged inserts: %v, want %s", got, want)
+	}
+	mustExec(t, db, "ALTER MATERIALIZED VIEW r_late SET BACKFILL_RATE_LIMIT = DEFAULT")
+	mustExec(t, db, "WAIT")
+	checkRescaleViews(t, db)
+	checkView(t, db, "r_late", "SELECT k % 5 AS k5, count(*) AS n, sum(v) AS s FROM big GROUP BY k % 5")
+	// The table's rows themselves: every id once.
+	if got := queryRows(t, db, "SELECT count(*) = count(DISTINCT id) FROM big"); strings.Join(got, "") != "t" {
+		t.Fatalf("duplicate ids in big: %v", got)
+	}
+	_, err := db.Exec(ctx, "ALTER SOURCE big SET PARALLELISM = 2")
+	if pgerr.Code(err) != pgerr.FeatureNotSupported {
+		t.Fatalf("ALTER SOURCE ... SET PARALLELISM: %v, want 0A000", err)
+	}
+}

@@ -18,11 +18,11 @@ import (
 var viewWithOptions = map[string]bool{"backfill_rate_limit": true, "streaming_parallelism": true}
 
 // tableWithOptions are the keys CREATE TABLE ... WITH takes.
-var tableWithOptions = map[string]bool{"dml_rate_limit": true}
+var tableWithOptions = map[string]bool{"dml_rate_limit": true, "streaming_parallelism": true}
 
 // connectorTableWithOptions are the keys CREATE TABLE ... WITH takes
 // besides its connector's options when it has a connector.
-var connectorTableWithOptions = map[string]bool{"dml_rate_limit": true, "source_rate_limit": true}
+var connectorTableWithOptions = map[string]bool{"dml_rate_limit": true, "source_rate_limit": true, "streaming_parallelism": true}
 
 // sourceWithOptions are the keys CREATE SOURCE ... WITH takes besides its
 // connector's options.
@@ -73,7 +73,7 @@ func (b *binder) checkWithOptions(what string, with map[string]string, known map
 // empty (-1: no limit). Anything else is 22023.
 func ParseRateLimit(name, v string) (n int64, err error) {
 	v = strings.TrimSpace(v)
-	if strings.EqualFold(v, "default") || strings.EqualFold(v, "adaptive") || v == "" {
+	if strings.EqualFold(v, "default") || v == "" {
 		return -1, nil
 	}
 	n, perr := strconv.ParseInt(v, 10, 64)
