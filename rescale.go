@@ -11,6 +11,7 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // alterParallelism runs ALTER {MATERIALIZED VIEW | TABLE} name SET
@@ -190,3 +191,31 @@ func (db *DB) downstreamOf(id uint32) []*catalog.Relation {
 	}
 	return out
 }
+
+// planFragments builds, without running it, the job a CREATE MATERIALIZED
+// VIEW would start with parallelism par (0: the default), and returns its
+// fragments, for EXPLAIN.
+func (db *DB) planFragments(cv *planner.CreateView, shape *planner.ViewShape, par int) ([]planner.Fragment, error) {
+	if par == 0 {
+		par = db.opts.Parallelism
+	}
+	rel := &catalog.Relation{Name: cv.Name, Kind: catalog.KindMaterializedView, State: catalog.StateCreating,
+		Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK, Parallelism: par}
+	job, err := planner.BuildViewJob(rel, shape, &dryEnv{db: db}, planner.Backfill)
+	if err != nil {
+		return nil, err
+	}
+	return job.Fragments, nil
+}
+
+// dryEnv builds a job that never runs: made-up actor and state table ids.
+type dryEnv struct {
+	db     *DB
+	actors stream.ActorID
+	tables uint32
+}
+
+func (e *dryEnv) Store() *storage.Store                        { return e.db.store }
+func (e *dryEnv) NewActorID() stream.ActorID                   { e.actors++; return e.actors }
+func (e *dryEnv) NextStateTableID() uint32                     { e.tables++; return e.tables }
+func (e *dryEnv) Relation(id uint32) (*catalog.Relation, bool) { return e.db.RelationByID(id) }

@@ -387,6 +387,16 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 			return err
 		}
 		lines = planner.Explain(shape.Plan)
+		opts, err := s.viewOptions(b)
+		if err != nil {
+			return err
+		}
+		frags, err := s.db.planFragments(b, shape, opts.parallelism)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, "")
+		lines = append(lines, planner.ExplainFragments(frags)...)
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}

@@ -104,7 +104,8 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		}
 		a.Exec = exec
 		job.Tops = []*stream.Actor{a}
-		job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()}}}
+		job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()},
+			Ops: tableOps(r, true)}}
 		return job, nil
 	}
 	// A table of parallelism n: the source actor takes the DML (and runs
@@ -113,9 +114,10 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	// over the table attach to those.
 	b := &jobBuilder{env: env, par: par, job: job}
 	in := &fragment{kind: "source", actors: []*stream.Actor{a}, vnodes: []storage.VnodeBitmap{storage.AllVnodes()},
-		execs: []stream.Executor{exec}}
+		execs: []stream.Executor{exec}, ops: tableOps(r, false)}
 	b.frags = append(b.frags, in)
 	f := b.newFragment("table", par)
+	f.ops = []string{"Merge", "Materialize " + r.Name}
 	recvs, err := exchange(in, f, r.DistKey)
 	if err != nil {
 		return nil, err
@@ -133,6 +135,19 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		job.Fragments = append(job.Fragments, fr.describe())
 	}
 	return job, nil
+}
+
+// tableOps describes the operators of a table's or source's first
+// fragment; materialize says whether it stores the rows too.
+func tableOps(r *catalog.Relation, materialize bool) []string {
+	ops := []string{"Source (DML)"}
+	if r.Connector != nil {
+		ops = append(ops, "Connector "+r.Connector["connector"])
+	}
+	if materialize && r.Kind == catalog.KindTable {
+		ops = append(ops, "Materialize "+r.Name)
+	}
+	return ops
 }
 
 // newTableMaterialize writes a table's changes into its state; owned, when
