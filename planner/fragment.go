@@ -67,7 +67,7 @@ type fragment struct {
 	execs  []stream.Executor // the pipeline's top executor, per actor
 	ops    []string
 	inputs []FragmentInput
-	key    []int             // stream key of the output
+	key    []int // stream key of the output
 	// dist are the output columns the fragment's rows are partitioned by
 	// (each actor gets the rows whose hash of these columns, in this
 	// order and with these types, is one of its vnodes); distOK is false
