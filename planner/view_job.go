@@ -71,7 +71,7 @@ func (b *jobBuilder) materialize(rel *catalog.Relation, f *fragment, mode ScanMo
 	layout := TableLayout(rel)
 	f.mapExecs(func(i int, in stream.Executor) stream.Executor {
 		m := stream.NewMaterialize(in, f.actors[i].State, layout)
-		m.Owned = &f.vnodes[i]
+		m.Owned, m.ViewInput = &f.vnodes[i], true
 		return m
 	})
 	f.finish()
