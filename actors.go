@@ -2,9 +2,11 @@ package streamdb
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -38,6 +40,49 @@ func (db *DB) actorRows() [][]types.Datum {
 				rows = append(rows, []types.Datum{r.Name, int64(fi), f.Kind, int64(a),
 					int64(f.Vnodes[i].Count()), vnodeRanges(&f.Vnodes[i])})
 			}
+		}
+	}
+	return rows
+}
+
+// fragmentsName is the catalog table of the running fragments: one row
+// per fragment of each relation's job, with its parallelism, its
+// operators and its inputs (as EXPLAIN CREATE MATERIALIZED VIEW shows
+// them).
+const fragmentsName = "streamdb_catalog.fragments"
+
+var fragmentColumns = []Column{
+	{Name: "relation", Type: types.TText},
+	{Name: "fragment", Type: types.TInt32},
+	{Name: "kind", Type: types.TText},
+	{Name: "parallelism", Type: types.TInt32},
+	{Name: "operators", Type: types.TText}, // top first, separated by " <- "
+	{Name: "inputs", Type: types.TText},    // e.g. "fragment 0 hash ($1)", "t hash ($0)"
+}
+
+// fragmentRows lists the fragments of every relation, in creation order.
+func (db *DB) fragmentRows() [][]types.Datum {
+	var rows [][]types.Datum
+	for _, r := range db.relationsSorted() {
+		db.mu.RLock()
+		rt := db.runtime[r.ID]
+		db.mu.RUnlock()
+		if rt == nil {
+			continue
+		}
+		for fi, f := range rt.fragments {
+			ops := slices.Clone(f.Ops)
+			slices.Reverse(ops)
+			var ins []string
+			for _, in := range f.Inputs {
+				from := fmt.Sprintf("fragment %d", in.Fragment)
+				if in.Upstream != "" {
+					from = in.Upstream
+				}
+				ins = append(ins, from+" "+planner.KeyCols(in.Key))
+			}
+			rows = append(rows, []types.Datum{r.Name, int64(fi), f.Kind, int64(len(f.Actors)),
+				strings.Join(ops, " <- "), strings.Join(ins, ", ")})
 		}
 	}
 	return rows

@@ -14,6 +14,12 @@ import (
 // survives a restart) and travels to the job's actors as a barrier
 // mutation, taking effect at that barrier in all of them at once.
 func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error {
+	if a.Action == sql.AlterSetParallelism {
+		if a.Kind == sql.ObjSource {
+			return pgerr.New(pgerr.FeatureNotSupported, "a source reads its connector as one split: SET PARALLELISM applies to tables and materialized views")
+		}
+		return db.alterParallelism(ctx, a, w)
+	}
 	if a.Kind == sql.ObjSource || a.Kind == sql.ObjTable && a.Param == "source_rate_limit" {
 		return db.alterSource(ctx, a, w)
 	}
@@ -22,9 +28,6 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	}
 	if a.Kind != sql.ObjMaterializedView {
 		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER is not supported yet: only ALTER MATERIALIZED VIEW ... PAUSE | RESUME | SET BACKFILL_RATE_LIMIT")
-	}
-	if a.Action == sql.AlterSetParallelism {
-		return pgerr.New(pgerr.FeatureNotSupported, "SET PARALLELISM is not supported yet")
 	}
 	if a.Action == sql.AlterSetRateLimit && a.Param != "backfill_rate_limit" {
 		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on a materialized view", a.Param)

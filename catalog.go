@@ -32,6 +32,9 @@ func (db *DB) loadCatalog() error {
 		if err := json.Unmarshal(vals[i], r); err != nil {
 			return fmt.Errorf("streamdb: corrupt catalog entry %s: %w", keys[i], err)
 		}
+		if r.Adaptive {
+			r.Parallelism = db.opts.Parallelism
+		}
 		db.rels[r.ID] = r
 		db.byName[r.Name] = r
 	}

@@ -20,6 +20,7 @@ const rowIDColumn = "_row_id"
 // tableOptions are the settings a new table or source takes (WITH
 // options, else the session's).
 type tableOptions struct {
+	parallelism     int   // actors materializing a table (0: defaultTableParallelism)
 	dmlRateLimit    int64 // DML rows per second (0: no limit)
 	dmlPaused       bool  // dml_rate_limit = 0
 	sourceRateLimit int64 // connector rows per second (0: its own rate)
@@ -28,6 +29,10 @@ type tableOptions struct {
 
 // createTable creates a table, or a source (CREATE SOURCE), with its
 // connector if it has one.
+// defaultTableParallelism is the parallelism of a table created without
+// one: one actor both takes the DML and materializes it.
+const defaultTableParallelism = 1
+
 func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tableOptions, w ResultWriter) error {
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
@@ -55,6 +60,10 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	rel.DistKey = rel.PK
 	if !ct.Source {
 		rel.DMLRateLimit, rel.DMLPaused = opts.dmlRateLimit, opts.dmlPaused
+		rel.Parallelism = opts.parallelism
+		if rel.Parallelism == 0 {
+			rel.Parallelism = defaultTableParallelism
+		}
 	}
 	if ct.Connector != nil {
 		state, err := db.allocID()
@@ -75,7 +84,7 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	}
 	// The table is published only once its actor runs, so no DML can
 	// reach a source the graph does not have yet.
-	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.Tops[0].ID: job.Source})
+	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.SourceOwner.ID: job.Source})
 	if err != nil {
 		if derr := db.store.DeleteMeta(relKey(rel.ID)); derr != nil {
 			db.opts.Logger.Error("removing table after a failed CREATE", "table", rel.Name, "err", derr)
@@ -169,7 +178,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
 		Parallelism: opts.parallelism}
 	if rel.Parallelism == 0 {
-		rel.Parallelism = db.opts.Parallelism
+		rel.Parallelism, rel.Adaptive = db.opts.Parallelism, true
 	}
 	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
 	if err != nil {

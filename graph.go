@@ -71,7 +71,7 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 		}
 		tops[r.ID] = job.Tops
 		if job.Source != nil {
-			sources[job.Tops[0].ID] = job.Source
+			sources[job.SourceOwner.ID] = job.Source
 		}
 		runtime[r.ID] = db.newRuntime(r, job)
 		actors = append(actors, job.Actors...)
@@ -122,7 +122,7 @@ func actorIDs(as []*stream.Actor) []stream.ActorID {
 // newRuntime makes the runtime handle of a job, keeping the DML mutex of a
 // table across rebuilds.
 func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntime {
-	rt := &relRuntime{tops: actorIDs(job.Tops), actors: actorIDs(job.Actors), fragments: job.Fragments,
+	rt := &relRuntime{par: r.Parallelism, tops: actorIDs(job.Tops), actors: actorIDs(job.Actors), fragments: job.Fragments,
 		source: job.Source, generated: job.Connector}
 	if r.Kind == catalog.KindTable {
 		db.mu.RLock()

@@ -313,6 +313,7 @@ var jobColumns = []Column{
 	{Name: "elapsed", Type: types.TText},
 	{Name: "paused", Type: types.TBool},
 	{Name: "backfill_rate_limit", Type: types.TInt64},
+	{Name: "parallelism", Type: types.TInt32}, // actors per partitioned fragment
 }
 
 func (db *DB) jobRows() [][]types.Datum {
@@ -330,7 +331,7 @@ func (db *DB) jobRows() [][]types.Datum {
 		}
 		rows = append(rows, []types.Datum{int64(st.id), st.statement, st.phase,
 			fmt.Sprintf("%.2f%%", st.pct), st.read, st.total, int64(st.rate), st.lag,
-			time.Since(j.started).Round(time.Second).String(), paused, rate})
+			time.Since(j.started).Round(time.Second).String(), paused, rate, int64(max(rel.Parallelism, 1))})
 	}
 	return rows
 }

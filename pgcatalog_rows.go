@@ -19,7 +19,7 @@ type catalogView struct {
 }
 
 // streamdbCatalogNames are the streamdb_catalog relations pg_class lists.
-var streamdbCatalogNames = []string{ddlProgressName, rateLimitsName, sourcesName, actorsName, recoveriesName}
+var streamdbCatalogNames = []string{ddlProgressName, rateLimitsName, sourcesName, actorsName, recoveriesName, fragmentsName}
 
 // newCatalogView snapshots the catalog for the session in ctx.
 func (db *DB) newCatalogView(ctx context.Context) *catalogView {

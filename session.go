@@ -302,6 +302,15 @@ func (s *Session) tableOptions(ct *planner.CreateTable) (tableOptions, error) {
 	if ok {
 		opts.dmlRateLimit, opts.dmlPaused = n, n == 0
 	}
+	if !ct.Source {
+		v, given := ct.With["streaming_parallelism"]
+		if !given {
+			v = s.vars["streaming_parallelism"]
+		}
+		if opts.parallelism, err = binder.ParseParallelism("streaming_parallelism", v); err != nil {
+			return opts, err
+		}
+	}
 	if ct.Connector != nil {
 		n, ok, err := s.rateLimit("source_rate_limit", ct.With)
 		if err != nil {
@@ -378,6 +387,16 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 			return err
 		}
 		lines = planner.Explain(shape.Plan)
+		opts, err := s.viewOptions(b)
+		if err != nil {
+			return err
+		}
+		frags, err := s.db.planFragments(b, shape, opts.parallelism)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, "")
+		lines = append(lines, planner.ExplainFragments(frags)...)
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}

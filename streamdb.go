@@ -122,6 +122,8 @@ type DB struct {
 
 // relRuntime is the running side of a relation.
 type relRuntime struct {
+	// par is the parallelism the job was built with.
+	par int
 	// tops are the actors that materialize the relation; views over it
 	// attach to them.
 	tops   []stream.ActorID

@@ -42,6 +42,8 @@ func (db *DB) systemRelation(name string) (*catalog.Relation, bool) {
 		cols, id = actorColumns, systemIDBase+3
 	case recoveriesName:
 		cols, id = recoveryColumns, systemIDBase+4
+	case fragmentsName:
+		cols, id = fragmentColumns, systemIDBase+5
 	default:
 		return nil, false
 	}
@@ -63,6 +65,8 @@ func (db *DB) systemRows(r *catalog.Relation) [][]types.Datum {
 		return db.recoveries.snapshot()
 	case actorsName:
 		return db.actorRows()
+	case fragmentsName:
+		return db.fragmentRows()
 	}
 	return db.jobRows()
 }

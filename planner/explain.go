@@ -42,6 +42,10 @@ func describe(n Node) string {
 	case *Aggregate:
 		aggs := make([]string, len(n.Aggs))
 		for i, a := range n.Aggs {
+			if a.Arg < 0 {
+				aggs[i] = a.Kind.String() // count(*)
+				continue
+			}
 			aggs[i] = fmt.Sprintf("%s($%d)", a.Kind, a.Arg)
 		}
 		return fmt.Sprintf("Aggregate group by %v: %s", n.GroupBy, strings.Join(aggs, ", "))
@@ -72,4 +76,41 @@ func describe(n Node) string {
 		return fmt.Sprintf("Apply (%d uncorrelated subqueries, each run once)", len(n.Subs))
 	}
 	return fmt.Sprintf("%T", n)
+}
+
+// ExplainFragments renders a stream job's fragment graph, the fragment
+// that materializes the job's relation first: each fragment with its
+// kind and parallelism, its operators (top first), and where its rows
+// come from (another fragment or an upstream relation, hashed on which
+// of that input's columns).
+func ExplainFragments(frags []Fragment) []string {
+	var out []string
+	for i := len(frags) - 1; i >= 0; i-- {
+		f := frags[i]
+		out = append(out, fmt.Sprintf("Fragment %d (%s, parallelism %d)", i, f.Kind, len(f.Actors)))
+		for j := len(f.Ops) - 1; j >= 0; j-- {
+			out = append(out, "    "+f.Ops[j])
+		}
+		for _, in := range f.Inputs {
+			from := fmt.Sprintf("Fragment %d", in.Fragment)
+			if in.Upstream != "" {
+				from = in.Upstream
+			}
+			dist := "hash " + KeyCols(in.Key)
+			if len(in.Key) == 0 {
+				dist = "single"
+			}
+			out = append(out, fmt.Sprintf("    <- Exchange from %s (%s)", from, dist))
+		}
+	}
+	return out
+}
+
+// KeyCols renders exchange key columns as ($i, ...); () for none.
+func KeyCols(key []int) string {
+	parts := make([]string, len(key))
+	for i, k := range key {
+		parts[i] = fmt.Sprintf("$%d", k)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }

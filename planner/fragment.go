@@ -35,21 +35,39 @@ import (
 // (streamdb_catalog.actors) and tests.
 type Fragment struct {
 	// Kind names the fragment's last operator: "scan", "agg", "join",
-	// "materialize" (a fragment of its own), "table".
+	// "materialize" (a fragment of its own), "table", "source" (a
+	// parallel table's DML entry).
 	Kind string
 	// Actors are the fragment's actors; Vnodes[i] are the vnodes Actors[i]
 	// owns (of the distribution the fragment is partitioned by).
 	Actors []stream.ActorID
 	Vnodes []storage.VnodeBitmap
+	// Ops are the fragment's operators, its input's first.
+	Ops []string
+	// Inputs say where the fragment's rows come from: other fragments of
+	// the job, or an upstream relation, through hash exchanges.
+	Inputs []FragmentInput
+}
+
+// FragmentInput is one input of a fragment: the rows of fragment
+// Fragment of the same job (or, when Upstream is set, of that relation's
+// actors) hashed on the columns Key to the fragment's actors.
+type FragmentInput struct {
+	Fragment int
+	Upstream string
+	Key      []int
 }
 
 // fragment is a fragment while the job is built.
 type fragment struct {
+	id     int // position in the job
 	kind   string
 	actors []*stream.Actor
 	vnodes []storage.VnodeBitmap
 	execs  []stream.Executor // the pipeline's top executor, per actor
-	key    []int             // stream key of the output
+	ops    []string
+	inputs []FragmentInput
+	key    []int // stream key of the output
 	// dist are the output columns the fragment's rows are partitioned by
 	// (each actor gets the rows whose hash of these columns, in this
 	// order and with these types, is one of its vnodes); distOK is false
@@ -61,7 +79,7 @@ type fragment struct {
 func (f *fragment) types() []types.Type { return f.execs[0].Types() }
 
 func (f *fragment) describe() Fragment {
-	d := Fragment{Kind: f.kind, Vnodes: slices.Clone(f.vnodes)}
+	d := Fragment{Kind: f.kind, Vnodes: slices.Clone(f.vnodes), Ops: slices.Clone(f.ops), Inputs: slices.Clone(f.inputs)}
 	for _, a := range f.actors {
 		d.Actors = append(d.Actors, a.ID)
 	}
@@ -84,7 +102,7 @@ func (f *fragment) finish() {
 
 // newFragment starts a fragment of n actors.
 func (b *jobBuilder) newFragment(kind string, n int) *fragment {
-	f := &fragment{kind: kind, vnodes: storage.SplitVnodes(n), execs: make([]stream.Executor, n)}
+	f := &fragment{id: len(b.frags), kind: kind, vnodes: storage.SplitVnodes(n), execs: make([]stream.Executor, n)}
 	for range n {
 		f.actors = append(f.actors, b.newActor())
 	}
@@ -112,6 +130,7 @@ func exchange(from, to *fragment, key []int) ([][]*stream.Receiver, error) {
 		keyTypes[i] = typ[c]
 	}
 	recvs := make([][]*stream.Receiver, len(to.actors))
+	to.inputs = append(to.inputs, FragmentInput{Fragment: from.id, Key: slices.Clone(key)})
 	from.finish()
 	for _, sa := range from.actors {
 		outs := make([]*stream.Output, len(to.actors))

@@ -44,8 +44,11 @@ type StreamJob struct {
 	Inlets []*Inlet
 	// Fragments describe the job's fragments and their actors' vnodes.
 	Fragments []Fragment
-	// Source is where DML statements send the table's changes (tables only).
-	Source *stream.Source
+	// Source is where DML statements send the table's changes (tables
+	// only), and SourceOwner the actor that reads it (the coordinator
+	// injects barriers into the source on its behalf).
+	Source      *stream.Source
+	SourceOwner *stream.Actor
 	// Progress has one entry per scan actor of a backfilling job.
 	Progress []*stream.BackfillProgress
 	// Connector, for a relation with a connector, holds the index of the
@@ -92,19 +95,72 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		}
 		exec, job.Connector = cs, progress
 	}
-	if r.Kind == catalog.KindTable {
-		m := stream.NewMaterialize(exec, sc, TableLayout(r))
-		// DML statements validate their changes against the table under
-		// its DML lock, so a plain table's materialization needs no checks.
-		// Rows from a connector are upserts: a later row with the key of
-		// an earlier one replaces it.
-		m.Trusted = r.Connector == nil
-		exec = m
+	a := &stream.Actor{ID: env.NewActorID(), State: sc}
+	job.Actors, job.SourceOwner = []*stream.Actor{a}, a
+	par := min(max(r.Parallelism, 1), MaxParallelism)
+	if r.Kind != catalog.KindTable || par == 1 {
+		if r.Kind == catalog.KindTable {
+			exec = newTableMaterialize(r, exec, sc, nil)
+		}
+		a.Exec = exec
+		job.Tops = []*stream.Actor{a}
+		job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()},
+			Ops: tableOps(r, true)}}
+		return job, nil
 	}
-	a := &stream.Actor{ID: env.NewActorID(), State: sc, Exec: exec}
-	job.Actors, job.Tops = []*stream.Actor{a}, []*stream.Actor{a}
-	job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()}}}
+	// A table of parallelism n: the source actor takes the DML (and runs
+	// the connector) and hashes the rows on the table's DistKey to n
+	// actors that materialize them, each the rows of its vnodes; views
+	// over the table attach to those.
+	b := &jobBuilder{env: env, par: par, job: job}
+	in := &fragment{kind: "source", actors: []*stream.Actor{a}, vnodes: []storage.VnodeBitmap{storage.AllVnodes()},
+		execs: []stream.Executor{exec}, ops: tableOps(r, false)}
+	b.frags = append(b.frags, in)
+	f := b.newFragment("table", par)
+	f.ops = []string{"Merge", "Materialize " + r.Name}
+	recvs, err := exchange(in, f, r.DistKey)
+	if err != nil {
+		return nil, err
+	}
+	typ := r.ColumnTypes()
+	for i, ta := range f.actors {
+		if r.Connector == nil {
+			ta.State = stream.NewWriteOnlyStateContext(env.Store())
+		}
+		f.execs[i] = newTableMaterialize(r, stream.NewMerge(typ, recvs[i]...), ta.State, &f.vnodes[i])
+	}
+	f.finish()
+	job.Tops = f.actors
+	for _, fr := range b.frags {
+		job.Fragments = append(job.Fragments, fr.describe())
+	}
 	return job, nil
+}
+
+// tableOps describes the operators of a table's or source's first
+// fragment; materialize says whether it stores the rows too.
+func tableOps(r *catalog.Relation, materialize bool) []string {
+	ops := []string{"Source (DML)"}
+	if r.Connector != nil {
+		ops = append(ops, "Connector "+r.Connector["connector"])
+	}
+	if materialize && r.Kind == catalog.KindTable {
+		ops = append(ops, "Materialize "+r.Name)
+	}
+	return ops
+}
+
+// newTableMaterialize writes a table's changes into its state; owned, when
+// not nil, are the vnodes the actor owns.
+func newTableMaterialize(r *catalog.Relation, in stream.Executor, sc *stream.StateContext, owned *storage.VnodeBitmap) stream.Executor {
+	m := stream.NewMaterialize(in, sc, TableLayout(r))
+	// DML statements validate their changes against the table under
+	// its DML lock, so a plain table's materialization needs no checks.
+	// Rows from a connector are upserts: a later row with the key of
+	// an earlier one replaces it.
+	m.Trusted = r.Connector == nil
+	m.Owned = owned
+	return m
 }
 
 // connectorSource builds the generator of r's connector and the executor

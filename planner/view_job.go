@@ -67,10 +67,11 @@ func (b *jobBuilder) materialize(rel *catalog.Relation, f *fragment, mode ScanMo
 		}
 		f = to
 	}
+	f.ops = append(f.ops, "Materialize "+rel.Name)
 	layout := TableLayout(rel)
 	f.mapExecs(func(i int, in stream.Executor) stream.Executor {
 		m := stream.NewMaterialize(in, f.actors[i].State, layout)
-		m.Owned = &f.vnodes[i]
+		m.Owned, m.ViewInput = &f.vnodes[i], true
 		return m
 	})
 	f.finish()
@@ -126,6 +127,7 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 			return nil, err
 		}
 		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewFilter(in, n.Cond) })
+		f.ops = append(f.ops, describe(n))
 		return f, nil
 	case *Project:
 		f, err := b.build(n.Input)
@@ -133,6 +135,7 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 			return nil, err
 		}
 		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewProject(in, n.Exprs) })
+		f.ops = append(f.ops, describe(n))
 		f.key = projectedKey(n, f.key)
 		if f.distOK {
 			d := projectedKey(n, f.dist)
@@ -152,6 +155,7 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		}
 		typ := batchColumnTypes(n.Cols)
 		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewExpand(in, n.Projections, typ) })
+		f.ops = append(f.ops, describe(n))
 		f.key = append(slices.Clone(f.key), n.Branch)
 		return f, nil
 	}
@@ -201,6 +205,8 @@ func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
 		f.execs[i] = scan
 	}
 	b.job.Inlets = append(b.job.Inlets, in)
+	f.inputs = []FragmentInput{{Upstream: up.Name, Key: slices.Clone(up.DistKey)}}
+	f.ops = append(f.ops, "StreamScan "+up.Name)
 	f.key = slices.Clone(up.PK)
 	f.dist, f.distOK = slices.Clone(up.DistKey), true
 	return f, nil
@@ -233,6 +239,7 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 		}
 	}
 	f.kind = "agg"
+	f.ops = append(f.ops, "Hash"+describe(n))
 	for i, a := range f.actors {
 		agg, err := stream.NewHashAgg(f.execs[i], a.State, spec, ids)
 		if err != nil {
@@ -273,6 +280,7 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.ops = append(f.ops, describe(n))
 	for i, a := range f.actors {
 		j, err := stream.NewHashJoinInputs(left[i], right[i], a.State, spec, ids)
 		if err != nil {

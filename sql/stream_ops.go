@@ -8,7 +8,7 @@ import (
 )
 
 // parseAlter parses ALTER {TABLE | MATERIALIZED VIEW | SOURCE} name
-// {PAUSE | RESUME | SET PARALLELISM {=|TO} n|DEFAULT |
+// {PAUSE | RESUME | SET PARALLELISM {=|TO} n|DEFAULT|ADAPTIVE |
 // SET xxx_rate_limit {=|TO} n|DEFAULT}.
 func parseAlter(c *cursor) (Node, error) {
 	c.advance() // ALTER
@@ -66,7 +66,7 @@ func alterSet(c *cursor, a *AlterStmt) error {
 			return err
 		}
 	}
-	if c.acceptWord("default") {
+	if c.acceptWord("default") || a.Action == AlterSetParallelism && c.acceptWord("adaptive") {
 		a.Default = true
 		return nil
 	}

@@ -42,16 +42,29 @@ func BenchmarkGroupByViewBulkInserts(b *testing.B) {
 	}
 }
 
+// BenchmarkGroupByViewManyGroups is BenchmarkGroupByViewBulkInserts with
+// 20,000 groups instead of 100, so each row reads and writes its group's
+// state: the view's work, which the actors share, dominates.
+func BenchmarkGroupByViewManyGroups(b *testing.B) {
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("parallelism=%d", p), func(b *testing.B) { benchGroupByViewGroups(b, p, 20_000, 20_000) })
+	}
+}
+
 func benchGroupByView(b *testing.B, parallelism, batch int) {
+	benchGroupByViewGroups(b, parallelism, batch, 100)
+}
+
+func benchGroupByViewGroups(b *testing.B, parallelism, batch, groups int) {
 	db := openMem(b)
-	mustExec(b, db, "CREATE TABLE t (id bigint PRIMARY KEY, k int, v bigint)")
+	mustExec(b, db, fmt.Sprintf("CREATE TABLE t (id bigint PRIMARY KEY, k int, v bigint) WITH (streaming_parallelism = %d)", parallelism))
 	mustExec(b, db, fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (streaming_parallelism = %d) AS "+
 		"SELECT k, count(*) AS n, sum(v) AS s, max(v) AS m FROM t GROUP BY k", parallelism))
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		lo := i * batch
-		q := fmt.Sprintf("INSERT INTO t SELECT g, g %% 100, g FROM generate_series(%d, %d) AS g", lo, lo+batch-1)
+		q := fmt.Sprintf("INSERT INTO t SELECT g, g %% %d, g FROM generate_series(%d, %d) AS g", groups, lo, lo+batch-1)
 		if _, err := db.Exec(ctx, q); err != nil {
 			b.Fatal(err)
 		}

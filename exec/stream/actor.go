@@ -59,15 +59,12 @@ func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, b *Barrier) (st
 	if err := a.Out.Send(ctx, Message{Barrier: b}); err != nil {
 		return false, err
 	}
-	a.Out.applyAfterBarrier(b.Mutation)
+	a.Out.applyAfterBarrier(a.ID, b.Mutation)
 	if err := c.collect(a.ID, b, a.State.TakeBatch()); err != nil {
 		return false, err
 	}
 	if err := b.commit.wait(ctx); err != nil {
 		return false, err
 	}
-	if stop, ok := b.Mutation.(*StopMutation); ok && stop.Actors[a.ID] {
-		return true, nil
-	}
-	return false, nil
+	return stopsActor(b.Mutation, a.ID), nil
 }

@@ -102,6 +102,7 @@ type Coordinator struct {
 
 	mu       sync.Mutex
 	epoch    uint64 // the open epoch: data sent now belongs to it
+	gen      uint64 // graph generation: bumped by every Restart
 	actors   map[ActorID]*Actor
 	sources  map[ActorID]*Source
 	inflight *epochState
@@ -142,6 +143,15 @@ func (c *Coordinator) CommittedEpoch() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.epoch - 1
+}
+
+// Generation returns the graph generation: it changes whenever a failed
+// graph is rebuilt (Restart), so a mutation built against the graph can
+// tell whether the actors it refers to still run (UpdateMutation).
+func (c *Coordinator) Generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
 }
 
 // Start registers the initial actors and sources and starts the barrier
@@ -237,7 +247,7 @@ func (c *Coordinator) loop() {
 			case <-tick.C:
 			}
 		}
-		batch = c.drain(batch)
+		batch = c.refuseStale(c.drain(batch))
 		injected, err := c.barrier(batch)
 		for _, r := range batch {
 			if err == nil && r.source != nil && !injected[r.source] {
@@ -275,6 +285,26 @@ func (c *Coordinator) drain(batch []request) []request {
 	}
 }
 
+// refuseStale answers, with ErrGraphFailed, the Update mutations built
+// against a graph that failed and was rebuilt since (their actors refer
+// to actors that are gone; the requester rebuilds and retries), and
+// returns the other requests. Only the barrier loop rebuilds the graph,
+// so the generation cannot change between this check and the barrier.
+func (c *Coordinator) refuseStale(batch []request) []request {
+	c.mu.Lock()
+	gen := c.gen
+	c.mu.Unlock()
+	kept := batch[:0]
+	for _, r := range batch {
+		if u, ok := r.mutation.(*UpdateMutation); ok && u.Generation != gen {
+			r.done <- &graphFailedError{cause: errors.New("the streaming graph was rebuilt while the change was prepared")}
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept
+}
+
 // barrier injects one barrier, waits for every actor to collect it and
 // commits the epoch; it returns the sources it was injected into. On
 // failure it tears the graph down and asks for a rebuild.
@@ -287,6 +317,7 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 		}
 		c.startLocked(r.actors, r.sources)
 	}
+	upd, _ := m.(*UpdateMutation)
 	es := c.newEpochLocked(m)
 	sources := make([]*Source, 0, len(c.sources))
 	injected := make(map[*Source]bool, len(c.sources))
@@ -317,6 +348,16 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 	if err != nil {
 		c.recoverGraph(err)
 		return nil, &graphFailedError{cause: err}
+	}
+	if upd != nil {
+		// The replaced actors are gone; the new ones start on the state
+		// the epoch committed, before the next barrier is injected.
+		if upd.Committed != nil {
+			upd.Committed()
+		}
+		c.mu.Lock()
+		c.startLocked(upd.Start, upd.Sources)
+		c.mu.Unlock()
 	}
 	return injected, nil
 }
@@ -381,11 +422,7 @@ func (c *Coordinator) failure() error {
 }
 
 func (c *Coordinator) removeStoppedLocked(m Mutation) {
-	stop, ok := m.(*StopMutation)
-	if !ok {
-		return
-	}
-	for id := range stop.Actors {
+	for id := range stoppedActors(m) {
 		delete(c.actors, id)
 		if src := c.sources[id]; src != nil {
 			src.kill()
@@ -491,6 +528,7 @@ func (c *Coordinator) teardown() {
 func (c *Coordinator) Restart(actors []*Actor, sources map[ActorID]*Source) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	c.startLocked(actors, sources)
 }
 

@@ -120,27 +120,32 @@ func (d *Dispatcher) applyBeforeBarrier(id ActorID, m Mutation) {
 	}
 }
 
-// applyAfterBarrier drops the outputs to actors a Stop mutation stops,
-// after they have received the barrier that stops them.
-func (d *Dispatcher) applyAfterBarrier(m Mutation) {
-	stop, ok := m.(*StopMutation)
-	if !ok {
-		return
+// applyAfterBarrier drops the outputs to actors a Stop or Update mutation
+// stops, after they have received the barrier that stops them, and
+// attaches the exchanges an Update mutation gives actor id.
+func (d *Dispatcher) applyAfterBarrier(id ActorID, m Mutation) {
+	stop := stoppedActors(m)
+	if len(stop) > 0 {
+		kept := d.outputs[:0]
+		for _, o := range d.outputs {
+			if !stop[o.Actor] {
+				kept = append(kept, o)
+			}
+		}
+		clear(d.outputs[len(kept):])
+		d.outputs = kept
+		keptEx := d.exchanges[:0]
+		for _, e := range d.exchanges {
+			if !e.stops(stop) {
+				keptEx = append(keptEx, e)
+			}
+		}
+		clear(d.exchanges[len(keptEx):])
+		d.exchanges = keptEx
 	}
-	kept := d.outputs[:0]
-	for _, o := range d.outputs {
-		if !stop.Actors[o.Actor] {
-			kept = append(kept, o)
+	if u, ok := m.(*UpdateMutation); ok {
+		for _, e := range u.Exchanges[id] {
+			d.AddExchange(e)
 		}
 	}
-	clear(d.outputs[len(kept):])
-	d.outputs = kept
-	keptEx := d.exchanges[:0]
-	for _, e := range d.exchanges {
-		if !e.stops(stop) {
-			keptEx = append(keptEx, e)
-		}
-	}
-	clear(d.exchanges[len(keptEx):])
-	d.exchanges = keptEx
 }

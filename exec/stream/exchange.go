@@ -172,9 +172,9 @@ func (e *Exchange) add(d, row int, op chunk.Op) {
 
 // stops reports whether the exchange goes to an actor that stop stops;
 // the actors of a fragment stop together, so the whole exchange goes.
-func (e *Exchange) stops(stop *StopMutation) bool {
+func (e *Exchange) stops(stop map[ActorID]bool) bool {
 	for _, o := range e.outputs {
-		if stop.Actors[o.Actor] {
+		if stop[o.Actor] {
 			return true
 		}
 	}

@@ -27,8 +27,13 @@ import (
 //   - nothing when it did not,
 //
 // and its state row is written to (or, once empty, deleted from) the batch.
-// The map is then cleared: every epoch starts from the tables, so an
-// executor built over committed state continues exactly where its
+// The flushed groups then stay in a bounded cache of clean groups, whose
+// state is what the epoch commits: a group touched again in a later epoch
+// is taken from the cache instead of read back. Nothing else writes a
+// group's state (its vnode is this actor's), and a failed epoch tears the
+// executor down with its cache, so the cache never differs from committed
+// state; an executor built over committed state (a restart, a recovery, a
+// rescale) starts with an empty cache and continues exactly where its
 // predecessor stopped (I6).
 //
 // A global aggregate (no GROUP BY) always has exactly one row: it is
@@ -43,14 +48,16 @@ type HashAgg struct {
 	out    *outQueue
 
 	groups      map[string]*aggGroup
-	order       []*aggGroup // dirty groups in first-touch order
-	globalReady bool        // the global group's row is known to exist
+	order       []*aggGroup          // dirty groups in first-touch order
+	cache       map[string]*aggGroup // clean groups, as committed
+	globalReady bool                 // the global group's row is known to exist
 	row         []types.Datum
 	keyBuf      []byte
 }
 
-// aggGroup is a dirty group of the current epoch.
+// aggGroup is a group: dirty in the current epoch, or clean in the cache.
 type aggGroup struct {
+	mapKey   string // its key in groups and cache
 	key      []types.Datum
 	stored   bool          // its state row exists in the result table
 	prevOut  []types.Datum // the row downstream holds for it; nil if none
@@ -68,7 +75,7 @@ func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) 
 	}
 	return &HashAgg{
 		in: in, sc: sc, l: l, spec: spec, types: spec.OutTypes(), global: len(spec.GroupBy) == 0,
-		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{},
+		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{}, cache: map[string]*aggGroup{},
 	}, nil
 }
 
@@ -169,6 +176,11 @@ func (h *HashAgg) group(row []types.Datum) (*aggGroup, error) {
 	if g, ok := h.groups[string(h.keyBuf)]; ok {
 		return g, nil
 	}
+	if g, ok := h.cache[string(h.keyBuf)]; ok {
+		h.groups[g.mapKey] = g
+		h.order = append(h.order, g)
+		return g, nil
+	}
 	key := make([]types.Datum, len(h.spec.GroupBy))
 	for i, c := range h.spec.GroupBy {
 		key[i] = row[c]
@@ -177,7 +189,8 @@ func (h *HashAgg) group(row []types.Datum) (*aggGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.groups[string(h.keyBuf)] = g
+	g.mapKey = string(h.keyBuf)
+	h.groups[g.mapKey] = g
 	h.order = append(h.order, g)
 	return g, nil
 }
@@ -301,11 +314,31 @@ func (h *HashAgg) endEpoch() error {
 		if err := h.flushGroup(g); err != nil {
 			return err
 		}
+		if g.stored {
+			h.cache[g.mapKey] = g
+		} else {
+			delete(h.cache, g.mapKey)
+		}
 	}
 	clear(h.groups)
 	h.order = h.order[:0]
+	if len(h.cache) > aggCacheGroups {
+		// Drop a quarter, arbitrary ones (map order): they are read back
+		// from the result table when touched again.
+		n := len(h.cache) / 4
+		for k := range h.cache {
+			if n == 0 {
+				break
+			}
+			delete(h.cache, k)
+			n--
+		}
+	}
 	return nil
 }
+
+// aggCacheGroups bounds the clean groups a HashAgg keeps between epochs.
+const aggCacheGroups = 1 << 16
 
 // flushGroup emits g's change and stages its state.
 func (h *HashAgg) flushGroup(g *aggGroup) error {
@@ -319,7 +352,9 @@ func (h *HashAgg) flushGroup(g *aggGroup) error {
 		if g.prevOut != nil {
 			h.out.add(chunk.Delete, g.prevOut)
 		}
-		if g.stored {
+		stored := g.stored
+		g.prevOut, g.stored = nil, false
+		if stored {
 			return wrapAggErr("delete group", h.l.result.Delete(h.sc.Batch(), h.stateRow(g)))
 		}
 		return nil
@@ -334,6 +369,7 @@ func (h *HashAgg) flushGroup(g *aggGroup) error {
 	case !datumsIdentical(g.prevOut, cur):
 		h.out.addUpdate(g.prevOut, cur)
 	}
+	g.prevOut, g.stored = cur, true
 	return wrapAggErr("write group", h.l.result.Insert(h.sc.Batch(), h.stateRow(g)))
 }
 

@@ -58,6 +58,57 @@ const (
 	ThrottleSource
 )
 
+// UpdateMutation replaces running actors at a barrier: a rescale, which
+// rebuilds a job (and the jobs downstream of it) with other actors owning
+// other vnodes. At the barrier:
+//
+//   - the actors in Stop forward it and exit once its epoch commits, so the
+//     state they staged for the epoch commits with it;
+//   - after forwarding it, the dispatcher of each actor in Exchanges drops
+//     its outputs to stopped actors and attaches Exchanges[actor], so the
+//     rows after the barrier go to the new actors;
+//   - once the epoch has committed, Committed is called (from the barrier
+//     loop) and then the actors in Start run, their Sources registered: they
+//     start on the committed state, which holds every vnode's state and
+//     backfill progress as of the barrier (I4), and take part from the next
+//     barrier on.
+//
+// Generation is the graph generation (Coordinator.Generation) the new
+// actors were built against; the mutation is refused with ErrGraphFailed
+// when the graph was rebuilt since, as its actors would be wired to actors
+// that are gone.
+type UpdateMutation struct {
+	Stop       map[ActorID]bool
+	Exchanges  map[ActorID][]*Exchange
+	Start      []*Actor
+	Sources    map[ActorID]*Source
+	Committed  func()
+	Generation uint64
+}
+
+// stopsActor reports whether m stops actor id at its barrier.
+func stopsActor(m Mutation, id ActorID) bool {
+	switch m := m.(type) {
+	case *StopMutation:
+		return m.Actors[id]
+	case *UpdateMutation:
+		return m.Stop[id]
+	}
+	return false
+}
+
+// stoppedActors returns the actors m stops (nil for none).
+func stoppedActors(m Mutation) map[ActorID]bool {
+	switch m := m.(type) {
+	case *StopMutation:
+		return m.Actors
+	case *UpdateMutation:
+		return m.Stop
+	}
+	return nil
+}
+
+func (*UpdateMutation) mutation()   {}
 func (*ThrottleMutation) mutation() {}
 func (*StopMutation) mutation()     {}
 func (*AddMutation) mutation()      {}

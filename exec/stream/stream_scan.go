@@ -158,6 +158,16 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 			if invariants && err == nil {
 				s.checkOwned(m)
 			}
+			if err == nil && m.Barrier != nil && s.prog != nil {
+				// The backfill ended since the last barrier: its final
+				// progress (the last vnodes done, the log consumed) commits
+				// with this one, or a resume (restart, rescale) before the
+				// view is marked created would read those vnodes again.
+				if err := s.prog.save(s.sc.Batch()); err != nil {
+					return Message{}, err
+				}
+				s.prog = nil
+			}
 			return m, err
 		}
 	}

@@ -83,6 +83,11 @@ type Relation struct {
 	// storage.SplitVnodes(Parallelism)[i], so a rebuild reproduces the
 	// same actors and vnode ownership.
 	Parallelism int `json:"parallelism,omitempty"`
+	// Adaptive makes Parallelism follow the database's default (the
+	// number of cores unless configured): it is reset to it at every
+	// open. Views and tables created without a parallelism, or altered
+	// to SET PARALLELISM = ADAPTIVE | DEFAULT, are adaptive.
+	Adaptive bool `json:"adaptive,omitempty"`
 	// BackfillRateLimit caps the rows per second a view's backfill reads
 	// (0: no limit).
 	BackfillRateLimit int64 `json:"backfill_rate_limit,omitempty"`

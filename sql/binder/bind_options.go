@@ -18,11 +18,11 @@ import (
 var viewWithOptions = map[string]bool{"backfill_rate_limit": true, "streaming_parallelism": true}
 
 // tableWithOptions are the keys CREATE TABLE ... WITH takes.
-var tableWithOptions = map[string]bool{"dml_rate_limit": true}
+var tableWithOptions = map[string]bool{"dml_rate_limit": true, "streaming_parallelism": true}
 
 // connectorTableWithOptions are the keys CREATE TABLE ... WITH takes
 // besides its connector's options when it has a connector.
-var connectorTableWithOptions = map[string]bool{"dml_rate_limit": true, "source_rate_limit": true}
+var connectorTableWithOptions = map[string]bool{"dml_rate_limit": true, "source_rate_limit": true, "streaming_parallelism": true}
 
 // sourceWithOptions are the keys CREATE SOURCE ... WITH takes besides its
 // connector's options.
@@ -87,10 +87,11 @@ func ParseRateLimit(name, v string) (n int64, err error) {
 
 // ParseParallelism parses the value of the streaming_parallelism option or
 // session variable: an integer from 1 to planner.MaxParallelism, or
-// "default" or empty (0: the database's default). Anything else is 22023.
+// "default", "adaptive" or empty (0: the database's default, which
+// follows the number of cores). Anything else is 22023.
 func ParseParallelism(name, v string) (int, error) {
 	v = strings.TrimSpace(v)
-	if strings.EqualFold(v, "default") || v == "" {
+	if strings.EqualFold(v, "default") || strings.EqualFold(v, "adaptive") || v == "" {
 		return 0, nil
 	}
 	n, perr := strconv.Atoi(v)
