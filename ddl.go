@@ -213,7 +213,7 @@ func (db *DB) attachInlets(sj *planner.StreamJob) (*stream.AddMutation, error) {
 		if up == nil {
 			return nil, fmt.Errorf("streamdb: relation %d has no running job", in.Upstream)
 		}
-		exs, err := in.Connect(up.tops)
+		exs, err := in.Connect(up.tops, up.topVnodes)
 		if err != nil {
 			return nil, err
 		}

@@ -55,7 +55,7 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 	var actors []*stream.Actor
 	var resumed []*job
 	sources := map[stream.ActorID]*stream.Source{}
-	tops := map[uint32][]*stream.Actor{}
+	tops := map[uint32]*planner.StreamJob{}
 	runtime := map[uint32]*relRuntime{}
 	for _, r := range db.relationsSorted() {
 		mode := planner.Follow
@@ -69,7 +69,7 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 		if err := connectInlets(r, job, tops); err != nil {
 			return nil, nil, nil, err
 		}
-		tops[r.ID] = job.Tops
+		tops[r.ID] = job
 		if job.Source != nil {
 			sources[job.SourceOwner.ID] = job.Source
 		}
@@ -94,18 +94,18 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 
 // connectInlets attaches the scans of job r to the top actors of its
 // upstreams, built before it.
-func connectInlets(r *catalog.Relation, job *planner.StreamJob, tops map[uint32][]*stream.Actor) error {
+func connectInlets(r *catalog.Relation, job *planner.StreamJob, built map[uint32]*planner.StreamJob) error {
 	for _, in := range job.Inlets {
-		up, ok := tops[in.Upstream]
+		up, ok := built[in.Upstream]
 		if !ok {
 			return fmt.Errorf("streamdb: view %q reads relation %d, which has no actor", r.Name, in.Upstream)
 		}
-		exs, err := in.Connect(actorIDs(up))
+		exs, err := in.Connect(actorIDs(up.Tops), up.TopVnodes)
 		if err != nil {
 			return err
 		}
 		for i, ex := range exs {
-			up[i].Out.AddExchange(ex)
+			up.Tops[i].Out.AddExchange(ex)
 		}
 	}
 	return nil
@@ -122,7 +122,7 @@ func actorIDs(as []*stream.Actor) []stream.ActorID {
 // newRuntime makes the runtime handle of a job, keeping the DML mutex of a
 // table across rebuilds.
 func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntime {
-	rt := &relRuntime{par: r.Parallelism, tops: actorIDs(job.Tops), actors: actorIDs(job.Actors), fragments: job.Fragments,
+	rt := &relRuntime{par: r.Parallelism, tops: actorIDs(job.Tops), topVnodes: job.TopVnodes, actors: actorIDs(job.Actors), fragments: job.Fragments,
 		source: job.Source, generated: job.Connector}
 	if r.Kind == catalog.KindTable {
 		db.mu.RLock()

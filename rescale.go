@@ -115,7 +115,7 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 	affected := db.downstreamOf(id)
 	upd := &stream.UpdateMutation{Stop: map[stream.ActorID]bool{}, Exchanges: map[stream.ActorID][]*stream.Exchange{},
 		Sources: map[stream.ActorID]*stream.Source{}, Generation: gen}
-	newTops := map[uint32][]*stream.Actor{}
+	built := map[uint32]*planner.StreamJob{}
 	jobs := make([]*planner.StreamJob, len(affected))
 	for i, r := range affected {
 		old := runtime[r.ID]
@@ -131,13 +131,13 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 			return err
 		}
 		for _, in := range job.Inlets {
-			if tops, ok := newTops[in.Upstream]; ok {
-				exs, err := in.Connect(actorIDs(tops))
+			if up, ok := built[in.Upstream]; ok {
+				exs, err := in.Connect(actorIDs(up.Tops), up.TopVnodes)
 				if err != nil {
 					return err
 				}
 				for t, ex := range exs {
-					tops[t].Out.AddExchange(ex)
+					up.Tops[t].Out.AddExchange(ex)
 				}
 				continue
 			}
@@ -145,7 +145,7 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 			if up == nil {
 				return fmt.Errorf("streamdb: relation %d has no running job", in.Upstream)
 			}
-			exs, err := in.Connect(up.tops)
+			exs, err := in.Connect(up.tops, up.topVnodes)
 			if err != nil {
 				return err
 			}
@@ -153,7 +153,7 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 				upd.Exchanges[up.tops[t]] = append(upd.Exchanges[up.tops[t]], ex)
 			}
 		}
-		newTops[r.ID] = job.Tops
+		built[r.ID] = job
 		for _, a := range old.actors {
 			upd.Stop[a] = true
 		}

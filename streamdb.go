@@ -126,8 +126,9 @@ type relRuntime struct {
 	par int
 	// tops are the actors that materialize the relation; views over it
 	// attach to them.
-	tops   []stream.ActorID
-	actors []stream.ActorID
+	tops      []stream.ActorID
+	topVnodes []storage.VnodeBitmap // the relation's vnodes each top owns
+	actors    []stream.ActorID
 	// fragments describe the job's fragments (streamdb_catalog.actors).
 	fragments []planner.Fragment
 	source    *stream.Source // tables only

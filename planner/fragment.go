@@ -167,13 +167,29 @@ type Inlet struct {
 // Connect wires the inlet to the top actors of its upstream (before the
 // scan actors start): it returns the exchange each of tops must dispatch
 // to, in tops order (attached when building the graph, or by an Add
-// mutation). It is called once.
-func (in *Inlet) Connect(tops []stream.ActorID) ([]*stream.Exchange, error) {
+// mutation). topVnodes, when given, are the vnodes each top owns: a top
+// whose vnodes all belong to one scan actor sends to that actor alone,
+// without hashing its rows (a no-shuffle exchange: a table and a view
+// over it with the same parallelism). It is called once.
+func (in *Inlet) Connect(tops []stream.ActorID, topVnodes []storage.VnodeBitmap) ([]*stream.Exchange, error) {
 	if len(tops) == 0 {
 		return nil, fmt.Errorf("planner: relation %d has no top actor", in.Upstream)
 	}
 	exs := make([]*stream.Exchange, len(tops))
 	for t := range tops {
+		if len(topVnodes) == len(tops) {
+			if d := in.soleOwner(&topVnodes[t]); d >= 0 {
+				ch := make(chan stream.Message, channelCapacity)
+				in.merges[d].AddInput(&stream.Receiver{C: ch, Typ: in.typ})
+				ex, err := stream.NewExchange([]*stream.Output{{Actor: in.actors[d].ID, C: ch}},
+					[]storage.VnodeBitmap{storage.AllVnodes()}, in.key, in.keyTypes)
+				if err != nil {
+					return nil, err
+				}
+				exs[t] = ex
+				continue
+			}
+		}
 		outs := make([]*stream.Output, len(in.actors))
 		for d, da := range in.actors {
 			ch := make(chan stream.Message, channelCapacity)
@@ -187,6 +203,16 @@ func (in *Inlet) Connect(tops []stream.ActorID) ([]*stream.Exchange, error) {
 		exs[t] = ex
 	}
 	return exs, nil
+}
+
+// soleOwner returns the scan actor that owns every vnode of vs, or -1.
+func (in *Inlet) soleOwner(vs *storage.VnodeBitmap) int {
+	for d := range in.vnodes {
+		if vs.SubsetOf(&in.vnodes[d]) {
+			return d
+		}
+	}
+	return -1
 }
 
 // subset reports whether every column of a is in b.

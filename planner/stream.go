@@ -39,6 +39,8 @@ type StreamJob struct {
 	// table), each owning a vnode set of it; views over the relation
 	// attach to their dispatchers.
 	Tops []*stream.Actor
+	// TopVnodes are the vnodes of the relation each of Tops owns.
+	TopVnodes []storage.VnodeBitmap
 	// Inlets are the job's scans, each to be connected to the top actors
 	// of its upstream relation (through an Add mutation when creating).
 	Inlets []*Inlet
@@ -103,7 +105,7 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 			exec = newTableMaterialize(r, exec, sc, nil)
 		}
 		a.Exec = exec
-		job.Tops = []*stream.Actor{a}
+		job.Tops, job.TopVnodes = []*stream.Actor{a}, []storage.VnodeBitmap{storage.AllVnodes()}
 		job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()},
 			Ops: tableOps(r, true)}}
 		return job, nil
@@ -130,7 +132,7 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		f.execs[i] = newTableMaterialize(r, stream.NewMerge(typ, recvs[i]...), ta.State, &f.vnodes[i])
 	}
 	f.finish()
-	job.Tops = f.actors
+	job.Tops, job.TopVnodes = f.actors, slices.Clone(f.vnodes)
 	for _, fr := range b.frags {
 		job.Fragments = append(job.Fragments, fr.describe())
 	}

@@ -35,7 +35,7 @@ func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 	if f, err = b.materialize(rel, f, mode); err != nil {
 		return nil, err
 	}
-	b.job.Tops = f.actors
+	b.job.Tops, b.job.TopVnodes = f.actors, slices.Clone(f.vnodes)
 	for _, fr := range b.frags {
 		b.job.Fragments = append(b.job.Fragments, fr.describe())
 	}

@@ -100,3 +100,13 @@ func SplitVnodes(n int) []VnodeBitmap {
 	}
 	return out
 }
+
+// SubsetOf reports whether every vnode of b is in o.
+func (b *VnodeBitmap) SubsetOf(o *VnodeBitmap) bool {
+	for i := range b {
+		if b[i]&^o[i] != 0 {
+			return false
+		}
+	}
+	return true
+}

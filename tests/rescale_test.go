@@ -371,3 +371,55 @@ func TestRescaleTable(t *testing.T) {
 		t.Fatalf("ALTER SOURCE ... SET PARALLELISM: %v, want 0A000", err)
 	}
 }
+
+// TestRescaleConcurrent issues rescales of the same view from several
+// sessions at once, with a writer running: they are serialized, never
+// mixed, and the running actors end as the catalog says.
+func TestRescaleConcurrent(t *testing.T) {
+	rows := backfillRows() / 10
+	dir := t.TempDir()
+	db, err := streamdb.Open(dir, &streamdb.Options{NoSync: true, Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadBig(t, db, rows)
+	mustExec(t, db, "CREATE MATERIALIZED VIEW r_agg AS "+rescaleViews[0].query)
+	w := startWriter(db, rows, 21)
+	var wg sync.WaitGroup
+	errs := make(chan error, 12)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := db.NewSession()
+			for j := range 3 {
+				p := 1 + (i+j)%4
+				if _, err := s.Exec(context.Background(), fmt.Sprintf("ALTER MATERIALIZED VIEW r_agg SET PARALLELISM = %d", p)); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	w.halt(t)
+	checkView(t, db, "r_agg", rescaleViews[0].query)
+	// The last rescale to commit wins: the running actors and the catalog
+	// (which a reopen rebuilds from) must agree on it.
+	running := scanActors(t, db, "r_agg")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = streamdb.Open(dir, &streamdb.Options{NoSync: true, Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := scanActors(t, db, "r_agg"); got != running {
+		t.Fatalf("r_agg ran with %s scan actors and vnodes, reopened with %s", running, got)
+	}
+	checkView(t, db, "r_agg", rescaleViews[0].query)
+}
