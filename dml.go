@@ -3,6 +3,7 @@ package streamdb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -201,7 +202,8 @@ func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
 		return 0, err
 	}
 	defer ex.Close()
-	seen := map[string]bool{}
+	ck := &insertCheck{t: t, seen: map[string]bool{}}
+	defer ck.close()
 	var n int64
 	for {
 		c, err := ex.Next(ctx)
@@ -211,51 +213,117 @@ func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
 		if c == nil {
 			break
 		}
-		for i := 0; i < c.NumRows(); i++ {
-			row := c.Row(i, nil)
-			if err := t.checkInsert(row, seen); err != nil {
-				c.Release()
-				return 0, err
-			}
-			t.add(chunk.Insert, row)
-			n++
-		}
+		rows, err := ck.chunk(c)
 		c.Release()
+		if err != nil {
+			return 0, err
+		}
+		for _, row := range rows {
+			t.add(chunk.Insert, row)
+		}
+		n += int64(len(rows))
 	}
 	return n, t.commit(ctx, n)
 }
 
-// checkInsert fills a generated row id and checks NOT NULL and primary
-// key uniqueness (against committed rows and this statement's own).
-func (t *dmlTarget) checkInsert(row []types.Datum, seen map[string]bool) error {
-	if t.rel.RowID {
-		row[t.rel.PK[0]] = t.db.rowIDs.next()
+// insertCheck checks the rows an INSERT adds, a chunk at a time: it fills
+// generated row ids and checks NOT NULL and primary-key uniqueness
+// (against committed rows and the statement's own). The keys of a chunk
+// are looked up in the table in ascending order with one iterator
+// (storage.KeyProbe) rather than one point read each, and the error
+// reported is the first row's in input order, as row-by-row checks give.
+type insertCheck struct {
+	t     *dmlTarget
+	seen  map[string]bool
+	probe *storage.KeyProbe
+	keys  []probeKey
+}
+
+type probeKey struct {
+	key string
+	row int
+}
+
+func (k *insertCheck) close() {
+	if k.probe != nil {
+		k.probe.Close()
 	}
-	if err := t.checkNotNull(row); err != nil {
-		return err
+}
+
+// chunk checks the rows of c and returns them (copies).
+func (k *insertCheck) chunk(c *chunk.Chunk) ([][]types.Datum, error) {
+	t := k.t
+	n := c.NumRows()
+	rows := make([][]types.Datum, 0, n)
+	k.keys = k.keys[:0]
+	// Row by row: everything but the lookups. firstErr is the first row
+	// that fails so; the rows before it are then looked up.
+	var firstErr error
+	for i := 0; i < n; i++ {
+		row := c.Row(i, nil)
+		if t.rel.RowID {
+			row[t.rel.PK[0]] = t.db.rowIDs.next()
+		}
+		if err := t.checkNotNull(row); err != nil {
+			firstErr = err
+			break
+		}
+		rows = append(rows, row)
+		if t.rel.RowID {
+			continue
+		}
+		key, err := t.pkKey(row)
+		if err != nil {
+			return nil, err
+		}
+		if k.seen[key] {
+			firstErr = t.duplicate(row)
+			break
+		}
+		k.seen[key] = true
+		k.keys = append(k.keys, probeKey{key, len(rows) - 1})
 	}
-	if t.rel.RowID {
-		return nil
-	}
-	key, err := t.pkKey(row)
+	bad, err := k.lookup()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if seen[key] {
-		return t.duplicate(row)
+	if bad >= 0 {
+		return nil, t.duplicate(rows[bad])
 	}
-	seen[key] = true
-	if empty, err := t.snapEmpty(); err != nil || empty {
-		return err
+	return rows, firstErr
+}
+
+// lookup returns the first row (in input order) of k.keys whose key the
+// table holds, or -1.
+func (k *insertCheck) lookup() (int, error) {
+	if len(k.keys) == 0 {
+		return -1, nil
 	}
-	_, exists, err := t.layout.Get(t.snap, t.pk(row))
-	if err != nil {
-		return err
+	if empty, err := k.t.snapEmpty(); err != nil || empty {
+		return -1, err
 	}
-	if exists {
-		return t.duplicate(row)
+	if k.probe == nil {
+		p, err := k.t.layout.NewKeyProbe(k.t.snap)
+		if err != nil {
+			return -1, err
+		}
+		k.probe = p
 	}
-	return nil
+	slices.SortFunc(k.keys, func(a, b probeKey) int { return strings.Compare(a.key, b.key) })
+	bad := -1
+	for _, pk := range k.keys {
+		if bad >= 0 && pk.row > bad {
+			continue
+		}
+		has, err := k.probe.Has([]byte(pk.key))
+		if err != nil {
+			return -1, err
+		}
+		if has {
+			bad = pk.row
+		}
+	}
+	return bad, nil
 }
 
 func (t *dmlTarget) checkNotNull(row []types.Datum) error {

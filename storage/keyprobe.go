@@ -34,8 +34,8 @@ func (t *Table) DecodePK(key []byte) ([]types.Datum, error) {
 	return out, nil
 }
 
-// KeyProbe tells which keys exist in a table, for keys asked in ascending
-// order: it walks one iterator forward, so a sorted batch of lookups costs
+// KeyProbe tells which keys exist in a table, best for keys asked in
+// ascending order: it walks one iterator forward, so a sorted batch of lookups costs
 // about one pass over the keys' neighbourhoods rather than a point read
 // each. Not safe for concurrent use; Close it.
 type KeyProbe struct {
@@ -65,7 +65,8 @@ func (t *Table) NewKeyProbe(r Reader) (*KeyProbe, error) {
 // Empty reports whether the table held no rows when the probe was made.
 func (p *KeyProbe) Empty() bool { return p.empty }
 
-// Has reports whether key exists. Keys must be asked in ascending order.
+// Has reports whether key exists. Keys asked in ascending order cost a
+// short step each; any order is correct.
 func (p *KeyProbe) Has(key []byte) (bool, error) {
 	if p.empty {
 		return false, nil
