@@ -3,8 +3,9 @@ package tests
 import (
 	"context"
 	"fmt"
-	"github.com/streamdb/streamdb"
 	"testing"
+
+	"github.com/streamdb/streamdb"
 )
 
 // BenchmarkBulkInsert loads rows with one INSERT ... SELECT
