@@ -51,8 +51,8 @@ func (s *Store) PutMeta(key string, value []byte) error {
 	if err := checkMetaKey(key); err != nil {
 		return err
 	}
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	if err := s.db.Set(metaKey(key), value, s.writeOpts); err != nil {
 		return fmt.Errorf("storage: put meta %q: %w", key, err)
@@ -85,8 +85,8 @@ func (s *Store) DeleteMeta(key string) error {
 	if err := checkMetaKey(key); err != nil {
 		return err
 	}
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	if err := s.db.Delete(metaKey(key), s.writeOpts); err != nil {
 		return fmt.Errorf("storage: delete meta %q: %w", key, err)

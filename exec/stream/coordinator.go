@@ -171,7 +171,11 @@ func (c *Coordinator) startLocked(actors []*Actor, sources map[ActorID]*Source) 
 		c.actorWG.Add(1)
 		go func(a *Actor) {
 			defer c.actorWG.Done()
-			if err := a.run(ctx, c); err != nil && ctx.Err() == nil {
+			err := a.run(ctx, c)
+			if err == nil && !a.stopped {
+				err = &ActorError{Actor: a.ID, Err: errExitedWithoutStop}
+			}
+			if err != nil && ctx.Err() == nil {
 				c.fail(err)
 			}
 		}(a)

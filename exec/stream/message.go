@@ -89,6 +89,9 @@ type Executor interface {
 type Output struct {
 	Actor ActorID
 	C     chan<- Message
+	// closed: the sending actor closed C without a barrier (a failpoint,
+	// see Dispatcher.hitSend); later sends are dropped.
+	closed bool
 }
 
 // Receiver is an Executor that reads messages from an upstream actor's

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -155,6 +156,11 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 			}
 		default:
 			m, err := s.up.Next(ctx)
+			if failpoint.Enabled && err == nil {
+				if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
+					return Message{}, err
+				}
+			}
 			if invariants && err == nil {
 				s.checkOwned(m)
 			}
@@ -170,6 +176,11 @@ func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {
 	}
 	if m.Barrier == nil {
 		return m, fmt.Errorf("stream: scan of table %d received data before its first barrier", s.upstream.ID)
+	}
+	if failpoint.Enabled {
+		if err := hit(failpoint.ExecScanBarrier); err != nil {
+			return Message{}, err
+		}
 	}
 	s.phase = phaseLoad
 	return m, nil
@@ -192,6 +203,11 @@ func (s *StreamScan) pollUpstream(ctx context.Context) (Message, bool, error) {
 // to the log store; a barrier is returned (ok) after the progress for the
 // epoch it ends is written.
 func (s *StreamScan) handleUpstream(m Message) (Message, bool, error) {
+	if failpoint.Enabled {
+		if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
+			return Message{}, false, err
+		}
+	}
 	if m.Barrier != nil {
 		s.applyMutation(m.Barrier.Mutation)
 		if err := s.prog.save(s.sc.Batch()); err != nil {
@@ -298,6 +314,11 @@ func (s *StreamScan) load() error {
 // nextSnapshot emits the next chunk of snapshot rows; ok is false when the
 // snapshot is exhausted (the phase then moves on).
 func (s *StreamScan) nextSnapshot() (Message, bool, error) {
+	if failpoint.Enabled {
+		if err := hit(failpoint.BackfillSnapshotRead); err != nil {
+			return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
+		}
+	}
 	limit := s.chunkLimit()
 	for s.builder.Len() < limit {
 		if s.iter == nil && !s.openNextVnode() {
@@ -381,6 +402,11 @@ func (s *StreamScan) logChunk(c *chunk.Chunk) error {
 // the log store; ok is false when the log is empty: the scan then follows
 // upstream directly.
 func (s *StreamScan) nextLogged() (Message, bool, error) {
+	if failpoint.Enabled {
+		if err := hit(failpoint.BackfillLogRead); err != nil {
+			return Message{}, false, fmt.Errorf("stream: log store of table %d: %w", s.upstream.ID, err)
+		}
+	}
 	c, err := s.prog.consumeLog(s.sc.Batch(), s.builder, s.chunkLimit())
 	if err != nil {
 		return Message{}, false, err
