@@ -155,18 +155,35 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 				return m, err
 			}
 		default:
-			m, err := s.up.Next(ctx)
-			if failpoint.Enabled && err == nil {
-				if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
-					return Message{}, err
-				}
-			}
-			if invariants && err == nil {
-				s.checkOwned(m)
-			}
-			return m, err
+			return s.follow(ctx)
 		}
 	}
+}
+
+// follow passes the next upstream message through. The first barrier
+// after a backfill saves its final progress: the vnodes finished and the
+// log replayed since the last barrier (I3; a resume would otherwise read
+// them again).
+func (s *StreamScan) follow(ctx context.Context) (Message, error) {
+	m, err := s.up.Next(ctx)
+	if err != nil {
+		return m, err
+	}
+	if failpoint.Enabled {
+		if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
+			return Message{}, err
+		}
+	}
+	if invariants {
+		s.checkOwned(m)
+	}
+	if m.Barrier != nil && s.prog != nil {
+		if err := s.prog.save(s.sc.Batch()); err != nil {
+			return Message{}, err
+		}
+		s.prog = nil
+	}
+	return m, nil
 }
 
 func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {

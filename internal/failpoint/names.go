@@ -3,8 +3,9 @@ package failpoint
 // The failpoints. Every point takes the actions Error (the call returns an
 // error wrapping ErrInjected, which fails the actor or statement as a real
 // error there would) and Panic (the call panics: the actor's recover turns
-// it into an ActorError). End means what each point says; where it says
-// nothing it acts as Error.
+// it into an ActorError; at the storage points, which run on the
+// coordinator's goroutine, a panic crashes the process). End means what
+// each point says; where it says nothing it acts as Error.
 const (
 	// StorageCommit is in storage.Store.CommitEpoch before the epoch's
 	// Pebble batch is committed: the commit fails and nothing of the
