@@ -129,7 +129,7 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 			return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 		}
 	}
-	if err := b.Commit(s.writeOpts); err != nil {
+	if err := s.guard(func() error { return b.Commit(s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 	}
 	if failpoint.Enabled {

@@ -17,6 +17,21 @@ import (
 // until it is reopened, which replays the WAL and finds exactly what was
 // durable. Committed state is never overwritten by a guess.
 
+// guard runs a Pebble write f; a fatal Pebble error in it (see
+// quietLogger.Fatalf) fails the store, and guard returns the failure.
+func (s *Store) guard(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pf, ok := r.(*pebbleFatal)
+			if !ok {
+				panic(r)
+			}
+			err = s.fail(pf)
+		}
+	}()
+	return f()
+}
+
 // storeFailure is why the store stopped writing.
 type storeFailure struct{ err error }
 

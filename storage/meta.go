@@ -54,7 +54,7 @@ func (s *Store) PutMeta(key string, value []byte) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if err := s.db.Set(metaKey(key), value, s.writeOpts); err != nil {
+	if err := s.guard(func() error { return s.db.Set(metaKey(key), value, s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: put meta %q: %w", key, err)
 	}
 	return nil
@@ -88,7 +88,7 @@ func (s *Store) DeleteMeta(key string) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if err := s.db.Delete(metaKey(key), s.writeOpts); err != nil {
+	if err := s.guard(func() error { return s.db.Delete(metaKey(key), s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: delete meta %q: %w", key, err)
 	}
 	return nil

@@ -157,7 +157,7 @@ func (s *Store) DropTable(id uint32) error {
 		return err
 	}
 	start := appendTablePrefix(nil, id)
-	if err := s.db.DeleteRange(start, prefixEnd(start), s.writeOpts); err != nil {
+	if err := s.guard(func() error { return s.db.DeleteRange(start, prefixEnd(start), s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: drop table %d: %w", id, err)
 	}
 	return nil

@@ -96,9 +96,15 @@ type Coordinator struct {
 	pending []request // mutations that must wait for a later barrier
 	// lastCause is the cause of the last graph failure (barrier loop only).
 	lastCause error
-	// failures counts recoveries since the last committed epoch (barrier
-	// loop only).
+	// failures counts recoveries since the last committed epoch, and
+	// backoff is how long the next barrier waits after the last one
+	// (barrier loop only).
 	failures int
+	backoff  time.Duration
+	// storeFailed, once set, is the store's failure (storage.ErrStoreFailed):
+	// the graph is torn down for good and every request gets it (barrier
+	// loop only).
+	storeFailed error
 
 	mu       sync.Mutex
 	epoch    uint64 // the open epoch: data sent now belongs to it
@@ -226,6 +232,15 @@ func (c *Coordinator) loop() {
 	tick := time.NewTicker(c.opts.BarrierInterval)
 	defer tick.Stop()
 	for {
+		if c.storeFailed != nil {
+			if !c.refuse() {
+				return
+			}
+			continue
+		}
+		if !c.waitBackoff() {
+			return
+		}
 		var batch []request
 		if len(c.pending) > 0 {
 			// A fresh slice: appending to a subslice of pending would
@@ -254,6 +269,22 @@ func (c *Coordinator) loop() {
 			}
 			r.done <- err
 		}
+	}
+}
+
+// refuse answers the next request with the store's failure; false when
+// the coordinator stops.
+func (c *Coordinator) refuse() bool {
+	for _, r := range c.pending {
+		r.done <- c.storeFailed
+	}
+	c.pending = nil
+	select {
+	case <-c.stop:
+		return false
+	case r := <-c.reqs:
+		r.done <- c.storeFailed
+		return true
 	}
 }
 
@@ -319,6 +350,14 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 	}
 	c.mu.Unlock()
 	if err != nil {
+		if errors.Is(err, storage.ErrStoreFailed) {
+			// Nothing can commit any more: no rebuild, and waiters get
+			// the store's error (not a retry).
+			c.lastCause, c.storeFailed = err, err
+			c.teardown()
+			c.opts.Logger.Error("the store failed; the streaming graph stops until the database is reopened", "err", err)
+			return nil, err
+		}
 		c.recoverGraph(err)
 		return nil, &graphFailedError{cause: err}
 	}
@@ -430,7 +469,10 @@ func (c *Coordinator) fail(err error) {
 }
 
 // recoverGraph stops every actor, joins them, and asks the owner to rebuild
-// the graph from committed state.
+// the graph from committed state. When the graph keeps failing (no epoch
+// committed since the last recovery) the next barrier waits a backoff
+// (waitBackoff): the statements that waited get their answer at once,
+// and statements sent into the rebuilt graph commit after the backoff.
 func (c *Coordinator) recoverGraph(cause error) {
 	c.lastCause = cause
 	c.teardown()
@@ -439,13 +481,9 @@ func (c *Coordinator) recoverGraph(cause error) {
 	}
 	c.failures++
 	if d := recoveryBackoff(c.failures); d > 0 {
-		c.opts.Logger.Warn("streaming graph keeps failing; backing off before the next recovery",
+		c.opts.Logger.Warn("streaming graph keeps failing; backing off before the next barrier",
 			"failures", c.failures, "backoff", d, "cause", cause)
-		select {
-		case <-time.After(d):
-		case <-c.stop:
-			return
-		}
+		c.backoff = d
 	}
 	c.mu.Lock()
 	c.failed = nil
@@ -456,15 +494,33 @@ func (c *Coordinator) recoverGraph(cause error) {
 	}
 }
 
-// recoveryBackoff is how long to wait before the n-th recovery in a row
-// with no epoch committed in between: none for the first, then doubling
-// from 100ms up to 5s, so a failure that repeats does not spin.
+// recoveryBackoff is how long the barrier after the n-th recovery in a
+// row with no epoch committed in between waits: nothing after the first,
+// then doubling from 100ms up to 5s, so a failure that repeats does not
+// spin.
 func recoveryBackoff(n int) time.Duration {
 	if n <= 1 {
 		return 0
 	}
 	d := 100 * time.Millisecond << min(n-2, 6)
 	return min(d, 5*time.Second)
+}
+
+// waitBackoff waits out the backoff of the last recovery; false when the
+// coordinator stops meanwhile.
+func (c *Coordinator) waitBackoff() bool {
+	if c.backoff == 0 {
+		return true
+	}
+	t := time.NewTimer(c.backoff)
+	defer t.Stop()
+	c.backoff = 0
+	select {
+	case <-t.C:
+		return true
+	case <-c.stop:
+		return false
+	}
 }
 
 func (c *Coordinator) isStopping() bool {
