@@ -151,6 +151,11 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 			if invariants && ok {
 				s.checkPausedEmit(m) // I2
 			}
+			if failpoint.Enabled && ok && err == nil {
+				if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
+					return Message{}, err
+				}
+			}
 			if err != nil || ok {
 				return m, err
 			}
@@ -313,7 +318,7 @@ func (s *StreamScan) load() error {
 	s.builder = chunk.NewBuilder(s.upstream.Types)
 	if p.snapshotDone {
 		s.phase = phaseLogStore
-		s.publish()
+		s.publishLoaded()
 		return nil
 	}
 	s.snap = s.sc.Store.Snapshot()
@@ -324,8 +329,17 @@ func (s *StreamScan) load() error {
 	}
 	s.next = 0
 	s.phase = phaseSnapshot
-	s.publish()
+	s.publishLoaded()
 	return nil
+}
+
+// publishLoaded publishes the progress just loaded, the scan's committed
+// position.
+func (s *StreamScan) publishLoaded() {
+	s.publish()
+	if s.opts.Progress != nil {
+		s.opts.Progress.markResumed()
+	}
 }
 
 // nextSnapshot emits the next chunk of snapshot rows; ok is false when the

@@ -34,7 +34,8 @@ const (
 	StreamUpstreamEnd = "stream/upstream-end"
 
 	// ExecScanChunk and ExecScanBarrier are in stream.StreamScan, at each
-	// upstream chunk (logged during a backfill, passed through after) and
+	// chunk it handles (an upstream chunk, logged during a backfill or
+	// passed through after; a snapshot or log-store chunk it emits) and
 	// each barrier.
 	ExecScanChunk   = "exec/scan/chunk"
 	ExecScanBarrier = "exec/scan/barrier"
