@@ -224,6 +224,9 @@ func (db *DB) abandonView(rel *catalog.Relation, cause error) {
 }
 
 func (db *DB) abandonViewLocked(rel *catalog.Relation, cause error) {
+	if err := db.beginDrop(rel); err != nil {
+		db.opts.Logger.Error("removing abandoned view", "view", rel.Name, "err", err, "cause", cause)
+	}
 	db.mu.RLock()
 	rt := db.runtime[rel.ID]
 	db.mu.RUnlock()
@@ -233,7 +236,7 @@ func (db *DB) abandonViewLocked(rel *catalog.Relation, cause error) {
 		_ = db.coord.Mutate(context.Background(), stop, nil, nil)
 	}
 	db.unregister(rel)
-	if err := db.purgeRelation(rel); err != nil {
+	if err := db.finishDropOf(rel); err != nil {
 		db.opts.Logger.Error("removing abandoned view", "view", rel.Name, "err", err, "cause", cause)
 	}
 }
@@ -337,6 +340,9 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 	db.mu.RLock()
 	rt := db.runtime[rel.ID]
 	db.mu.RUnlock()
+	if err := db.beginDrop(rel); err != nil {
+		return err
+	}
 	if rt != nil {
 		if l := rt.limiter; l != nil {
 			// Fail statements waiting on the table's DML rate limit (a
@@ -362,11 +368,15 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, stream.ErrGraphFailed) {
+			if !errors.Is(err, stream.ErrGraphFailed) || attempt >= 3 {
+				// Not stopped: the relation stays, whole.
+				if cerr := db.cancelDrop(rel); cerr != nil {
+					db.opts.Logger.Error("restoring the catalog entry of a relation not dropped", "relation", rel.Name, "err", cerr)
+				}
+				if errors.Is(err, stream.ErrGraphFailed) {
+					return pgerr.Wrap(err, pgerr.SerializationFailure, "could not drop "+rel.Name)
+				}
 				return err
-			}
-			if attempt >= 3 {
-				return pgerr.Wrap(err, pgerr.SerializationFailure, "could not drop "+rel.Name)
 			}
 			db.mu.RLock()
 			rt = db.runtime[rel.ID]
@@ -377,5 +387,5 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 		}
 	}
 	db.unregister(rel)
-	return db.purgeRelation(rel)
+	return db.finishDropOf(rel)
 }

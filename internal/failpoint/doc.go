@@ -1,5 +1,6 @@
 // Package failpoint lets tests make named points of the engine fail: an
-// error returned, a panic, or a stream that ends without a barrier, on
+// error returned, a panic, a stream that ends without a barrier, or (in a
+// server process a test started) an exit as sudden as a kill -9; on
 // every hit or after some hits, a few times or with a probability. It is
 // how the recovery paths (../../ARCHITECTURE.md, I5 and I6) are tested.
 //

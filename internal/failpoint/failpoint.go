@@ -19,6 +19,9 @@ const (
 	// End makes Hit return an *InjectedError that matches ErrEnd: the stream at
 	// the point ends without a barrier (see the point's documentation).
 	End
+	// Exit makes the process exit at once (status 3), as a kill -9 there
+	// would: for points in a server process a test started.
+	Exit
 )
 
 func (a Action) String() string {
@@ -29,6 +32,8 @@ func (a Action) String() string {
 		return "panic"
 	case End:
 		return "end"
+	case Exit:
+		return "exit"
 	}
 	return fmt.Sprintf("action(%d)", uint8(a))
 }
@@ -114,6 +119,8 @@ func parseSpec(s string) (Spec, error) {
 		spec.Action = Panic
 	case "end":
 		spec.Action = End
+	case "exit":
+		spec.Action = Exit
 	default:
 		return spec, fmt.Errorf("unknown action %q", fields[0])
 	}

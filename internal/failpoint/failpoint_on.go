@@ -69,8 +69,12 @@ func Hit(name string) error {
 		return nil
 	}
 	err := &InjectedError{Name: name, Action: st.spec.Action}
-	if st.spec.Action == Panic {
+	switch st.spec.Action {
+	case Panic:
 		panic(err)
+	case Exit:
+		fmt.Fprintf(os.Stderr, "%v: exiting\n", err)
+		os.Exit(3)
 	}
 	return err
 }
@@ -91,7 +95,7 @@ func Enable(name string, spec Spec) (disable func(), err error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
 	}
-	if spec.Action < Error || spec.Action > End {
+	if spec.Action < Error || spec.Action > Exit {
 		return nil, fmt.Errorf("failpoint %s: no action", name)
 	}
 	p.state.Store(nil)

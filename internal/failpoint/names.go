@@ -65,6 +65,11 @@ const (
 	// BackfillLogRead is in the backfill's log-store replay before each
 	// chunk of logged changes is read, as a failed read.
 	BackfillLogRead = "backfill/log-read"
+
+	// CatalogDropPurge is in the removal of a dropped relation's state
+	// (DROP, or a view whose creation failed), after each of its state
+	// tables is deleted; with Exit the process dies half-way through.
+	CatalogDropPurge = "catalog/drop-purge"
 )
 
 // Names lists every failpoint.
@@ -77,4 +82,5 @@ var Names = []string{
 	ExecMaterializeChunk, ExecMaterializeBarrier,
 	ExecProjectChunk, ExecProjectBarrier,
 	BackfillSnapshotRead, BackfillLogRead,
+	CatalogDropPurge,
 }
