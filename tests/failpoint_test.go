@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -95,6 +96,15 @@ func requireFailpoints(t *testing.T) {
 // TestFailpoints runs every failpoint in every phase where it applies.
 func TestFailpoints(t *testing.T) {
 	requireFailpoints(t)
+	fpRebuilds = nil
+	defer func() {
+		if len(fpRebuilds) == 0 {
+			return
+		}
+		sort.Float64s(fpRebuilds)
+		t.Logf("%d recoveries; graph rebuild: median %.2f ms, max %.2f ms", len(fpRebuilds),
+			fpRebuilds[len(fpRebuilds)/2], fpRebuilds[len(fpRebuilds)-1])
+	}()
 	for _, name := range failpoint.Names {
 		for _, phase := range fpPhases[name] {
 			t.Run(strings.ReplaceAll(name, "/", "_")+"/"+strings.ReplaceAll(string(phase), " ", "_"), func(t *testing.T) {
@@ -149,9 +159,20 @@ func runFailpoint(t *testing.T, name string, phase fpPhase) {
 	if n := checkViewsEqualQueries(t, db, fpViews); n != len(fpViews) {
 		t.Fatalf("%d of %d views exist", n, len(fpViews))
 	}
-	recovered := queryRows(t, db, "SELECT count(*) FROM streamdb_catalog.recoveries")
-	t.Logf("%s (%s) fired %d times; %s recoveries", name, spec.Action, fired, recovered[0])
+	var n int
+	rows, err := db.Query(context.Background(), "SELECT rebuild_ms FROM streamdb_catalog.recoveries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		fpRebuilds = append(fpRebuilds, rows.Values()[0].(float64))
+		n++
+	}
+	t.Logf("%s (%s) fired %d times; %d recoveries", name, spec.Action, fired, n)
 }
+
+// fpRebuilds collects the rebuild times of the recoveries (ms).
+var fpRebuilds []float64
 
 // hangWatch panics with every goroutine's stack when the function it
 // returns is not called within d: a hang (a panic, as t.Fatal cannot
@@ -213,9 +234,12 @@ func fpSnapshotPhase(t *testing.T, db *streamdb.DB, name string, spec failpoint.
 		t.Fatal(err)
 	}
 	s := db.NewSession()
-	fpExec(t, s, "SET backfill_rate_limit = 6000")
-	for _, v := range fpViewOrder {
-		fpExec(t, s, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", v, fpViews[v]))
+	for i, v := range fpViewOrder {
+		with := ""
+		if i == 0 {
+			with = "WITH (backfill_rate_limit = 6000) "
+		}
+		fpExec(t, s, fmt.Sprintf("CREATE MATERIALIZED VIEW %s %sAS %s", v, with, fpViews[v]))
 	}
 }
 
@@ -237,8 +261,12 @@ func fpLogStorePhase(t *testing.T, db *streamdb.DB, name string, spec failpoint.
 	if _, err := failpoint.Enable(name, spec); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range fpViewOrder {
-		fpExec(t, s, fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET BACKFILL_RATE_LIMIT = 6000", v))
+	for i, v := range fpViewOrder {
+		limit := "DEFAULT"
+		if i == 0 {
+			limit = "6000"
+		}
+		fpExec(t, s, fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET BACKFILL_RATE_LIMIT = %s", v, limit))
 	}
 	fpExec(t, s, "WAIT")
 }
