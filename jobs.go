@@ -168,8 +168,12 @@ func (db *DB) runJob(j *job) {
 		switch db.waitScans(j, ps, changed) {
 		case waitDone:
 			err := db.coord.Checkpoint(context.Background())
-			if errors.Is(err, stream.ErrGraphFailed) {
-				continue // rebuilt: the resumed job will catch up again
+			if errors.Is(err, stream.ErrGraphFailed) || err == nil && closed(changed) {
+				// Rebuilt: the resumed job will catch up again. (A
+				// checkpoint that succeeded on a graph rebuilt after the
+				// scans caught up proves nothing: the rebuilt scans may
+				// still be replaying.)
+				continue
 			}
 			if err == nil {
 				err = db.markCreated(j.rel)
@@ -183,6 +187,15 @@ func (db *DB) runJob(j *job) {
 		case waitClosing, waitEnded:
 			return
 		}
+	}
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
