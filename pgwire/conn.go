@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // flushThreshold is how many bytes of results a connection buffers before
@@ -94,6 +95,9 @@ func (c *conn) recoverPanic() {
 	r := recover()
 	if r == nil {
 		return
+	}
+	if storage.IsFatal(r) {
+		panic(r) // Pebble found its state broken: stop the process
 	}
 	c.log.Error("pgwire: panic serving connection", "panic", r, "stack", string(debug.Stack()))
 	c.nc.SetWriteDeadline(time.Now().Add(c.srv.opts.ShutdownGrace))

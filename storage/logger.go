@@ -36,6 +36,16 @@ func (quietLogger) Fatalf(format string, args ...any) {
 	panic(f)
 }
 
+// IsFatal reports whether v, a recovered panic, is a fatal error of
+// Pebble. Outside a store write (Store.guard), where Pebble has found its
+// own state broken (an iterator's invariant, a MANIFEST it cannot write),
+// the process must stop as Pebble meant: a recover that meets one panics
+// again.
+func IsFatal(v any) bool {
+	_, ok := v.(*pebbleFatal)
+	return ok
+}
+
 // pebbleFatal is a fatal error of Pebble (see quietLogger.Fatalf).
 type pebbleFatal struct {
 	msg string

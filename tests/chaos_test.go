@@ -12,7 +12,8 @@ package tests
 //
 // STREAMDB_CHAOS_ROUNDS sets the rounds (default 4), STREAMDB_CHAOS_SEED
 // the seed (logged, so a failing schedule can be run again; the
-// interleaving of the clients still varies).
+// interleaving of the clients still varies), STREAMDB_CHAOS_FAILPOINTS
+// the failpoints of the odd rounds (STREAMDB_FAILPOINTS syntax).
 
 import (
 	"context"
@@ -77,7 +78,11 @@ func TestChaos(t *testing.T) {
 	for round := int64(0); round <= rounds; round++ {
 		var env []string
 		if failpoint.Enabled && round%2 == 1 {
-			env = append(env, fmt.Sprintf("STREAMDB_FAILPOINTS=%s", chaosFailpoints))
+			fps := chaosFailpoints
+			if s := os.Getenv("STREAMDB_CHAOS_FAILPOINTS"); s != "" {
+				fps = s
+			}
+			env = append(env, "STREAMDB_FAILPOINTS="+fps)
 		}
 		t0 := time.Now()
 		p := startProcWith(t, dir, env, filepath.Join(dir, fmt.Sprintf("server-%d.log", round)))

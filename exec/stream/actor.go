@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/failpoint"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // Actor runs one pipeline of executors on its own goroutine. The
@@ -44,6 +45,9 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			if msg, ok := r.(string); ok && invariants && strings.HasPrefix(msg, "invariant ") {
 				// A broken invariant must fail loudly, not be recovered from.
 				panic(r)
+			}
+			if storage.IsFatal(r) {
+				panic(r) // Pebble found its state broken: stop the process
 			}
 			err = &ActorError{Actor: a.ID, Err: fmt.Errorf("panicked: %v\n%s", r, debug.Stack())}
 		}
