@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/streamdb/streamdb/internal/pgerr"
-	"github.com/streamdb/streamdb/storage"
 )
 
 // flushThreshold is how many bytes of results a connection buffers before
@@ -96,8 +95,8 @@ func (c *conn) recoverPanic() {
 	if r == nil {
 		return
 	}
-	if storage.IsFatal(r) {
-		panic(r) // Pebble found its state broken: stop the process
+	if _, ok := r.(interface{ Unrecoverable() }); ok {
+		panic(r) // the store found its state broken: stop the process
 	}
 	c.log.Error("pgwire: panic serving connection", "panic", r, "stack", string(debug.Stack()))
 	c.nc.SetWriteDeadline(time.Now().Add(c.srv.opts.ShutdownGrace))

@@ -53,4 +53,8 @@ type pebbleFatal struct {
 }
 
 func (f *pebbleFatal) Error() string { return f.msg }
+
+// Unrecoverable marks the panic as one a recover must raise again (see
+// IsFatal), for packages that cannot import storage (pgwire).
+func (f *pebbleFatal) Unrecoverable() {}
 func (f *pebbleFatal) Unwrap() error { return f.err }
