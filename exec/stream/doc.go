@@ -73,6 +73,9 @@
 //   - I4 rescale (ownership half): a scan receives only the changes of
 //     its vnodes and a Materialize writes only rows of its vnodes; checked
 //     under the invariants build tag.
-//   - I5 upstream end: an input that ends without a barrier is an error.
+//   - I5 upstream end: an input that ends without a barrier is an error,
+//     and an actor that ends without a Stop barrier fails the graph (the
+//     coordinator checks it; the stream/send and stream/upstream-end
+//     failpoints test both).
 //   - I6 recovery: state is only ever what committed epochs wrote.
 package stream
