@@ -68,7 +68,10 @@ type request struct {
 	// source, when set, must be one the barrier was injected into: else
 	// what was sent into it is lost and the request fails.
 	source *Source
-	done   chan error
+	// gen, when not zero, is the graph generation the mutation and the
+	// actors were made for (MutateIn).
+	gen  uint64
+	done chan error
 }
 
 // CoordinatorOptions configure a Coordinator.
@@ -107,6 +110,7 @@ type Coordinator struct {
 	storeFailed error
 
 	mu       sync.Mutex
+	gen      uint64 // the graph's generation: recoveries so far, plus one
 	epoch    uint64 // the open epoch: data sent now belongs to it
 	actors   map[ActorID]*Actor
 	sources  map[ActorID]*Source
@@ -138,6 +142,7 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		epoch:    store.CommittedEpoch() + 1,
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
+		gen:      1,
 	}
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
 	return c
@@ -209,6 +214,52 @@ func (c *Coordinator) Mutate(ctx context.Context, m Mutation, actors []*Actor, s
 	return c.submit(ctx, request{mutation: m, actors: actors, sources: sources})
 }
 
+// Generation identifies the running graph: it changes when a recovery
+// has rebuilt it (after the rebuild, so a caller that reads Generation
+// and then the graph's actors sees actors of that generation or later).
+func (c *Coordinator) Generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// MutateIn is Mutate for a mutation and actors made for the graph of
+// generation gen, whose actor ids they name or whose outputs they are
+// wired to (an Add's exchanges, a Stop's actors). When the graph was
+// rebuilt since, nothing is started or applied and it fails with
+// ErrGraphFailed: the caller looks at the rebuilt graph and tries again.
+// (Before, an Add made for a graph a recovery had replaced started the
+// new job's actors with exchanges on actors that no longer ran: they
+// never got a barrier, and every barrier after waited for them forever.)
+func (c *Coordinator) MutateIn(ctx context.Context, gen uint64, m Mutation, actors []*Actor, sources map[ActorID]*Source) error {
+	return c.submit(ctx, request{mutation: m, actors: actors, sources: sources, gen: gen})
+}
+
+// Running reports whether actor id runs in the current graph.
+func (c *Coordinator) Running(id ActorID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.actors[id] != nil
+}
+
+// errStaleGraph is the cause of a MutateIn for a graph since rebuilt.
+var errStaleGraph = errors.New("the graph was rebuilt after the change was prepared")
+
+// dropStale answers the requests of batch made for an older graph and
+// returns the others.
+func (c *Coordinator) dropStale(batch []request) []request {
+	gen := c.Generation()
+	live := batch[:0]
+	for _, r := range batch {
+		if r.gen != 0 && r.gen != gen {
+			r.done <- &graphFailedError{cause: errStaleGraph}
+			continue
+		}
+		live = append(live, r)
+	}
+	return live
+}
+
 func (c *Coordinator) submit(ctx context.Context, r request) error {
 	r.done = make(chan error, 1)
 	select {
@@ -256,7 +307,7 @@ func (c *Coordinator) loop() {
 			case <-tick.C:
 			}
 		}
-		batch = c.drain(batch)
+		batch = c.dropStale(c.drain(batch))
 		injected, err := c.barrier(batch)
 		for _, r := range batch {
 			if err == nil && r.source != nil && !injected[r.source] {
@@ -492,6 +543,9 @@ func (c *Coordinator) recoverGraph(cause error) {
 	if c.opts.OnFailure != nil {
 		c.opts.OnFailure(cause)
 	}
+	c.mu.Lock()
+	c.gen++
+	c.mu.Unlock()
 }
 
 // recoveryBackoff is how long the barrier after the n-th recovery in a
