@@ -57,4 +57,4 @@ func (f *pebbleFatal) Error() string { return f.msg }
 // Unrecoverable marks the panic as one a recover must raise again (see
 // IsFatal), for packages that cannot import storage (pgwire).
 func (f *pebbleFatal) Unrecoverable() {}
-func (f *pebbleFatal) Unwrap() error { return f.err }
+func (f *pebbleFatal) Unwrap() error  { return f.err }
