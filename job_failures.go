@@ -80,12 +80,23 @@ func (j *job) noteFailure(cause error) int {
 	key := failureKey(cause)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if key != j.failKey || pos.phase > j.failPos.phase || pos.read > j.failPos.read {
+	// Committed progress never goes back: a lower position is an attempt
+	// that failed before all its scans had loaded theirs.
+	progressed := pos.after(j.failPos)
+	if progressed {
+		j.failPos = pos
+	}
+	if key != j.failKey || progressed {
 		j.failures = 0
 	}
 	j.failures++
-	j.failKey, j.failPos, j.lastErr, j.lastCause = key, pos, key, cause
+	j.failKey, j.lastErr, j.lastCause = key, key, cause
 	return j.failures
+}
+
+// after reports whether p is further than q.
+func (p jobPosition) after(q jobPosition) bool {
+	return p.phase > q.phase || p.phase == q.phase && p.read > q.read
 }
 
 // failureKey is the text that identifies a failure: the first line of its
