@@ -50,10 +50,22 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	}
 	next := *rel
 	applyFlowControl(a, &next.BackfillRateLimit, &next.BackfillPaused, &next.BackfillRateZero)
+	if a.Action == sql.AlterResume {
+		// RESUME lifts a quarantine (job_failures.go) and retries.
+		next.BackfillQuarantined, next.BackfillFailures, next.BackfillError = false, 0, ""
+	}
 	if err := db.saveRelation(&next); err != nil {
 		return err
 	}
 	db.replaceRelation(&next)
+	if a.Action == sql.AlterResume {
+		db.mu.RLock()
+		j := db.jobs[rel.ID]
+		db.mu.RUnlock()
+		if j != nil {
+			j.clearFailures()
+		}
+	}
 	if rel.State == catalog.StateCreating {
 		m := &stream.ThrottleMutation{Job: rel.ID, RateLimit: next.BackfillRateLimit, Paused: next.BackfillHeld()}
 		if err := db.coord.Mutate(ctx, m, nil, nil); err != nil {

@@ -10,19 +10,26 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/failpoint"
 )
 
 // Meta keys of the catalog in the store.
 const (
-	metaRelPrefix = "catalog/rel/"
-	metaNextID    = "catalog/next_id"
+	metaRelPrefix  = "catalog/rel/"
+	metaNextID     = "catalog/next_id"
+	metaDropPrefix = "catalog/drop/" // state of dropped relations left to purge
 )
 
-func relKey(id uint32) string { return fmt.Sprintf("%s%010d", metaRelPrefix, id) }
+func relKey(id uint32) string  { return fmt.Sprintf("%s%010d", metaRelPrefix, id) }
+func dropKey(id uint32) string { return fmt.Sprintf("%s%010d", metaDropPrefix, id) }
 
 // loadCatalog reads the relations from the store. Views still being
 // created are kept: their backfill resumes from its persisted progress.
+// Drops a crash interrupted are finished.
 func (db *DB) loadCatalog() error {
+	if err := db.purgeDropped(); err != nil {
+		return err
+	}
 	keys, vals, err := db.store.ScanMeta(metaRelPrefix)
 	if err != nil {
 		return fmt.Errorf("streamdb: reading catalog: %w", err)
@@ -49,14 +56,66 @@ func (db *DB) loadCatalog() error {
 	return nil
 }
 
-// purgeRelation deletes a relation's state, internal state and catalog entry.
-func (db *DB) purgeRelation(r *catalog.Relation) error {
-	for _, id := range append([]uint32{r.ID}, r.Internal...) {
-		if err := db.store.DropTable(id); err != nil {
-			return fmt.Errorf("streamdb: dropping state of %q: %w", r.Name, err)
+// beginDrop removes a relation from the stored catalog and records its
+// state tables to purge, in one durable write, before its actors stop:
+// after a crash at any point of a DROP (or of the removal of a view whose
+// creation failed) the relation is either whole in the catalog, with the
+// state its actors kept up to date, or gone; never in the catalog with
+// its state half purged, or stale because its actors had stopped. Open
+// purges what a crash left (purgeDropped).
+func (db *DB) beginDrop(r *catalog.Relation) error {
+	ids, err := json.Marshal(append([]uint32{r.ID}, r.Internal...))
+	if err != nil {
+		return err
+	}
+	return db.store.UpdateMeta([]string{relKey(r.ID)}, map[string][]byte{dropKey(r.ID): ids})
+}
+
+// cancelDrop undoes beginDrop, for a drop that could not stop the
+// relation's actors.
+func (db *DB) cancelDrop(r *catalog.Relation) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return db.store.UpdateMeta([]string{dropKey(r.ID)}, map[string][]byte{relKey(r.ID): b})
+}
+
+// finishDrop deletes the state tables of a relation beginDrop removed.
+func (db *DB) finishDrop(id uint32, tables []uint32) error {
+	for _, t := range tables {
+		if err := db.store.DropTable(t); err != nil {
+			return fmt.Errorf("streamdb: dropping state of relation %d: %w", id, err)
+		}
+		if failpoint.Enabled {
+			if err := failpoint.Hit(failpoint.CatalogDropPurge); err != nil {
+				return err
+			}
 		}
 	}
-	return db.store.DeleteMeta(relKey(r.ID))
+	return db.store.DeleteMeta(dropKey(id))
+}
+
+func (db *DB) finishDropOf(r *catalog.Relation) error {
+	return db.finishDrop(r.ID, append([]uint32{r.ID}, r.Internal...))
+}
+
+// purgeDropped finishes the drops a crash interrupted (at Open).
+func (db *DB) purgeDropped() error {
+	keys, vals, err := db.store.ScanMeta(metaDropPrefix)
+	if err != nil {
+		return fmt.Errorf("streamdb: reading dropped relations: %w", err)
+	}
+	for i := range keys {
+		var tables []uint32
+		if err := json.Unmarshal(vals[i], &tables); err != nil || len(tables) == 0 {
+			return fmt.Errorf("streamdb: corrupt drop record %s: %v", keys[i], err)
+		}
+		if err := db.finishDrop(tables[0], tables); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // replaceRelation publishes a new version of a relation. Relations are

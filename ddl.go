@@ -92,6 +92,11 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 		return err
 	}
 	db.register(rel, job)
+	if !db.coord.Running(job.Tops[0].ID) {
+		// A recovery right after the table's actor started rebuilt the
+		// graph without it (it was not registered yet): rebuild again.
+		db.coord.Abort(fmt.Errorf("streamdb: table %q missed a graph rebuild", rel.Name))
+	}
 	return w.Complete(tag)
 }
 
@@ -184,6 +189,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	if err != nil {
 		return nil, err
 	}
+	gen := db.coord.Generation() // before reading the upstreams' actors
 	add, err := db.attachInlets(sj)
 	if err != nil {
 		return nil, err
@@ -192,7 +198,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 		return nil, err
 	}
 	db.register(rel, sj)
-	if err := db.coord.Mutate(ctx, add, sj.Actors, nil); err != nil {
+	if err := db.coord.MutateIn(ctx, gen, add, sj.Actors, nil); err != nil {
 		db.abandonViewLocked(rel, err)
 		return nil, err
 	}
@@ -233,17 +239,37 @@ func (db *DB) abandonView(rel *catalog.Relation, cause error) {
 }
 
 func (db *DB) abandonViewLocked(rel *catalog.Relation, cause error) {
-	db.mu.RLock()
-	rt := db.runtime[rel.ID]
-	db.mu.RUnlock()
-	if rt != nil {
-		stop := &stream.StopMutation{Actors: actorSet(rt.actors)}
-		// The stop must go through even when the client went away.
-		_ = db.coord.Mutate(context.Background(), stop, nil, nil)
+	if err := db.beginDrop(rel); err != nil {
+		db.opts.Logger.Error("removing abandoned view", "view", rel.Name, "err", err, "cause", cause)
+	}
+	// The stop must go through even when the client went away.
+	if err := db.stopRelation(context.Background(), rel); err != nil {
+		db.opts.Logger.Error("stopping abandoned view", "view", rel.Name, "err", err, "cause", cause)
 	}
 	db.unregister(rel)
-	if err := db.purgeRelation(rel); err != nil {
+	if err := db.finishDropOf(rel); err != nil {
 		db.opts.Logger.Error("removing abandoned view", "view", rel.Name, "err", err, "cause", cause)
+	}
+}
+
+// stopRelation stops the actors of rel with a Stop barrier. A graph
+// failure rebuilds the graph from the catalog, which still holds rel (the
+// caller unregisters it after): the stop is made again for the rebuilt
+// actors, or they would run on over purged state. A few times at most.
+func (db *DB) stopRelation(ctx context.Context, rel *catalog.Relation) error {
+	for attempt := 0; ; attempt++ {
+		gen := db.coord.Generation()
+		db.mu.RLock()
+		rt := db.runtime[rel.ID]
+		db.mu.RUnlock()
+		if rt == nil {
+			return nil
+		}
+		stop := &stream.StopMutation{Actors: actorSet(rt.actors)}
+		err := db.coord.MutateIn(ctx, gen, stop, nil, nil)
+		if err == nil || !errors.Is(err, stream.ErrGraphFailed) || attempt >= 3 {
+			return err
+		}
 	}
 }
 
@@ -346,6 +372,9 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 	db.mu.RLock()
 	rt := db.runtime[rel.ID]
 	db.mu.RUnlock()
+	if err := db.beginDrop(rel); err != nil {
+		return err
+	}
 	if rt != nil {
 		if l := rt.limiter; l != nil {
 			// Fail statements waiting on the table's DML rate limit (a
@@ -362,29 +391,17 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 			rt.dml.Lock()
 			defer rt.dml.Unlock()
 		}
-		// A graph failure during the stop rebuilds the graph from the
-		// catalog, which still holds rel: stop the rebuilt actors too, or
-		// they would run on over purged state.
-		for attempt := 0; ; attempt++ {
-			stop := &stream.StopMutation{Actors: actorSet(rt.actors)}
-			err := db.coord.Mutate(ctx, stop, nil, nil)
-			if err == nil {
-				break
+		if err := db.stopRelation(ctx, rel); err != nil {
+			// Not stopped: the relation stays, whole.
+			if cerr := db.cancelDrop(rel); cerr != nil {
+				db.opts.Logger.Error("restoring the catalog entry of a relation not dropped", "relation", rel.Name, "err", cerr)
 			}
-			if !errors.Is(err, stream.ErrGraphFailed) {
-				return err
-			}
-			if attempt >= 3 {
+			if errors.Is(err, stream.ErrGraphFailed) {
 				return pgerr.Wrap(err, pgerr.SerializationFailure, "could not drop "+rel.Name)
 			}
-			db.mu.RLock()
-			rt = db.runtime[rel.ID]
-			db.mu.RUnlock()
-			if rt == nil {
-				break
-			}
+			return err
 		}
 	}
 	db.unregister(rel)
-	return db.purgeRelation(rel)
+	return db.finishDropOf(rel)
 }

@@ -2,6 +2,7 @@ package streamdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,6 +150,9 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 	// (not Checkpoint) fails if the graph the changes went into was torn
 	// down before they committed, even when a rebuilt graph serves the call.
 	if err := t.db.coord.CommitSource(context.Background(), rt.source); err != nil {
+		if errors.Is(err, storage.ErrStoreFailed) {
+			return err // not a retry: the store takes no more writes
+		}
 		return pgerr.Wrap(err, pgerr.SerializationFailure, "could not commit")
 	}
 	return nil
@@ -188,6 +192,9 @@ func (t *dmlTarget) abort(src *stream.Source, cause error) {
 }
 
 func (t *dmlTarget) restarted() error {
+	if err := t.db.store.Failed(); err != nil {
+		return err
+	}
 	return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
 }
 

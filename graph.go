@@ -7,7 +7,6 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
-	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
 	"github.com/streamdb/streamdb/sql/binder"
@@ -196,7 +195,7 @@ func (db *DB) rebuildGraph(cause error) {
 	start := time.Now()
 	relation := db.failedRelation(cause)
 	db.opts.Logger.Warn("recovering streaming graph", "cause", cause, "relation", relation)
-	failed := db.failCreatingView(cause)
+	db.noteJobFailure(cause)
 	actors, sources, _, err := db.buildGraph()
 	if err != nil {
 		db.opts.Logger.Error("rebuilding streaming graph failed", "err", err)
@@ -204,49 +203,4 @@ func (db *DB) rebuildGraph(cause error) {
 		db.coord.Restart(actors, sources)
 	}
 	db.recoveries.add(start, relation, cause, time.Since(start))
-	// The failed CREATE returns only now, so its client's next statement
-	// finds the rebuilt graph.
-	failed()
-}
-
-// failCreatingView ends the job of a view being created whose own actor
-// caused a graph failure: resuming it would only fail again, so its CREATE
-// gets the error and the view is removed. (A failure elsewhere leaves
-// creating views to resume from their progress.)
-//
-// It returns the function that ends the job (a no-op when there is none).
-func (db *DB) failCreatingView(cause error) (endJob func()) {
-	endJob = func() {}
-	var ae *stream.ActorError
-	if !errors.As(cause, &ae) {
-		return endJob
-	}
-	db.mu.RLock()
-	var rel *catalog.Relation
-	for id, rt := range db.runtime {
-		for _, a := range rt.actors {
-			if a == ae.Actor {
-				rel = db.rels[id]
-			}
-		}
-	}
-	j := db.jobs[relID(rel)]
-	db.mu.RUnlock()
-	if rel == nil || rel.State != catalog.StateCreating || j == nil {
-		return endJob
-	}
-	db.unregister(rel)
-	if err := db.purgeRelation(rel); err != nil {
-		db.opts.Logger.Error("removing failed view", "view", rel.Name, "err", err)
-	}
-	e := pgerr.As(ae.Err)
-	err := &pgerr.Error{Code: e.Code, Message: fmt.Sprintf("creating materialized view %q failed: %s", rel.Name, e.Message), Detail: e.Detail}
-	return func() { db.endJob(j, err) }
-}
-
-func relID(r *catalog.Relation) uint32 {
-	if r == nil {
-		return 0
-	}
-	return r.ID
 }

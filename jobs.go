@@ -39,11 +39,24 @@ type job struct {
 	done       chan struct{} // closed when the job ended
 	endOnce    sync.Once
 	err        error // why it ended, nil when the view was created
+
+	// Failures of the job's actors (job_failures.go), under mu.
+	failures  int           // identical failures in a row, without progress
+	failKey   string        // the last failure's text
+	failPos   jobPosition   // where the job was at the last failure
+	lastErr   string        // shown by SHOW JOBS
+	lastCause error         // the last failure (nil after a restart)
+	held      chan struct{} // closed while the job is quarantined
 }
 
 func newJob(rel *catalog.Relation, progress []*stream.BackfillProgress) *job {
-	return &job{rel: rel, started: time.Now(), progress: progress, changed: make(chan struct{}),
-		cancel: make(chan struct{}), done: make(chan struct{}), lastAt: time.Now()}
+	j := &job{rel: rel, started: time.Now(), progress: progress, changed: make(chan struct{}),
+		cancel: make(chan struct{}), done: make(chan struct{}), lastAt: time.Now(), held: make(chan struct{})}
+	if rel.BackfillQuarantined {
+		j.failures, j.failKey, j.lastErr = rel.BackfillFailures, rel.BackfillError, rel.BackfillError
+		close(j.held)
+	}
+	return j
 }
 
 // setProgress replaces the progress objects after a rebuild.
@@ -155,8 +168,12 @@ func (db *DB) runJob(j *job) {
 		switch db.waitScans(j, ps, changed) {
 		case waitDone:
 			err := db.coord.Checkpoint(context.Background())
-			if errors.Is(err, stream.ErrGraphFailed) {
-				continue // rebuilt: the resumed job will catch up again
+			if errors.Is(err, stream.ErrGraphFailed) || err == nil && closed(changed) {
+				// Rebuilt: the resumed job will catch up again. (A
+				// checkpoint that succeeded on a graph rebuilt after the
+				// scans caught up proves nothing: the rebuilt scans may
+				// still be replaying.)
+				continue
 			}
 			if err == nil {
 				err = db.markCreated(j.rel)
@@ -170,6 +187,15 @@ func (db *DB) runJob(j *job) {
 		case waitClosing, waitEnded:
 			return
 		}
+	}
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -238,6 +264,8 @@ func (db *DB) waitJob(ctx context.Context, j *job, w ResultWriter) error {
 		select {
 		case <-j.done:
 			return j.err
+		case <-j.quarantined():
+			return db.failWaitedJob(j)
 		case <-tick.C:
 			st := j.status()
 			msg := fmt.Sprintf("materialized view %q: %s %.1f%% (%d of %d rows, %.0f rows/s)",
@@ -292,6 +320,8 @@ func (db *DB) waitAllJobs(ctx context.Context) error {
 	for _, j := range db.jobList() {
 		select {
 		case <-j.done:
+		case <-j.quarantined():
+			return j.quarantineError()
 		case <-ctx.Done():
 			return pgerr.As(ctx.Err())
 		case <-db.closing:
@@ -314,6 +344,11 @@ var jobColumns = []Column{
 	{Name: "paused", Type: types.TBool},
 	{Name: "backfill_rate_limit", Type: types.TInt64},
 	{Name: "parallelism", Type: types.TInt32}, // actors per partitioned fragment
+	// The job's failures in a row, its last error (NULL: none) and
+	// whether they quarantined it (job_failures.go).
+	{Name: "failures", Type: types.TInt64},
+	{Name: "last_error", Type: types.TText},
+	{Name: "quarantined", Type: types.TBool},
 }
 
 func (db *DB) jobRows() [][]types.Datum {
@@ -329,9 +364,15 @@ func (db *DB) jobRows() [][]types.Datum {
 		if limit > 0 || rel.BackfillRateZero {
 			rate = limit
 		}
+		failures, lastErr, quarantined := j.health()
+		var last types.Datum
+		if lastErr != "" {
+			last = lastErr
+		}
 		rows = append(rows, []types.Datum{int64(st.id), st.statement, st.phase,
 			fmt.Sprintf("%.2f%%", st.pct), st.read, st.total, int64(st.rate), st.lag,
-			time.Since(j.started).Round(time.Second).String(), paused, rate, int64(max(rel.Parallelism, 1))})
+			time.Since(j.started).Round(time.Second).String(), paused, rate, int64(max(rel.Parallelism, 1)),
+			int64(failures), last, quarantined})
 	}
 	return rows
 }

@@ -114,7 +114,7 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 	}
 	affected := db.downstreamOf(id)
 	upd := &stream.UpdateMutation{Stop: map[stream.ActorID]bool{}, Exchanges: map[stream.ActorID][]*stream.Exchange{},
-		Sources: map[stream.ActorID]*stream.Source{}, Generation: gen}
+		Sources: map[stream.ActorID]*stream.Source{}}
 	built := map[uint32]*planner.StreamJob{}
 	jobs := make([]*planner.StreamJob, len(affected))
 	for i, r := range affected {
@@ -175,7 +175,7 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 			}
 		}
 	}
-	return db.coord.Mutate(ctx, upd, nil, nil)
+	return db.coord.MutateIn(ctx, gen, upd, nil, nil)
 }
 
 // downstreamOf returns relation id and every view that reads it, directly

@@ -64,6 +64,11 @@ type Options struct {
 	// more actors than cores), else runtime.GOMAXPROCS(0); it is capped
 	// at MaxParallelism.
 	Parallelism int
+	// JobFailureLimit is how many identical failures in a row, without
+	// progress in between, quarantine the job of a view being created
+	// (its backfill is paused until RESUME; see job_failures.go). Zero
+	// means 3.
+	JobFailureLimit int
 }
 
 // MaxParallelism is the highest streaming parallelism a view can have.
@@ -80,6 +85,9 @@ func (o *Options) EnsureDefaults() {
 	o.Parallelism = min(max(o.Parallelism, 1), MaxParallelism)
 	if o.BarrierInterval == 0 {
 		o.BarrierInterval = time.Second
+	}
+	if o.JobFailureLimit <= 0 {
+		o.JobFailureLimit = defaultJobFailureLimit
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

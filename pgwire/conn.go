@@ -95,6 +95,9 @@ func (c *conn) recoverPanic() {
 	if r == nil {
 		return
 	}
+	if _, ok := r.(interface{ Unrecoverable() }); ok {
+		panic(r) // the store found its state broken: stop the process
+	}
 	c.log.Error("pgwire: panic serving connection", "panic", r, "stack", string(debug.Stack()))
 	c.nc.SetWriteDeadline(time.Now().Add(c.srv.opts.ShutdownGrace))
 	c.sendError(&pgerr.Error{Code: pgerr.Internal, Severity: "FATAL", Message: fmt.Sprintf("internal error: %v", r)})

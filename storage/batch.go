@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/streamdb/streamdb/internal/failpoint"
 )
 
 // WriteBatch stages the state writes of one actor for one epoch. Reads
@@ -106,8 +108,8 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	defer closeAll(batches)
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	if cur := s.epoch.Load(); epoch <= cur {
 		return fmt.Errorf("%w: %d after %d", ErrEpochNotIncreasing, epoch, cur)
@@ -122,8 +124,19 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	if err := b.Set(epochKey, encodeEpoch(epoch), nil); err != nil {
 		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 	}
-	if err := b.Commit(s.writeOpts); err != nil {
+	if failpoint.Enabled {
+		if err := failpoint.Hit(failpoint.StorageCommit); err != nil {
+			return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
+		}
+	}
+	if err := s.guard(func() error { return b.Commit(s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
+	}
+	if failpoint.Enabled {
+		if err := failpoint.Hit(failpoint.StorageSync); err != nil {
+			// Applied, durability unknown: see failure.go.
+			return fmt.Errorf("storage: sync of epoch %d: %w", epoch, s.fail(err))
+		}
 	}
 	s.epoch.Store(epoch)
 	return nil

@@ -22,6 +22,10 @@ var (
 	// ErrBadLayout is returned when a Table or a row does not fit its
 	// layout (column counts, PK and DistKey indexes, Datum types).
 	ErrBadLayout = errors.New("storage: bad table layout or row")
+	// ErrStoreFailed is matched by every write to a store that could not
+	// complete an earlier write (see failure.go): it takes no more writes
+	// until it is reopened.
+	ErrStoreFailed = errors.New("storage: the store stopped taking writes (reopen the database)")
 )
 
 func errDatumType(t types.Type, d types.Datum) error {

@@ -51,10 +51,10 @@ func (s *Store) PutMeta(key string, value []byte) error {
 	if err := checkMetaKey(key); err != nil {
 		return err
 	}
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
-	if err := s.db.Set(metaKey(key), value, s.writeOpts); err != nil {
+	if err := s.guard(func() error { return s.db.Set(metaKey(key), value, s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: put meta %q: %w", key, err)
 	}
 	return nil
@@ -80,15 +80,45 @@ func (s *Store) getMeta(k []byte) ([]byte, bool, error) {
 	return append([]byte(nil), v...), true, nil
 }
 
+// UpdateMeta durably deletes the metadata keys dels and stores puts, all
+// in one write: after a crash either all of it is done or none.
+func (s *Store) UpdateMeta(dels []string, puts map[string][]byte) error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, k := range dels {
+		if err := checkMetaKey(k); err != nil {
+			return err
+		}
+		if err := b.Delete(metaKey(k), nil); err != nil {
+			return err
+		}
+	}
+	for k, v := range puts {
+		if err := checkMetaKey(k); err != nil {
+			return err
+		}
+		if err := b.Set(metaKey(k), v, nil); err != nil {
+			return err
+		}
+	}
+	if err := s.writable(); err != nil {
+		return err
+	}
+	if err := s.guard(func() error { return b.Commit(s.writeOpts) }); err != nil {
+		return fmt.Errorf("storage: update meta: %w", err)
+	}
+	return nil
+}
+
 // DeleteMeta durably deletes a metadata value.
 func (s *Store) DeleteMeta(key string) error {
 	if err := checkMetaKey(key); err != nil {
 		return err
 	}
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
-	if err := s.db.Delete(metaKey(key), s.writeOpts); err != nil {
+	if err := s.guard(func() error { return s.db.Delete(metaKey(key), s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: delete meta %q: %w", key, err)
 	}
 	return nil

@@ -44,6 +44,8 @@ type Store struct {
 	db        *pebble.DB
 	writeOpts *pebble.WriteOptions
 	closed    atomic.Bool
+	// failure, once set, is why the store takes no more writes.
+	failure atomic.Pointer[storeFailure]
 
 	// commitMu serializes CommitEpoch and guards epoch updates.
 	commitMu sync.Mutex
@@ -151,11 +153,11 @@ func (s *Store) reader() (pebble.Reader, error) {
 
 // DropTable durably deletes all state of table id.
 func (s *Store) DropTable(id uint32) error {
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	start := appendTablePrefix(nil, id)
-	if err := s.db.DeleteRange(start, prefixEnd(start), s.writeOpts); err != nil {
+	if err := s.guard(func() error { return s.db.DeleteRange(start, prefixEnd(start), s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: drop table %d: %w", id, err)
 	}
 	return nil

@@ -2,9 +2,13 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/streamdb/streamdb/internal/failpoint"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // Actor runs one pipeline of executors on its own goroutine. The
@@ -17,7 +21,16 @@ type Actor struct {
 	// Closers release what the pipeline holds (snapshots, builders) when
 	// the actor exits.
 	Closers []func()
+
+	// stopped is set when a Stop barrier ended the actor (its goroutine
+	// only): run returning nil without it is an actor that ended without
+	// a barrier (I5).
+	stopped bool
 }
+
+// errExitedWithoutStop is the failure of an actor whose goroutine ended
+// without an error and without a barrier that stopped it (I5).
+var errExitedWithoutStop = errors.New("stream: actor ended without a barrier that stopped it")
 
 // run pulls messages from the pipeline and dispatches them until a barrier
 // stops the actor, the context ends, or something fails. After dispatching
@@ -33,6 +46,9 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 				// A broken invariant must fail loudly, not be recovered from.
 				panic(r)
 			}
+			if storage.IsFatal(r) {
+				panic(r) // Pebble found its state broken: stop the process
+			}
 			err = &ActorError{Actor: a.ID, Err: fmt.Errorf("panicked: %v\n%s", r, debug.Stack())}
 		}
 	}()
@@ -41,17 +57,31 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 		if err != nil {
 			return &ActorError{Actor: a.ID, Err: err}
 		}
+		if failpoint.Enabled {
+			if ended, err := a.hitActor(msg); ended || err != nil {
+				return a.actorError(err)
+			}
+		}
 		if msg.Chunk != nil {
 			if err := a.Out.Send(ctx, msg); err != nil {
-				return err
+				return a.actorError(err)
 			}
 			continue
 		}
 		stopped, err := a.passBarrier(ctx, c, msg.Barrier)
 		if err != nil || stopped {
-			return err
+			a.stopped = stopped
+			return a.actorError(err)
 		}
 	}
+}
+
+// actorError makes err (nil stays nil) the actor's failure.
+func (a *Actor) actorError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ActorError{Actor: a.ID, Err: err}
 }
 
 func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, b *Barrier) (stopped bool, err error) {

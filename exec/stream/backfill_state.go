@@ -391,8 +391,12 @@ type BackfillProgress struct {
 	rowsRead  int64
 	rowsTotal int64
 	logLag    int64
-	done      chan struct{}
-	closed    atomic.Bool
+	// resumedAt is the phase and rows read loaded from persisted progress
+	// when the scan started (its committed position then).
+	resumedPhase string
+	resumedRead  int64
+	done         chan struct{}
+	closed       atomic.Bool
 }
 
 // NewBackfillProgress returns progress of a scan that has not started.
@@ -407,6 +411,26 @@ func (b *BackfillProgress) set(phase string, read, total, lag int64) {
 	if phase == PhaseDone && b.closed.CompareAndSwap(false, true) {
 		close(b.done)
 	}
+}
+
+// markResumed records the scan's position as loaded from persisted
+// progress.
+func (b *BackfillProgress) markResumed() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.resumedPhase, b.resumedRead = b.phase, b.rowsRead
+}
+
+// Resumed returns the phase and rows read the scan started from, loaded
+// from persisted (committed) progress; phase is PhaseStarting until the
+// scan has loaded it.
+func (b *BackfillProgress) Resumed() (phase string, read int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.resumedPhase == "" {
+		return PhaseStarting, 0
+	}
+	return b.resumedPhase, b.resumedRead
 }
 
 // Snapshot returns the phase, rows read, estimated rows total and the

@@ -68,7 +68,10 @@ type request struct {
 	// source, when set, must be one the barrier was injected into: else
 	// what was sent into it is lost and the request fails.
 	source *Source
-	done   chan error
+	// gen, when not zero, is the graph generation the mutation and the
+	// actors were made for (MutateIn).
+	gen  uint64
+	done chan error
 }
 
 // CoordinatorOptions configure a Coordinator.
@@ -96,13 +99,19 @@ type Coordinator struct {
 	pending []request // mutations that must wait for a later barrier
 	// lastCause is the cause of the last graph failure (barrier loop only).
 	lastCause error
-	// failures counts recoveries since the last committed epoch (barrier
-	// loop only).
+	// failures counts recoveries since the last committed epoch, and
+	// backoff is how long the next barrier waits after the last one
+	// (barrier loop only).
 	failures int
+	backoff  time.Duration
+	// storeFailed, once set, is the store's failure (storage.ErrStoreFailed):
+	// the graph is torn down for good and every request gets it (barrier
+	// loop only).
+	storeFailed error
 
 	mu       sync.Mutex
+	gen      uint64 // the graph's generation: recoveries so far, plus one
 	epoch    uint64 // the open epoch: data sent now belongs to it
-	gen      uint64 // graph generation: bumped by every Restart
 	actors   map[ActorID]*Actor
 	sources  map[ActorID]*Source
 	inflight *epochState
@@ -133,6 +142,7 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		epoch:    store.CommittedEpoch() + 1,
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
+		gen:      1,
 	}
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
 	return c
@@ -143,15 +153,6 @@ func (c *Coordinator) CommittedEpoch() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.epoch - 1
-}
-
-// Generation returns the graph generation: it changes whenever a failed
-// graph is rebuilt (Restart), so a mutation built against the graph can
-// tell whether the actors it refers to still run (UpdateMutation).
-func (c *Coordinator) Generation() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gen
 }
 
 // Start registers the initial actors and sources and starts the barrier
@@ -181,7 +182,11 @@ func (c *Coordinator) startLocked(actors []*Actor, sources map[ActorID]*Source) 
 		c.actorWG.Add(1)
 		go func(a *Actor) {
 			defer c.actorWG.Done()
-			if err := a.run(ctx, c); err != nil && ctx.Err() == nil {
+			err := a.run(ctx, c)
+			if err == nil && !a.stopped {
+				err = &ActorError{Actor: a.ID, Err: errExitedWithoutStop}
+			}
+			if err != nil && ctx.Err() == nil {
 				c.fail(err)
 			}
 		}(a)
@@ -209,6 +214,52 @@ func (c *Coordinator) Mutate(ctx context.Context, m Mutation, actors []*Actor, s
 	return c.submit(ctx, request{mutation: m, actors: actors, sources: sources})
 }
 
+// Generation identifies the running graph: it changes when a recovery
+// has rebuilt it (after the rebuild, so a caller that reads Generation
+// and then the graph's actors sees actors of that generation or later).
+func (c *Coordinator) Generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// MutateIn is Mutate for a mutation and actors made for the graph of
+// generation gen, whose actor ids they name or whose outputs they are
+// wired to (an Add's exchanges, a Stop's actors). When the graph was
+// rebuilt since, nothing is started or applied and it fails with
+// ErrGraphFailed: the caller looks at the rebuilt graph and tries again.
+// (Before, an Add made for a graph a recovery had replaced started the
+// new job's actors with exchanges on actors that no longer ran: they
+// never got a barrier, and every barrier after waited for them forever.)
+func (c *Coordinator) MutateIn(ctx context.Context, gen uint64, m Mutation, actors []*Actor, sources map[ActorID]*Source) error {
+	return c.submit(ctx, request{mutation: m, actors: actors, sources: sources, gen: gen})
+}
+
+// Running reports whether actor id runs in the current graph.
+func (c *Coordinator) Running(id ActorID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.actors[id] != nil
+}
+
+// errStaleGraph is the cause of a MutateIn for a graph since rebuilt.
+var errStaleGraph = errors.New("the graph was rebuilt after the change was prepared")
+
+// dropStale answers the requests of batch made for an older graph and
+// returns the others.
+func (c *Coordinator) dropStale(batch []request) []request {
+	gen := c.Generation()
+	live := batch[:0]
+	for _, r := range batch {
+		if r.gen != 0 && r.gen != gen {
+			r.done <- &graphFailedError{cause: errStaleGraph}
+			continue
+		}
+		live = append(live, r)
+	}
+	return live
+}
+
 func (c *Coordinator) submit(ctx context.Context, r request) error {
 	r.done = make(chan error, 1)
 	select {
@@ -232,6 +283,15 @@ func (c *Coordinator) loop() {
 	tick := time.NewTicker(c.opts.BarrierInterval)
 	defer tick.Stop()
 	for {
+		if c.storeFailed != nil {
+			if !c.refuse() {
+				return
+			}
+			continue
+		}
+		if !c.waitBackoff() {
+			return
+		}
 		var batch []request
 		if len(c.pending) > 0 {
 			// A fresh slice: appending to a subslice of pending would
@@ -247,7 +307,7 @@ func (c *Coordinator) loop() {
 			case <-tick.C:
 			}
 		}
-		batch = c.refuseStale(c.drain(batch))
+		batch = c.dropStale(c.drain(batch))
 		injected, err := c.barrier(batch)
 		for _, r := range batch {
 			if err == nil && r.source != nil && !injected[r.source] {
@@ -260,6 +320,22 @@ func (c *Coordinator) loop() {
 			}
 			r.done <- err
 		}
+	}
+}
+
+// refuse answers the next request with the store's failure; false when
+// the coordinator stops.
+func (c *Coordinator) refuse() bool {
+	for _, r := range c.pending {
+		r.done <- c.storeFailed
+	}
+	c.pending = nil
+	select {
+	case <-c.stop:
+		return false
+	case r := <-c.reqs:
+		r.done <- c.storeFailed
+		return true
 	}
 }
 
@@ -283,26 +359,6 @@ func (c *Coordinator) drain(batch []request) []request {
 			return batch
 		}
 	}
-}
-
-// refuseStale answers, with ErrGraphFailed, the Update mutations built
-// against a graph that failed and was rebuilt since (their actors refer
-// to actors that are gone; the requester rebuilds and retries), and
-// returns the other requests. Only the barrier loop rebuilds the graph,
-// so the generation cannot change between this check and the barrier.
-func (c *Coordinator) refuseStale(batch []request) []request {
-	c.mu.Lock()
-	gen := c.gen
-	c.mu.Unlock()
-	kept := batch[:0]
-	for _, r := range batch {
-		if u, ok := r.mutation.(*UpdateMutation); ok && u.Generation != gen {
-			r.done <- &graphFailedError{cause: errors.New("the streaming graph was rebuilt while the change was prepared")}
-			continue
-		}
-		kept = append(kept, r)
-	}
-	return kept
 }
 
 // barrier injects one barrier, waits for every actor to collect it and
@@ -346,6 +402,14 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 	}
 	c.mu.Unlock()
 	if err != nil {
+		if errors.Is(err, storage.ErrStoreFailed) {
+			// Nothing can commit any more: no rebuild, and waiters get
+			// the store's error (not a retry).
+			c.lastCause, c.storeFailed = err, err
+			c.teardown()
+			c.opts.Logger.Error("the store failed; the streaming graph stops until the database is reopened", "err", err)
+			return nil, err
+		}
 		c.recoverGraph(err)
 		return nil, &graphFailedError{cause: err}
 	}
@@ -463,7 +527,10 @@ func (c *Coordinator) fail(err error) {
 }
 
 // recoverGraph stops every actor, joins them, and asks the owner to rebuild
-// the graph from committed state.
+// the graph from committed state. When the graph keeps failing (no epoch
+// committed since the last recovery) the next barrier waits a backoff
+// (waitBackoff): the statements that waited get their answer at once,
+// and statements sent into the rebuilt graph commit after the backoff.
 func (c *Coordinator) recoverGraph(cause error) {
 	c.lastCause = cause
 	c.teardown()
@@ -472,13 +539,9 @@ func (c *Coordinator) recoverGraph(cause error) {
 	}
 	c.failures++
 	if d := recoveryBackoff(c.failures); d > 0 {
-		c.opts.Logger.Warn("streaming graph keeps failing; backing off before the next recovery",
+		c.opts.Logger.Warn("streaming graph keeps failing; backing off before the next barrier",
 			"failures", c.failures, "backoff", d, "cause", cause)
-		select {
-		case <-time.After(d):
-		case <-c.stop:
-			return
-		}
+		c.backoff = d
 	}
 	c.mu.Lock()
 	c.failed = nil
@@ -487,17 +550,38 @@ func (c *Coordinator) recoverGraph(cause error) {
 	if c.opts.OnFailure != nil {
 		c.opts.OnFailure(cause)
 	}
+	c.mu.Lock()
+	c.gen++
+	c.mu.Unlock()
 }
 
-// recoveryBackoff is how long to wait before the n-th recovery in a row
-// with no epoch committed in between: none for the first, then doubling
-// from 100ms up to 5s, so a failure that repeats does not spin.
+// recoveryBackoff is how long the barrier after the n-th recovery in a
+// row with no epoch committed in between waits: nothing after the first,
+// then doubling from 100ms up to 5s, so a failure that repeats does not
+// spin.
 func recoveryBackoff(n int) time.Duration {
 	if n <= 1 {
 		return 0
 	}
 	d := 100 * time.Millisecond << min(n-2, 6)
 	return min(d, 5*time.Second)
+}
+
+// waitBackoff waits out the backoff of the last recovery; false when the
+// coordinator stops meanwhile.
+func (c *Coordinator) waitBackoff() bool {
+	if c.backoff == 0 {
+		return true
+	}
+	t := time.NewTimer(c.backoff)
+	defer t.Stop()
+	c.backoff = 0
+	select {
+	case <-t.C:
+		return true
+	case <-c.stop:
+		return false
+	}
 }
 
 func (c *Coordinator) isStopping() bool {
@@ -528,7 +612,6 @@ func (c *Coordinator) teardown() {
 func (c *Coordinator) Restart(actors []*Actor, sources map[ActorID]*Source) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gen++
 	c.startLocked(actors, sources)
 }
 

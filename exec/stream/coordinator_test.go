@@ -970,3 +970,37 @@ func TestRecoveryBackoff(t *testing.T) {
 		t.Errorf("recoveryBackoff(40) = %v, want the 5s cap", got)
 	}
 }
+
+// TestCoordinatorMutateInStaleGraph: a mutation made for a graph that a
+// recovery has since replaced fails with ErrGraphFailed and starts none of
+// its actors (they would be wired to actors that no longer run).
+func TestCoordinatorMutateInStaleGraph(t *testing.T) {
+	h := newHarness(t)
+	tn := h.newTable(1)
+	h.c.Start([]*Actor{tn.actor}, tn.sources())
+	h.mustCheckpoint()
+	gen := h.c.Generation()
+	h.c.Abort(errors.New("test failure"))
+	if err := h.checkpoint(); !errors.Is(err, ErrGraphFailed) {
+		t.Fatalf("Checkpoint after Abort: %v", err)
+	}
+	if h.c.Generation() == gen {
+		t.Fatal("a recovery did not change the generation")
+	}
+	late := h.newTable(2)
+	err := h.bounded("MutateIn", func() error {
+		return h.c.MutateIn(context.Background(), gen, nil, []*Actor{late.actor}, late.sources())
+	})
+	if !errors.Is(err, ErrGraphFailed) {
+		t.Fatalf("MutateIn for a replaced graph: %v, want ErrGraphFailed", err)
+	}
+	if h.c.Running(late.actor.ID) {
+		t.Fatal("the stale mutation's actor was started")
+	}
+	err = h.bounded("MutateIn", func() error {
+		return h.c.MutateIn(context.Background(), h.c.Generation(), nil, []*Actor{late.actor}, late.sources())
+	})
+	if err != nil || !h.c.Running(late.actor.ID) {
+		t.Fatalf("MutateIn for the current graph: %v, running %v", err, h.c.Running(late.actor.ID))
+	}
+}

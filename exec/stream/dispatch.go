@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 )
 
 // Dispatcher sends an actor's output to the receivers of its downstream
@@ -39,6 +40,14 @@ func (d *Dispatcher) AddExchange(e *Exchange) { d.exchanges = append(d.exchanges
 // Send delivers m to every output, blocking while a receiver is full. It
 // takes ownership of m's chunk.
 func (d *Dispatcher) Send(ctx context.Context, m Message) error {
+	if failpoint.Enabled {
+		if err := d.hitSend(); err != nil {
+			if m.Chunk != nil {
+				m.Chunk.Release()
+			}
+			return err
+		}
+	}
 	if m.Chunk != nil {
 		return d.sendChunk(ctx, m)
 	}
@@ -90,11 +99,39 @@ func (d *Dispatcher) releaseRefs(m Message, n int) {
 
 // send delivers m to o's receiver.
 func (o *Output) send(ctx context.Context, m Message) error {
+	if o.closed {
+		if m.Chunk != nil {
+			m.Chunk.Release()
+		}
+		return nil
+	}
 	select {
 	case o.C <- m:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// close closes o's channel without a barrier: its receiver sees its
+// upstream end (I5). Only the sending actor calls it, and only from
+// failpoints.
+func (o *Output) close() {
+	if !o.closed {
+		o.closed = true
+		close(o.C)
+	}
+}
+
+// closeAll closes every output's channel (see Output.close).
+func (d *Dispatcher) closeAll() {
+	for _, o := range d.outputs {
+		o.close()
+	}
+	for _, e := range d.exchanges {
+		for _, o := range e.outputs {
+			o.close()
+		}
 	}
 }
 

@@ -47,11 +47,20 @@
 //
 // # Failures
 //
-// An actor's error or panic (ActorError) makes the Coordinator tear the
-// graph down, join every actor, and call OnFailure, which rebuilds the
-// graph from committed state. Statements waiting on the failed epoch get
-// ErrGraphFailed; DML waits with CommitSource, which fails unless the
-// barrier that committed was injected into its source.
+// An actor's error or panic (ActorError), an actor that ends without a
+// Stop barrier, or an epoch that fails to commit makes the Coordinator
+// tear the graph down, join every actor, and call OnFailure, which
+// rebuilds the graph from committed state. Statements waiting on the
+// failed epoch then get ErrGraphFailed; DML waits with CommitSource,
+// which fails unless the barrier that committed was injected into its
+// source. When recoveries follow each other with no epoch committed, the
+// next barrier waits a growing backoff. A store that fails a write
+// (storage.ErrStoreFailed) stops the graph for good: every request gets
+// the store's error until the database is reopened.
+//
+// Failpoints (../../internal/failpoint) sit in the dispatcher, the actor
+// loop and every executor's chunk and barrier handling (failpoints.go);
+// they compile away without the invariants build tag.
 //
 // # Invariants
 //
@@ -64,6 +73,9 @@
 //   - I4 rescale (ownership half): a scan receives only the changes of
 //     its vnodes and a Materialize writes only rows of its vnodes; checked
 //     under the invariants build tag.
-//   - I5 upstream end: an input that ends without a barrier is an error.
+//   - I5 upstream end: an input that ends without a barrier is an error,
+//     and an actor that ends without a Stop barrier fails the graph (the
+//     coordinator checks it; the stream/send and stream/upstream-end
+//     failpoints test both).
 //   - I6 recovery: state is only ever what committed epochs wrote.
 package stream

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -33,8 +34,16 @@ func (e *Expand) Types() []types.Type { return e.typs }
 // Next implements Executor.
 func (e *Expand) Next(ctx context.Context) (Message, error) {
 	msg, err := e.in.Next(ctx)
-	if err != nil || msg.Chunk == nil {
+	if err != nil {
 		return msg, err
+	}
+	if failpoint.Enabled {
+		if err := hitStateless(msg); err != nil {
+			return Message{}, err
+		}
+	}
+	if msg.Chunk == nil {
+		return msg, nil
 	}
 	in := msg.Chunk
 	defer in.Release()

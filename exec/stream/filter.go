@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -37,8 +38,16 @@ func (f *Filter) Types() []types.Type { return f.in.Types() }
 func (f *Filter) Next(ctx context.Context) (Message, error) {
 	for {
 		msg, err := f.in.Next(ctx)
-		if err != nil || msg.Chunk == nil {
+		if err != nil {
 			return msg, err
+		}
+		if failpoint.Enabled {
+			if err := hitStateless(msg); err != nil {
+				return Message{}, err
+			}
+		}
+		if msg.Chunk == nil {
+			return msg, nil
 		}
 		c, err := f.filter(msg.Chunk)
 		msg.Chunk.Release()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -97,6 +98,11 @@ func (h *HashAgg) Next(ctx context.Context) (Message, error) {
 		msg, err := h.in.Next(ctx)
 		if err != nil {
 			return Message{}, err
+		}
+		if failpoint.Enabled {
+			if err := hitMsg(failpoint.ExecHashAggChunk, failpoint.ExecHashAggBarrier, msg); err != nil {
+				return Message{}, err
+			}
 		}
 		if msg.Barrier != nil {
 			if err := h.endEpoch(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -83,6 +84,11 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 		side, msg, err := j.align.Next(ctx)
 		if err != nil {
 			return Message{}, err
+		}
+		if failpoint.Enabled {
+			if err := hitMsg(failpoint.ExecHashJoinChunk, failpoint.ExecHashJoinBarrier, msg); err != nil {
+				return Message{}, err
+			}
 		}
 		if msg.Barrier != nil {
 			for _, side := range j.sides {

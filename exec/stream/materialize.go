@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -73,8 +74,16 @@ func (m *Materialize) Types() []types.Type { return m.in.Types() }
 func (m *Materialize) Next(ctx context.Context) (Message, error) {
 	for {
 		msg, err := m.in.Next(ctx)
-		if err != nil || msg.Chunk == nil {
+		if err != nil {
 			return msg, err
+		}
+		if failpoint.Enabled {
+			if err := hitMsg(failpoint.ExecMaterializeChunk, failpoint.ExecMaterializeBarrier, msg); err != nil {
+				return Message{}, err
+			}
+		}
+		if msg.Chunk == nil {
+			return msg, nil
 		}
 		c, err := m.apply(msg.Chunk)
 		if err != nil {

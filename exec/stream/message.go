@@ -73,17 +73,16 @@ const (
 //     backfill progress as of the barrier (I4), and take part from the next
 //     barrier on.
 //
-// Generation is the graph generation (Coordinator.Generation) the new
-// actors were built against; the mutation is refused with ErrGraphFailed
-// when the graph was rebuilt since, as its actors would be wired to actors
-// that are gone.
+// Send it with Coordinator.MutateIn, naming the graph generation the new
+// actors were built against: it is refused with ErrGraphFailed when the
+// graph was rebuilt since, as its actors would be wired to actors that
+// are gone.
 type UpdateMutation struct {
-	Stop       map[ActorID]bool
-	Exchanges  map[ActorID][]*Exchange
-	Start      []*Actor
-	Sources    map[ActorID]*Source
-	Committed  func()
-	Generation uint64
+	Stop      map[ActorID]bool
+	Exchanges map[ActorID][]*Exchange
+	Start     []*Actor
+	Sources   map[ActorID]*Source
+	Committed func()
 }
 
 // stopsActor reports whether m stops actor id at its barrier.
@@ -140,6 +139,9 @@ type Executor interface {
 type Output struct {
 	Actor ActorID
 	C     chan<- Message
+	// closed: the sending actor closed C without a barrier (a failpoint,
+	// see Dispatcher.hitSend); later sends are dropped.
+	closed bool
 }
 
 // Receiver is an Executor that reads messages from an upstream actor's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -41,8 +42,16 @@ func (p *Project) Types() []types.Type { return p.typs }
 // Next implements Executor.
 func (p *Project) Next(ctx context.Context) (Message, error) {
 	msg, err := p.in.Next(ctx)
-	if err != nil || msg.Chunk == nil {
+	if err != nil {
 		return msg, err
+	}
+	if failpoint.Enabled {
+		if err := hitStateless(msg); err != nil {
+			return Message{}, err
+		}
+	}
+	if msg.Chunk == nil {
+		return msg, nil
 	}
 	c, err := p.project(msg.Chunk)
 	msg.Chunk.Release()

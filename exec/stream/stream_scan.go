@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -150,27 +151,44 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 			if invariants && ok {
 				s.checkPausedEmit(m) // I2
 			}
+			if failpoint.Enabled && ok && err == nil {
+				if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
+					return Message{}, err
+				}
+			}
 			if err != nil || ok {
 				return m, err
 			}
 		default:
-			m, err := s.up.Next(ctx)
-			if invariants && err == nil {
-				s.checkOwned(m)
-			}
-			if err == nil && m.Barrier != nil && s.prog != nil {
-				// The backfill ended since the last barrier: its final
-				// progress (the last vnodes done, the log consumed) commits
-				// with this one, or a resume (restart, rescale) before the
-				// view is marked created would read those vnodes again.
-				if err := s.prog.save(s.sc.Batch()); err != nil {
-					return Message{}, err
-				}
-				s.prog = nil
-			}
-			return m, err
+			return s.follow(ctx)
 		}
 	}
+}
+
+// follow passes the next upstream message through. The first barrier
+// after a backfill saves its final progress: the vnodes finished and the
+// log replayed since the last barrier (I3; a resume would otherwise read
+// them again).
+func (s *StreamScan) follow(ctx context.Context) (Message, error) {
+	m, err := s.up.Next(ctx)
+	if err != nil {
+		return m, err
+	}
+	if failpoint.Enabled {
+		if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
+			return Message{}, err
+		}
+	}
+	if invariants {
+		s.checkOwned(m)
+	}
+	if m.Barrier != nil && s.prog != nil {
+		if err := s.prog.save(s.sc.Batch()); err != nil {
+			return Message{}, err
+		}
+		s.prog = nil
+	}
+	return m, nil
 }
 
 func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {
@@ -180,6 +198,11 @@ func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {
 	}
 	if m.Barrier == nil {
 		return m, fmt.Errorf("stream: scan of table %d received data before its first barrier", s.upstream.ID)
+	}
+	if failpoint.Enabled {
+		if err := hit(failpoint.ExecScanBarrier); err != nil {
+			return Message{}, err
+		}
 	}
 	s.phase = phaseLoad
 	return m, nil
@@ -202,6 +225,11 @@ func (s *StreamScan) pollUpstream(ctx context.Context) (Message, bool, error) {
 // to the log store; a barrier is returned (ok) after the progress for the
 // epoch it ends is written.
 func (s *StreamScan) handleUpstream(m Message) (Message, bool, error) {
+	if failpoint.Enabled {
+		if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
+			return Message{}, false, err
+		}
+	}
 	if m.Barrier != nil {
 		s.applyMutation(m.Barrier.Mutation)
 		if err := s.prog.save(s.sc.Batch()); err != nil {
@@ -290,7 +318,7 @@ func (s *StreamScan) load() error {
 	s.builder = chunk.NewBuilder(s.upstream.Types)
 	if p.snapshotDone {
 		s.phase = phaseLogStore
-		s.publish()
+		s.publishLoaded()
 		return nil
 	}
 	s.snap = s.sc.Store.Snapshot()
@@ -301,13 +329,27 @@ func (s *StreamScan) load() error {
 	}
 	s.next = 0
 	s.phase = phaseSnapshot
-	s.publish()
+	s.publishLoaded()
 	return nil
+}
+
+// publishLoaded publishes the progress just loaded, the scan's committed
+// position.
+func (s *StreamScan) publishLoaded() {
+	s.publish()
+	if s.opts.Progress != nil {
+		s.opts.Progress.markResumed()
+	}
 }
 
 // nextSnapshot emits the next chunk of snapshot rows; ok is false when the
 // snapshot is exhausted (the phase then moves on).
 func (s *StreamScan) nextSnapshot() (Message, bool, error) {
+	if failpoint.Enabled {
+		if err := hit(failpoint.BackfillSnapshotRead); err != nil {
+			return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
+		}
+	}
 	limit := s.chunkLimit()
 	for s.builder.Len() < limit {
 		if s.iter == nil && !s.openNextVnode() {
@@ -391,6 +433,11 @@ func (s *StreamScan) logChunk(c *chunk.Chunk) error {
 // the log store; ok is false when the log is empty: the scan then follows
 // upstream directly.
 func (s *StreamScan) nextLogged() (Message, bool, error) {
+	if failpoint.Enabled {
+		if err := hit(failpoint.BackfillLogRead); err != nil {
+			return Message{}, false, fmt.Errorf("stream: log store of table %d: %w", s.upstream.ID, err)
+		}
+	}
 	c, err := s.prog.consumeLog(s.sc.Batch(), s.builder, s.chunkLimit())
 	if err != nil {
 		return Message{}, false, err

@@ -377,6 +377,34 @@ func TestStreamScanResumeFromPersistedPosition(t *testing.T) {
 	r.finish()
 }
 
+// TestStreamScanResumeAfterCatchingUp: a scan that finishes its snapshot
+// (and an empty log store) between two barriers saves that at the next
+// barrier, which it passes already following upstream; a rebuild after
+// that epoch committed does not read the last rows again (I3). Before
+// the fix the follow phase saved nothing, and the rebuilt scan emitted
+// the rows of its last snapshot chunk a second time.
+func TestStreamScanResumeAfterCatchingUp(t *testing.T) {
+	r := newScanRig(t, scanChunkRows+300, 5)
+	r.start(ScanOptions{})
+	r.barrier(nil)
+	r.mustBarrier("first")
+	r.mustChunk("snapshot 1")
+	r.barrier(nil)
+	r.mustBarrier("mid-snapshot")
+	r.mustChunk("snapshot 2, the last")
+	r.idle("snapshot and log store done", 100*time.Millisecond)
+	r.barrier(nil)
+	r.mustBarrier("caught up") // the scan follows upstream from here
+	select {
+	case <-r.prog.Done():
+	default:
+		t.Fatal("the scan has not caught up")
+	}
+	r.crash()
+	r.start(ScanOptions{Resume: true})
+	r.finish()
+}
+
 // TestStreamScanRateLimitAtBarrier: a rate limit change applies from the
 // barrier that carries it: chunk sizing changes with the first chunk
 // after it, and the rows per second follow the new limit.

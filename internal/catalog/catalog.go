@@ -96,6 +96,12 @@ type Relation struct {
 	// BackfillRateZero is a backfill rate limit of 0, which also holds
 	// the backfill; it is independent of PAUSE/RESUME.
 	BackfillRateZero bool `json:"backfill_rate_zero,omitempty"`
+	// BackfillQuarantined: the view's job failed BackfillFailures times
+	// in a row with BackfillError and was paused (BackfillPaused) until a
+	// RESUME (see the failure policy in ../../job_failures.go).
+	BackfillQuarantined bool   `json:"backfill_quarantined,omitempty"`
+	BackfillFailures    int    `json:"backfill_failures,omitempty"`
+	BackfillError       string `json:"backfill_error,omitempty"`
 	// DMLRateLimit caps the rows per second DML statements write into a
 	// table (0: no limit).
 	DMLRateLimit int64 `json:"dml_rate_limit,omitempty"`

@@ -51,6 +51,8 @@ const (
 	InvalidCursorName        = "34000"
 	UndefinedParameter       = "42P02"
 	CantChangeRuntimeParam   = "55P02"
+	DiskFull                 = "53100"
+	IOError                  = "58030"
 	Internal                 = "XX000"
 )
 
