@@ -20,7 +20,9 @@ type Options struct {
 	NoSync bool
 	// MemTableSize is Pebble's memtable size in bytes (0: 64 MiB).
 	MemTableSize uint64
-	// CacheSize is the size of Pebble's block cache in bytes (0: 128 MiB).
+	// CacheSize is the size of Pebble's block cache in bytes, not counting
+	// the memtables (0: 128 MiB). Pebble reserves each memtable's size in
+	// its cache, so the cache it gets is this plus two memtables.
 	CacheSize int64
 }
 
@@ -73,7 +75,12 @@ func open(dir string, opts Options, fs vfs.FS) (*Store, error) {
 			return nil, fmt.Errorf("storage: create %s: %w", dir, err)
 		}
 	}
-	cache := pebble.NewCache(opts.CacheSize)
+	// Pebble charges the memtables (the mutable one and one flushing)
+	// to the block cache: a cache no bigger than them keeps no block at
+	// all, and every point read then reads its index and filter blocks
+	// from the file (BenchmarkGetMiss: 36 µs a read with the 128 MiB
+	// cache fully reserved by two 64 MiB memtables).
+	cache := pebble.NewCache(opts.CacheSize + 2*int64(opts.MemTableSize))
 	defer cache.Unref() // the DB holds its own reference
 	db, err := pebble.Open(dir, pebbleOptions(opts, fs, cache))
 	if err != nil {

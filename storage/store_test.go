@@ -229,3 +229,44 @@ func TestOpenErrors(t *testing.T) {
 	mustDo(t, err)
 	mustDo(t, s.Close())
 }
+
+// TestBlockCacheKeepsBlocks: Pebble charges memtables to the block cache,
+// so a cache no bigger than them keeps nothing and every point read goes
+// to the file. CacheSize does not count them: with a cache the size of a
+// memtable, reads of flushed rows must still hit the cache.
+func TestBlockCacheKeepsBlocks(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{NoSync: true, MemTableSize: 4 << 20, CacheSize: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tbl := &Table{ID: 5, Types: []types.Type{types.TInt64, types.TInt64}, PK: []int{0}, DistKey: []int{0}}
+	// Enough epochs for the memtables to grow to their full size.
+	const rows = 300_000
+	for e := int64(0); e < 10; e++ {
+		w := s.NewWriteBatch()
+		for i := e * rows / 10; i < (e+1)*rows/10; i++ {
+			if err := tbl.Insert(w, []types.Datum{i, i * 2}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.CommitEpoch(uint64(e+1), []*WriteBatch{w}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	snap := s.Snapshot()
+	defer snap.Close()
+	for i := int64(0); i < 2*rows; i += 97 {
+		row, ok, err := tbl.Get(snap, []types.Datum{i})
+		if err != nil || ok != (i < rows) || ok && row[1] != i*2 {
+			t.Fatalf("Get(%d) = %v, %v, %v", i, row, ok, err)
+		}
+	}
+	m := s.db.Metrics()
+	if m.BlockCache.Hits == 0 || m.BlockCache.Size == 0 {
+		t.Fatalf("block cache kept nothing: %d hits, %d misses, %d bytes", m.BlockCache.Hits, m.BlockCache.Misses, m.BlockCache.Size)
+	}
+}
