@@ -215,16 +215,8 @@ func (db *DB) attachInlets(sj *planner.StreamJob) (*stream.AddMutation, error) {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	for _, in := range sj.Inlets {
-		up := db.runtime[in.Upstream]
-		if up == nil {
-			return nil, fmt.Errorf("streamdb: relation %d has no running job", in.Upstream)
-		}
-		exs, err := in.Connect(up.tops, up.topVnodes)
-		if err != nil {
+		if err := attachToRunning(in, db.runtime[in.Upstream], add.Exchanges); err != nil {
 			return nil, err
-		}
-		for i, ex := range exs {
-			add.Exchanges[up.tops[i]] = append(add.Exchanges[up.tops[i]], ex)
 		}
 	}
 	return add, nil

@@ -99,13 +99,39 @@ func connectInlets(r *catalog.Relation, job *planner.StreamJob, built map[uint32
 		if !ok {
 			return fmt.Errorf("streamdb: view %q reads relation %d, which has no actor", r.Name, in.Upstream)
 		}
-		exs, err := in.Connect(actorIDs(up.Tops), up.TopVnodes)
-		if err != nil {
+		if err := attachToBuilt(in, up); err != nil {
 			return err
 		}
-		for i, ex := range exs {
-			up.Tops[i].Out.AddExchange(ex)
-		}
+	}
+	return nil
+}
+
+// attachToBuilt connects inlet in to the top actors of up, a job that has
+// not started: the exchanges go straight onto their dispatchers.
+func attachToBuilt(in *planner.Inlet, up *planner.StreamJob) error {
+	exs, err := in.Connect(actorIDs(up.Tops), up.TopVnodes)
+	if err != nil {
+		return err
+	}
+	for i, ex := range exs {
+		up.Tops[i].Out.AddExchange(ex)
+	}
+	return nil
+}
+
+// attachToRunning connects inlet in to the running top actors of a
+// relation: the exchanges each top must attach, at a barrier, are added
+// to exs (an Add or Update mutation's).
+func attachToRunning(in *planner.Inlet, up *relRuntime, exs map[stream.ActorID][]*stream.Exchange) error {
+	if up == nil {
+		return fmt.Errorf("streamdb: relation %d has no running job", in.Upstream)
+	}
+	got, err := in.Connect(up.tops, up.topVnodes)
+	if err != nil {
+		return err
+	}
+	for i, ex := range got {
+		exs[up.tops[i]] = append(exs[up.tops[i]], ex)
 	}
 	return nil
 }

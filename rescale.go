@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -23,15 +24,15 @@ func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWr
 		e.Hint = "Use SET PARALLELISM = ADAPTIVE to follow the number of cores."
 		return e
 	}
+	want := catalog.KindMaterializedView
+	if a.Kind == sql.ObjTable {
+		want = catalog.KindTable
+	}
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
 	rel, ok := db.Relation(a.Name)
 	if !ok || rel.ID == 0 {
-		return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", objWord(a.Kind), a.Name)
-	}
-	want := catalog.KindMaterializedView
-	if a.Kind == sql.ObjTable {
-		want = catalog.KindTable
+		return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kindWord(want), a.Name)
 	}
 	if rel.Kind != want {
 		return wrongKind(rel, want)
@@ -59,17 +60,7 @@ func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWr
 	if err := db.rescale(ctx, rel.ID); err != nil {
 		return err
 	}
-	return w.Complete("ALTER " + objWord(a.Kind))
-}
-
-func objWord(k sql.ObjectKind) string {
-	switch k {
-	case sql.ObjTable:
-		return "TABLE"
-	case sql.ObjSource:
-		return "SOURCE"
-	}
-	return "MATERIALIZED VIEW"
+	return w.Complete("ALTER " + strings.ToUpper(kindWord(want)))
 }
 
 // rescale makes the running job of relation id match the parallelism its
@@ -132,25 +123,12 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 		}
 		for _, in := range job.Inlets {
 			if up, ok := built[in.Upstream]; ok {
-				exs, err := in.Connect(actorIDs(up.Tops), up.TopVnodes)
-				if err != nil {
-					return err
-				}
-				for t, ex := range exs {
-					up.Tops[t].Out.AddExchange(ex)
-				}
-				continue
+				err = attachToBuilt(in, up)
+			} else {
+				err = attachToRunning(in, runtime[in.Upstream], upd.Exchanges)
 			}
-			up := runtime[in.Upstream]
-			if up == nil {
-				return fmt.Errorf("streamdb: relation %d has no running job", in.Upstream)
-			}
-			exs, err := in.Connect(up.tops, up.topVnodes)
 			if err != nil {
 				return err
-			}
-			for t, ex := range exs {
-				upd.Exchanges[up.tops[t]] = append(upd.Exchanges[up.tops[t]], ex)
 			}
 		}
 		built[r.ID] = job

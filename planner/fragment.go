@@ -175,28 +175,25 @@ func (in *Inlet) Connect(tops []stream.ActorID, topVnodes []storage.VnodeBitmap)
 	if len(tops) == 0 {
 		return nil, fmt.Errorf("planner: relation %d has no top actor", in.Upstream)
 	}
+	all := make([]int, len(in.actors))
+	for d := range all {
+		all[d] = d
+	}
 	exs := make([]*stream.Exchange, len(tops))
 	for t := range tops {
+		dests, owned := all, in.vnodes
 		if len(topVnodes) == len(tops) {
 			if d := in.soleOwner(&topVnodes[t]); d >= 0 {
-				ch := make(chan stream.Message, channelCapacity)
-				in.merges[d].AddInput(&stream.Receiver{C: ch, Typ: in.typ})
-				ex, err := stream.NewExchange([]*stream.Output{{Actor: in.actors[d].ID, C: ch}},
-					[]storage.VnodeBitmap{storage.AllVnodes()}, in.key, in.keyTypes)
-				if err != nil {
-					return nil, err
-				}
-				exs[t] = ex
-				continue
+				dests, owned = []int{d}, []storage.VnodeBitmap{storage.AllVnodes()}
 			}
 		}
-		outs := make([]*stream.Output, len(in.actors))
-		for d, da := range in.actors {
+		outs := make([]*stream.Output, len(dests))
+		for i, d := range dests {
 			ch := make(chan stream.Message, channelCapacity)
-			outs[d] = &stream.Output{Actor: da.ID, C: ch}
+			outs[i] = &stream.Output{Actor: in.actors[d].ID, C: ch}
 			in.merges[d].AddInput(&stream.Receiver{C: ch, Typ: in.typ})
 		}
-		ex, err := stream.NewExchange(outs, in.vnodes, in.key, in.keyTypes)
+		ex, err := stream.NewExchange(outs, owned, in.key, in.keyTypes)
 		if err != nil {
 			return nil, err
 		}
