@@ -21,9 +21,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pgFresh := fs.Int("pg-freshness", 20, "REFRESHes timed on PostgreSQL by the freshness scenario (each rereads the table)")
 	nexmark := fs.Int64("nexmark-events", 10_000_000, "events of the Nexmark stream per query")
 	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
+	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
 	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamdb bench [flags] [scenario...]\nscenarios: %s (default: all)\n", strings.Join(bench.Scenarios, ", "))
+		fmt.Fprintf(stderr, "usage: streamdb bench [flags] [scenario...]\nscenarios: %s, nexmark/QUERY (default: all)\n", strings.Join(bench.Scenarios, ", "))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -34,7 +35,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
-		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr,
+		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile,
 	})
 	if perr := bench.Print(stdout, results); err == nil {
 		err = perr

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ type Config struct {
 	Compare       bool   // also run on PostgreSQL
 	TempDir       string // where data dirs go ("": the system's)
 	Log           io.Writer
+	// CPUProfile, when set, is a path prefix: each streamdb step's measured
+	// part is CPU-profiled into PREFIX-<scenario>.pprof.
+	CPUProfile string
 }
 
 // Result is one measured step.
@@ -82,11 +86,21 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(names) == 0 {
 		names = Scenarios
 	}
-	for _, n := range names {
-		if !slices.Contains(Scenarios, n) {
-			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s)", n, strings.Join(Scenarios, ", "))
+	// "nexmark/q5" runs one Nexmark query.
+	var queries []string
+	for i, n := range names {
+		if q, ok := strings.CutPrefix(n, "nexmark/"); ok {
+			if !slices.ContainsFunc(NexmarkQueries, func(nq NexmarkQuery) bool { return nq.Name == q }) {
+				return nil, fmt.Errorf("unknown Nexmark query %q", q)
+			}
+			queries = append(queries, q)
+			names[i] = "nexmark"
+		}
+		if !slices.Contains(Scenarios, names[i]) {
+			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s, nexmark/QUERY)", n, strings.Join(Scenarios, ", "))
 		}
 	}
+	names = slices.Compact(names)
 	var pg *pgserver.Server
 	if cfg.Compare {
 		var err error
@@ -106,6 +120,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	for _, name := range names {
 		if name == "nexmark" {
 			for _, q := range NexmarkQueries {
+				if queries != nil && !slices.Contains(queries, q.Name) {
+					continue
+				}
 				steps = append(steps, step{"nexmark/" + q.Name, &streamdbTarget{dir: cfg.TempDir},
 					func(s *session) ([]Result, error) { return s.nexmark(q) }})
 			}
@@ -187,11 +204,39 @@ func firstLine(s string) string {
 // timed runs f as the measured step scenario over rows rows.
 func (s *session) timed(scenario string, rows int64, f func() error) error {
 	s.t.resetPeak(s.c)
+	stop, err := s.startProfile(scenario)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	err := f()
-	r := Result{System: s.t.name(), Scenario: scenario, Rows: rows, Elapsed: time.Since(start), PeakRSS: s.t.peak(s.c), Err: err}
+	err = f()
+	elapsed := time.Since(start)
+	if perr := stop(); err == nil {
+		err = perr
+	}
+	r := Result{System: s.t.name(), Scenario: scenario, Rows: rows, Elapsed: elapsed, PeakRSS: s.t.peak(s.c), Err: err}
 	s.out = append(s.out, r)
 	return err
+}
+
+// startProfile starts the CPU profile of a streamdb step when the run asks
+// for one; stop ends it.
+func (s *session) startProfile(scenario string) (stop func() error, err error) {
+	if s.cfg.CPUProfile == "" || s.t.name() != "streamdb" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(s.cfg.CPUProfile + "-" + strings.ReplaceAll(scenario, "/", "-") + ".pprof")
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 const tableDDL = "CREATE TABLE %s (id bigint PRIMARY KEY, k int, v bigint)"
