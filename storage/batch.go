@@ -13,12 +13,23 @@ import (
 // through it see committed state plus its own writes (a Pebble indexed
 // batch; an iterator sees the batch as it was when the iterator was
 // made). Not safe for concurrent use.
+//
+// A batch starts unindexed, which makes writes cheap (no skiplist
+// insert per key), and becomes indexed at its first read: the writes so
+// far are copied into an indexed batch once. An actor that only writes
+// in an epoch (a view's Materialize in release builds, a filter or
+// projection over a source) never pays for an index.
 type WriteBatch struct {
 	s *Store
 	b *pebble.Batch // nil once closed or committed
-	// writeOnly batches are not indexed: cheaper to fill, but reads
-	// through them fail (ErrWriteOnly).
+	// indexed: b is a Pebble indexed batch that reads can go through.
+	indexed bool
+	// writeOnly batches are never indexed: reads through them fail
+	// (ErrWriteOnly).
 	writeOnly bool
+	// sizeHint, until the first write, is the capacity to give the batch
+	// then (see SizeHint).
+	sizeHint int
 
 	key, val []byte // scratch buffers reused by Table writes
 }
@@ -28,7 +39,7 @@ type WriteBatch struct {
 func (s *Store) NewWriteBatch() *WriteBatch {
 	w := &WriteBatch{s: s}
 	if !s.closed.Load() {
-		w.b = s.db.NewIndexedBatch()
+		w.b = s.db.NewBatch()
 	}
 	return w
 }
@@ -43,6 +54,33 @@ func (s *Store) NewWriteOnlyBatch() *WriteBatch {
 		w.b = s.db.NewBatch()
 	}
 	return w
+}
+
+// maxSizeHint caps SizeHint.
+const maxSizeHint = 64 << 20
+
+// SizeHint asks for n bytes of room at the first write (at most 64 MiB),
+// so that a batch expected to grow as large as the last epoch's does not
+// grow by copying. An idle actor's batch allocates nothing.
+func (w *WriteBatch) SizeHint(n int) { w.sizeHint = min(n, maxSizeHint) }
+
+// Len returns the size in bytes of the staged writes.
+func (w *WriteBatch) Len() int {
+	if w.b == nil {
+		return 0
+	}
+	return w.b.Len()
+}
+
+// presize gives an empty batch the room SizeHint asked for.
+func (w *WriteBatch) presize() {
+	hint := w.sizeHint
+	w.sizeHint = 0
+	if w.b.Empty() && hint > 0 {
+		nb := w.s.db.NewBatchWithSize(hint)
+		_ = w.b.Close()
+		w.b = nb
+	}
 }
 
 // ErrWriteOnly is returned by reads through a batch made by
@@ -81,12 +119,25 @@ func (w *WriteBatch) reader() (pebble.Reader, error) {
 	if w.writeOnly {
 		return nil, ErrWriteOnly
 	}
+	if !w.indexed {
+		ib := w.s.db.NewIndexedBatchWithSize(max(w.b.Len(), w.sizeHint))
+		w.sizeHint = 0
+		if err := ib.Apply(w.b, nil); err != nil {
+			_ = ib.Close()
+			return nil, fmt.Errorf("storage: index write batch: %w", err)
+		}
+		_ = w.b.Close()
+		w.b, w.indexed = ib, true
+	}
 	return w.b, nil
 }
 
 func (w *WriteBatch) set(key, value []byte) error {
 	if w.b == nil {
 		return ErrClosed
+	}
+	if w.sizeHint > 0 {
+		w.presize()
 	}
 	return w.b.Set(key, value, nil)
 }
@@ -95,11 +146,15 @@ func (w *WriteBatch) delete(key []byte) error {
 	if w.b == nil {
 		return ErrClosed
 	}
+	if w.sizeHint > 0 {
+		w.presize()
+	}
 	return w.b.Delete(key, nil)
 }
 
-// CommitEpoch atomically applies batches (nil entries ignored), in order
-// (a later batch's write to a key wins), and records epoch as committed,
+// CommitEpoch atomically applies batches (nil entries ignored), whose
+// keys must be disjoint (they are applied in no particular order), and
+// records epoch as committed,
 // in one Pebble batch written with Sync (NoSync under Options.NoSync):
 // after a crash either all of it is there or none. The batches are closed
 // whatever the outcome. epoch must be greater than CommittedEpoch;
@@ -142,12 +197,17 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	return nil
 }
 
-// epochBatch returns the Pebble batch to commit: the only non-empty batch
-// itself when there is one (no copy), else a new batch with all of them
-// applied in order; owned says the caller must close it.
+// epochBatch returns the Pebble batch to commit: the largest non-empty
+// batch, with the others applied to it (no copy of the largest, which in
+// a bulk epoch holds nearly everything); owned says the caller must close
+// it (it is not one of batches).
+//
+// The batches are applied out of order, which is only correct because
+// their keys are disjoint: each actor writes the state of the vnodes it
+// owns, and a vnode has one owner at a time (I4).
 func (s *Store) epochBatch(batches []*WriteBatch) (b *pebble.Batch, owned bool, err error) {
 	var live []*pebble.Batch
-	size := 0
+	big := -1
 	for _, w := range batches {
 		if w == nil {
 			continue
@@ -159,20 +219,28 @@ func (s *Store) epochBatch(batches []*WriteBatch) (b *pebble.Batch, owned bool, 
 			return nil, false, fmt.Errorf("storage: commit of a closed write batch: %w", ErrClosed)
 		}
 		if !w.b.Empty() {
-			live, size = append(live, w.b), size+w.b.Len()
+			if big < 0 || w.b.Len() > live[big].Len() {
+				big = len(live)
+			}
+			live = append(live, w.b)
 		}
 	}
-	if len(live) == 1 {
-		return live[0], false, nil
+	if len(live) == 0 {
+		return s.db.NewBatch(), true, nil
 	}
-	b = s.db.NewBatchWithSize(size + 64)
-	for _, wb := range live {
+	if invariants {
+		checkDisjoint(live)
+	}
+	b = live[big]
+	for i, wb := range live {
+		if i == big {
+			continue
+		}
 		if err := b.Apply(wb, nil); err != nil {
-			_ = b.Close()
 			return nil, false, fmt.Errorf("storage: merge write batches: %w", err)
 		}
 	}
-	return b, true, nil
+	return b, false, nil
 }
 
 func closeAll(batches []*WriteBatch) {

@@ -85,31 +85,36 @@ func TestCommitEpochRules(t *testing.T) {
 	}
 }
 
-// TestCommitEpochMergesInOrder: several batches (and nils) land in one
-// commit, a later batch's write to a key wins.
-func TestCommitEpochMergesInOrder(t *testing.T) {
-	s := openMem(t)
-	a, b, c := s.NewWriteBatch(), s.NewWriteBatch(), s.NewWriteBatch()
-	first, second := order(1, 1), order(1, 1)
-	first[2], second[2] = "from a", "from c"
-	mustDo(t, ordersTable.Insert(a, first))
-	mustDo(t, ordersTable.Insert(a, order(2, 2)))
-	mustDo(t, ordersTable.Insert(b, order(3, 3)))
-	mustDo(t, ordersTable.Delete(b, order(2, 2)))
-	mustDo(t, ordersTable.Insert(c, second))
-	commit(t, s, 1, a, nil, b, s.NewWriteBatch(), c)
-	if got := mustGet(t, ordersTable, s, int64(1), int64(1)); got[2] != "from c" {
-		t.Fatalf("later batch should win: %v", got)
-	}
-	if got := mustGet(t, ordersTable, s, int64(2), int64(2)); got != nil {
-		t.Fatalf("delete in a later batch lost: %v", got)
-	}
-	if rows := collect(t, ordersTable.Scan(s)); len(rows) != 2 {
-		t.Fatalf("rows: %v", rows)
-	}
-	for _, w := range []*WriteBatch{a, b, c} {
-		if !w.Empty() || w.Close() != nil {
-			t.Fatal("batch not closed by CommitEpoch")
+// TestCommitEpochMerges: several batches (and nils) with disjoint keys
+// land in one commit, whichever is largest.
+func TestCommitEpochMerges(t *testing.T) {
+	for big := range 3 {
+		s := openMem(t)
+		ws := []*WriteBatch{s.NewWriteBatch(), s.NewWriteBatch(), s.NewWriteBatch()}
+		want := 0
+		for i, w := range ws {
+			n := 2
+			if i == big {
+				n = 100
+			}
+			for c := range n {
+				mustDo(t, ordersTable.Insert(w, order(int64(i), int64(c))))
+			}
+			want += n
+		}
+		mustDo(t, ordersTable.Delete(ws[1], order(1, 0)))
+		want--
+		commit(t, s, 1, ws[0], nil, ws[1], s.NewWriteBatch(), ws[2])
+		if got := mustGet(t, ordersTable, s, int64(1), int64(0)); got != nil {
+			t.Fatalf("big=%d: deleted row present: %v", big, got)
+		}
+		if rows := collect(t, ordersTable.Scan(s)); len(rows) != want {
+			t.Fatalf("big=%d: %d rows, want %d", big, len(rows), want)
+		}
+		for _, w := range ws {
+			if !w.Empty() || w.Close() != nil {
+				t.Fatal("batch not closed by CommitEpoch")
+			}
 		}
 	}
 }

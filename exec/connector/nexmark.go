@@ -2,8 +2,10 @@ package connector
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -287,6 +289,15 @@ func lastBase0AuctionID(id int64) int64 {
 	return epoch*auctionProportion + off
 }
 
+// nexChannelURLs are the URLs of the hot channels' bids.
+var nexChannelURLs = func() []string {
+	urls := make([]string, len(nexChannels))
+	for i, c := range nexChannels {
+		urls[i] = "https://www.nexmark.com/" + strings.ToLower(c) + "/item.htm?query=1"
+	}
+	return urls
+}()
+
 // rng is SplitMix64 seeded by an event number.
 type rng struct{ s uint64 }
 
@@ -299,12 +310,23 @@ func (r *rng) next() uint64 {
 func (r *rng) intn(n int64) int64 { return int64(r.next() % uint64(n)) }
 func (r *rng) float() float64     { return float64(r.next()>>11) / (1 << 53) }
 
+// str returns n random lowercase letters, ten per 64-bit draw (each
+// letter is the integer part of 26 times the remaining fraction).
 func (r *rng) str(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte('a' + r.intn(26))
+	if n <= 0 {
+		return ""
 	}
-	return string(b)
+	b := make([]byte, n)
+	for i := 0; i < n; {
+		x := r.next()
+		for k := 0; k < 10 && i < n; k++ {
+			var d uint64
+			d, x = bits.Mul64(x, 26)
+			b[i] = byte('a' + d)
+			i++
+		}
+	}
+	return unsafe.String(&b[0], n)
 }
 
 // extra pads an event to about avg bytes, as the reference's nextExtra.
@@ -375,7 +397,7 @@ func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
 		if r.intn(hotChannelRatio) > 0 {
 			k := r.intn(int64(len(nexChannels)))
 			channel = nexChannels[k]
-			url = "https://www.nexmark.com/" + strings.ToLower(channel) + "/item.htm?query=1"
+			url = nexChannelURLs[k]
 		} else {
 			k := r.intn(10000)
 			channel = "channel-" + strconv.FormatInt(k, 10)

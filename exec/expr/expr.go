@@ -14,7 +14,9 @@ import (
 type Expr interface {
 	// Type is the SQL type of the result.
 	Type() types.Type
-	// Eval computes the value for one row; nil is SQL NULL.
+	// Eval computes the value for one row; nil is SQL NULL. An expression
+	// reads the row only through its *Column descendants (see Columns):
+	// executors may decode only those columns of row.
 	Eval(row []types.Datum) (types.Datum, error)
 	// String renders the expression for EXPLAIN and error messages.
 	String() string

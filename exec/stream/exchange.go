@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
@@ -30,10 +31,10 @@ type Exchange struct {
 	key      []int
 	keyTypes []types.Type
 
-	dest   []int        // per row of the chunk being routed: its output
-	rows   [][]int      // per output: the rows it gets
-	ops    [][]chunk.Op // per output: their ops
-	keyBuf []types.Datum
+	dest     []int        // per row of the chunk being routed: its output
+	rows     [][]int      // per output: the rows it gets
+	ops      [][]chunk.Op // per output: their ops
+	keyBytes []byte
 }
 
 // NewExchange returns an exchange to outputs, where outputs[i] owns the
@@ -49,7 +50,7 @@ func NewExchange(outputs []*Output, owned []storage.VnodeBitmap, key []int, keyT
 		return nil, fmt.Errorf("stream: exchange key of %d columns with %d types", len(key), len(keyTypes))
 	}
 	e := &Exchange{outputs: outputs, key: key, keyTypes: keyTypes, rows: make([][]int, len(outputs)),
-		ops: make([][]chunk.Op, len(outputs)), keyBuf: make([]types.Datum, len(key))}
+		ops: make([][]chunk.Op, len(outputs))}
 	var seen storage.VnodeBitmap
 	for i := range owned {
 		for _, v := range owned[i].Vnodes() {
@@ -121,12 +122,15 @@ func (e *Exchange) route(c *chunk.Chunk) (single int, err error) {
 	e.dest = e.dest[:0]
 	single = -1
 	for i := 0; i < n; i++ {
-		for k, col := range e.key {
-			e.keyBuf[k] = chunk.Value(c.Rec.Column(col), c.Types[col], i)
-		}
-		v, err := storage.VnodeOf(e.keyTypes, e.keyBuf)
-		if err != nil {
-			return 0, fmt.Errorf("stream: exchange: %w", err)
+		var v uint16
+		if len(e.key) == 0 {
+			v = 0 // an empty key maps to vnode 0
+		} else {
+			var err error
+			if e.keyBytes, err = e.appendKey(e.keyBytes[:0], c, i); err != nil {
+				return 0, fmt.Errorf("stream: exchange: %w", err)
+			}
+			v = storage.VnodeOfKey(e.keyBytes)
 		}
 		d := int(e.owner[v])
 		e.dest = append(e.dest, d)
@@ -138,6 +142,37 @@ func (e *Exchange) route(c *chunk.Chunk) (single int, err error) {
 		}
 	}
 	return single, nil
+}
+
+// appendKey appends the encoded distribution key of row i of c, as
+// storage.VnodeOf encodes it; integer columns are encoded straight from
+// their Arrow arrays.
+func (e *Exchange) appendKey(buf []byte, c *chunk.Chunk, i int) ([]byte, error) {
+	for k, col := range e.key {
+		a := c.Rec.Column(col)
+		if id := e.keyTypes[k].ID; id == types.IDInt64 || id == types.IDInt32 || id == types.IDInt16 {
+			if a.IsNull(i) {
+				buf = storage.AppendKeyNull(buf)
+				continue
+			}
+			switch a := a.(type) {
+			case *array.Int64:
+				buf = storage.AppendKeyInt(buf, a.Value(i))
+				continue
+			case *array.Int32:
+				buf = storage.AppendKeyInt(buf, int64(a.Value(i)))
+				continue
+			case *array.Int16:
+				buf = storage.AppendKeyInt(buf, int64(a.Value(i)))
+				continue
+			}
+		}
+		var err error
+		if buf, err = storage.AppendKey(buf, e.keyTypes[k], chunk.Value(a, c.Types[col], i)); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // split lists, per output, the rows of c it gets and their ops, keeping

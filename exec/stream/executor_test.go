@@ -229,16 +229,20 @@ func rowKey(r trow) string {
 }
 
 // fnExpr is a test expression computed by a Go function.
+// fnExpr is a test expression computed by f. Like every expression it
+// must declare the columns it reads as children (cols), since executors
+// may decode only those.
 type fnExpr struct {
 	typ  types.Type
 	name string
 	f    func(row []types.Datum) types.Datum
+	cols []expr.Expr
 }
 
 func (e *fnExpr) Type() types.Type                            { return e.typ }
 func (e *fnExpr) Eval(row []types.Datum) (types.Datum, error) { return e.f(row), nil }
 func (e *fnExpr) String() string                              { return e.name }
-func (e *fnExpr) Children() []expr.Expr                       { return nil }
+func (e *fnExpr) Children() []expr.Expr                       { return e.cols }
 func (e *fnExpr) WithChildren([]expr.Expr) expr.Expr          { return e }
 
 // cmpTest orders the non-NULL int64 and string datums the tests use.

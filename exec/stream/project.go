@@ -3,6 +3,10 @@ package stream
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/chunk"
@@ -17,23 +21,55 @@ import (
 // An UpdateDelete/UpdateInsert pair stays a pair even when the projected
 // values of both sides are equal: downstream executors handle such no-op
 // updates correctly, and dropping them would need a look-ahead.
+//
+// An expression that is a bare column reference is not evaluated: the
+// output chunk shares the input's Arrow column. The others are evaluated
+// a row at a time over the input columns they read, decoded alone.
 type Project struct {
-	in    Executor
-	exprs []expr.Expr
-	typs  []types.Type
-	b     *chunk.Builder
-	row   []types.Datum
-	out   []types.Datum
+	in     Executor
+	exprs  []expr.Expr
+	typs   []types.Type
+	schema *arrow.Schema
+	// pass[j] is the input column that output column j is, or -1 when
+	// exprs[j] is computed.
+	pass []int
+	// computed are the indexes of the computed expressions; b builds their
+	// columns and reads the input columns they use.
+	computed []int
+	reads    []int
+	b        *chunk.Builder
+	row      []types.Datum
+	out      []types.Datum
 }
 
 // NewProject returns an executor emitting exprs evaluated over in's rows.
 func NewProject(in Executor, exprs []expr.Expr) *Project {
-	typs := make([]types.Type, len(exprs))
-	for i, e := range exprs {
-		typs[i] = e.Type()
+	p := &Project{in: in, exprs: exprs, typs: make([]types.Type, len(exprs)), pass: make([]int, len(exprs))}
+	inTyps := in.Types()
+	seen := map[int]bool{}
+	var ctyps []types.Type
+	for j, e := range exprs {
+		p.typs[j] = e.Type()
+		if c, ok := e.(*expr.Column); ok && c.Index < len(inTyps) &&
+			arrow.TypeEqual(chunk.ArrowType(inTyps[c.Index]), chunk.ArrowType(p.typs[j])) {
+			p.pass[j] = c.Index
+			continue
+		}
+		p.pass[j] = -1
+		p.computed = append(p.computed, j)
+		ctyps = append(ctyps, p.typs[j])
+		for _, i := range expr.Columns(e) {
+			if !seen[i] {
+				seen[i] = true
+				p.reads = append(p.reads, i)
+			}
+		}
 	}
-	return &Project{in: in, exprs: exprs, typs: typs, b: chunk.NewBuilder(typs),
-		out: make([]types.Datum, len(exprs))}
+	p.schema = chunk.Schema(p.typs)
+	p.b = chunk.NewBuilder(ctyps)
+	p.out = make([]types.Datum, len(p.computed))
+	p.row = make([]types.Datum, len(inTyps))
+	return p
 }
 
 // Types implements Executor.
@@ -63,19 +99,45 @@ func (p *Project) Next(ctx context.Context) (Message, error) {
 
 // project builds the output chunk of in; in stays owned by the caller.
 func (p *Project) project(in *chunk.Chunk) (*chunk.Chunk, error) {
-	for i := 0; i < in.NumRows(); i++ {
-		p.row = in.Row(i, p.row)
-		for j, e := range p.exprs {
-			v, err := e.Eval(p.row)
-			if err != nil {
-				p.b.Build().Release()
-				return nil, fmt.Errorf("stream: project %s: %w", e, err)
-			}
-			p.out[j] = v
+	n := in.NumRows()
+	var computed *chunk.Chunk
+	if len(p.computed) > 0 {
+		if len(p.row) < len(in.Types) {
+			p.row = make([]types.Datum, len(in.Types))
 		}
-		p.b.Append(in.Op(i), p.out)
+		for i := 0; i < n; i++ {
+			for _, c := range p.reads {
+				p.row[c] = chunk.Value(in.Rec.Column(c), in.Types[c], i)
+			}
+			for k, j := range p.computed {
+				v, err := p.exprs[j].Eval(p.row)
+				if err != nil {
+					p.b.Build().Release()
+					return nil, fmt.Errorf("stream: project %s: %w", p.exprs[j], err)
+				}
+				p.out[k] = v
+			}
+			p.b.Append(chunk.Insert, p.out)
+		}
+		computed = p.b.Build()
+		defer computed.Release()
 	}
-	return p.b.Build(), nil
+	cols := make([]arrow.Array, len(p.exprs))
+	k := 0
+	for j, c := range p.pass {
+		if c >= 0 {
+			cols[j] = in.Rec.Column(c)
+		} else {
+			cols[j] = computed.Rec.Column(k)
+			k++
+		}
+	}
+	var ops []chunk.Op
+	if in.Ops != nil {
+		ops = slices.Clone(in.Ops[:n])
+	}
+	// NewRecordBatch retains the columns it is given.
+	return &chunk.Chunk{Rec: array.NewRecordBatch(p.schema, cols, int64(n)), Ops: ops, Types: p.typs}, nil
 }
 
 // maxChunkRows bounds the chunks that row-at-a-time executors build.

@@ -37,7 +37,7 @@ func drain(t *testing.T, ex Executor) []string {
 }
 
 func TestProject(t *testing.T) {
-	double := &fnExpr{typ: types.TInt64, name: "a*2", f: func(r []types.Datum) types.Datum {
+	double := &fnExpr{typ: types.TInt64, name: "a*2", cols: []expr.Expr{expr.NewColumn(0, types.TInt64, "a")}, f: func(r []types.Datum) types.Datum {
 		if r[0] == nil {
 			return nil
 		}
@@ -75,7 +75,7 @@ func (*errExpr) Type() types.Type                        { return types.TInt64 }
 
 func TestFilter(t *testing.T) {
 	// a > 1; NULL a is dropped.
-	cond := &fnExpr{typ: types.TBool, name: "a > 1", f: func(r []types.Datum) types.Datum {
+	cond := &fnExpr{typ: types.TBool, name: "a > 1", cols: []expr.Expr{expr.NewColumn(0, types.TInt64, "a")}, f: func(r []types.Datum) types.Datum {
 		if r[0] == nil {
 			return nil
 		}

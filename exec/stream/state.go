@@ -29,7 +29,8 @@ func NewWriteOnlyStateContext(st *storage.Store) *StateContext {
 // committed state plus this epoch's writes.
 func (s *StateContext) Batch() *storage.WriteBatch { return s.batch }
 
-// TakeBatch returns the current batch for commit and starts a new one.
+// TakeBatch returns the current batch for commit and starts a new one,
+// sized for as much as this epoch wrote.
 func (s *StateContext) TakeBatch() *storage.WriteBatch {
 	b := s.batch
 	if s.writeOnly {
@@ -37,5 +38,6 @@ func (s *StateContext) TakeBatch() *storage.WriteBatch {
 	} else {
 		s.batch = s.Store.NewWriteBatch()
 	}
+	s.batch.SizeHint(b.Len())
 	return b
 }

@@ -2,9 +2,11 @@ package chunk
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -25,55 +27,98 @@ func Take(c *Chunk, rows []int, ops []Op) *Chunk {
 	return &Chunk{Rec: rec, Ops: ops, Types: c.Types}
 }
 
+// takeColumn gathers rows of col into a new array. Fixed-width and string
+// columns are copied straight into new buffers; booleans (bit-packed) go
+// through a builder.
 func takeColumn(col arrow.Array, rows []int) arrow.Array {
-	b := array.NewBuilder(memory.DefaultAllocator, col.DataType())
-	defer b.Release()
-	b.Reserve(len(rows))
 	switch a := col.(type) {
-	case *array.Boolean:
-		takeValues(a, b.(*array.BooleanBuilder), rows)
 	case *array.Int16:
-		takeValues(a, b.(*array.Int16Builder), rows)
+		return takeFixed(a, a.Int16Values(), rows)
 	case *array.Int32:
-		takeValues(a, b.(*array.Int32Builder), rows)
+		return takeFixed(a, a.Int32Values(), rows)
 	case *array.Int64:
-		takeValues(a, b.(*array.Int64Builder), rows)
+		return takeFixed(a, a.Int64Values(), rows)
 	case *array.Float32:
-		takeValues(a, b.(*array.Float32Builder), rows)
+		return takeFixed(a, a.Float32Values(), rows)
 	case *array.Float64:
-		takeValues(a, b.(*array.Float64Builder), rows)
+		return takeFixed(a, a.Float64Values(), rows)
 	case *array.Date32:
-		takeValues(a, b.(*array.Date32Builder), rows)
+		return takeFixed(a, a.Date32Values(), rows)
 	case *array.Timestamp:
-		takeValues(a, b.(*array.TimestampBuilder), rows)
+		return takeFixed(a, a.TimestampValues(), rows)
 	case *array.MonthDayNanoInterval:
-		takeValues(a, b.(*array.MonthDayNanoIntervalBuilder), rows)
+		return takeFixed(a, a.MonthDayNanoIntervalValues(), rows)
 	case *array.String:
-		takeValues(a, b.(*array.StringBuilder), rows)
-	default:
-		panic(fmt.Sprintf("chunk: unsupported arrow column %T", col))
-	}
-	return b.NewArray()
-}
-
-// valueArray and appender are the typed Arrow arrays and builders Take
-// copies between.
-type valueArray[T any] interface {
-	IsNull(i int) bool
-	Value(i int) T
-}
-
-type appender[T any] interface {
-	Append(v T)
-	AppendNull()
-}
-
-func takeValues[T any](a valueArray[T], b appender[T], rows []int) {
-	for _, i := range rows {
-		if a.IsNull(i) {
-			b.AppendNull()
-			continue
+		return takeString(a, rows)
+	case *array.Boolean:
+		b := array.NewBooleanBuilder(memory.DefaultAllocator)
+		defer b.Release()
+		b.Reserve(len(rows))
+		for _, i := range rows {
+			if a.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(a.Value(i))
+			}
 		}
-		b.Append(a.Value(i))
+		return b.NewArray()
 	}
+	panic(fmt.Sprintf("chunk: unsupported arrow column %T", col))
+}
+
+// takeValidity returns the validity bitmap of rows of col and their null
+// count (nil, 0 when none is null).
+func takeValidity(col arrow.Array, rows []int) (*memory.Buffer, int) {
+	if col.NullN() == 0 {
+		return nil, 0
+	}
+	bits := make([]byte, bitutil.BytesForBits(int64(len(rows))))
+	nulls := 0
+	for k, i := range rows {
+		if col.IsValid(i) {
+			bitutil.SetBit(bits, k)
+		} else {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return nil, 0
+	}
+	return memory.NewBufferBytes(bits), nulls
+}
+
+// takeFixed gathers vals (the values of col, offset applied) at rows.
+func takeFixed[T any](col arrow.Array, vals []T, rows []int) arrow.Array {
+	out := make([]T, len(rows))
+	for k, i := range rows {
+		out[k] = vals[i]
+	}
+	valid, nulls := takeValidity(col, rows)
+	var raw []byte
+	if len(out) > 0 {
+		raw = unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), len(out)*int(unsafe.Sizeof(out[0])))
+	}
+	data := array.NewData(col.DataType(), len(rows), []*memory.Buffer{valid, memory.NewBufferBytes(raw)}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// takeString gathers the strings of col at rows into one offsets and one
+// data buffer.
+func takeString(col *array.String, rows []int) arrow.Array {
+	size := 0
+	for _, i := range rows {
+		size += col.ValueLen(i)
+	}
+	offsets := make([]int32, len(rows)+1)
+	buf := make([]byte, 0, size)
+	for k, i := range rows {
+		buf = append(buf, col.Value(i)...)
+		offsets[k+1] = int32(len(buf))
+	}
+	valid, nulls := takeValidity(col, rows)
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&offsets[0])), len(offsets)*4)
+	data := array.NewData(arrow.BinaryTypes.String, len(rows), []*memory.Buffer{valid, memory.NewBufferBytes(raw), memory.NewBufferBytes(buf)}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
 }
