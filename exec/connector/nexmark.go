@@ -1,6 +1,9 @@
 package connector
 
 import (
+	"fmt"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"math"
 	"math/bits"
 	"strconv"
@@ -343,27 +346,103 @@ func (r *rng) extra(size, avg int) string {
 // nextPrice.
 func (r *rng) price() int64 { return int64(math.Round(math.Pow(10, r.float()*6) * 100)) }
 
+// nexEvent holds the fields of one event: integer and timestamp fields
+// in ints, text fields in strs, both indexed by nexmarkColumn.
+type nexEvent struct {
+	ints [nexURL + 1]int64
+	strs [nexURL + 1]string
+}
+
+// nexTextColumn reports whether a field is text (else an integer or a
+// timestamp, in µs).
+func nexTextColumn(c nexmarkColumn) bool {
+	switch c {
+	case nexName, nexEmail, nexCreditCard, nexCity, nexState, nexExtra, nexItemName, nexDescription, nexChannel, nexURL:
+		return true
+	}
+	return false
+}
+
 // Row implements Generator.
 func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
 	dst = dst[:0]
+	var ev nexEvent
+	g.event(i, &ev)
+	for _, c := range g.fill {
+		switch {
+		case nexTextColumn(c):
+			dst = append(dst, ev.strs[c])
+		case c == nexDateTime || c == nexExpires:
+			dst = append(dst, types.Timestamp(ev.ints[c]))
+		default:
+			dst = append(dst, ev.ints[c])
+		}
+	}
+	return dst
+}
+
+// CanAppend implements the stream package's Appender: the integer columns must be bigint,
+// the timestamps timestamp (or timestamptz) and the text text.
+func (g *nexmark) CanAppend(ts []types.Type) bool {
+	if len(ts) != len(g.fill) {
+		return false
+	}
+	for j, c := range g.fill {
+		switch {
+		case nexTextColumn(c):
+			if ts[j].ID != types.IDText && ts[j].ID != types.IDVarchar {
+				return false
+			}
+		case c == nexDateTime || c == nexExpires:
+			if ts[j].ID != types.IDTimestamp && ts[j].ID != types.IDTimestampTZ {
+				return false
+			}
+		default:
+			if ts[j].ID != types.IDInt64 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// AppendRow implements the stream package's Appender.
+func (g *nexmark) AppendRow(i int64, cols []array.Builder) {
+	var ev nexEvent
+	g.event(i, &ev)
+	for j, c := range g.fill {
+		switch b := cols[j].(type) {
+		case *array.StringBuilder:
+			b.Append(ev.strs[c])
+		case *array.TimestampBuilder:
+			b.Append(arrow.Timestamp(ev.ints[c]))
+		case *array.Int64Builder:
+			b.Append(ev.ints[c])
+		default:
+			panic(fmt.Sprintf("nexmark: column %d has builder %T", j, cols[j]))
+		}
+	}
+}
+
+// event computes the fields of row i.
+func (g *nexmark) event(i int64, ev *nexEvent) {
 	id := g.eventID(i)
 	r := &rng{s: uint64(id)*0x9e3779b97f4a7c15 ^ 0x5deece66d}
-	at := types.Timestamp(g.base + int64(float64(id)*g.gapUS))
-	var ev [nexURL + 1]types.Datum
-	ev[nexDateTime] = at
+	at := g.base + int64(float64(id)*g.gapUS)
+	ev.ints[nexDateTime] = at
 	switch g.table {
 	case nexmarkPerson:
-		ev[nexID] = lastBase0PersonID(id) + firstPersonID
+		ev.ints[nexID] = lastBase0PersonID(id) + firstPersonID
 		name := nexFirstNames[r.intn(int64(len(nexFirstNames)))] + " " + nexLastNames[r.intn(int64(len(nexLastNames)))]
 		email := r.str(7) + "@" + r.str(5) + ".com"
 		card := strconv.Itoa(1000+int(r.intn(9000))) + " " + strconv.Itoa(1000+int(r.intn(9000))) + " " +
 			strconv.Itoa(1000+int(r.intn(9000))) + " " + strconv.Itoa(1000+int(r.intn(9000)))
 		city := nexCities[r.intn(int64(len(nexCities)))]
 		state := nexStates[r.intn(int64(len(nexStates)))]
-		ev[nexName], ev[nexEmail], ev[nexCreditCard], ev[nexCity], ev[nexState] = name, email, card, city, state
-		ev[nexExtra] = r.extra(len(name)+len(email)+len(card)+len(city)+len(state)+8+8, avgPersonBytes)
+		ev.strs[nexName], ev.strs[nexEmail], ev.strs[nexCreditCard], ev.strs[nexCity], ev.strs[nexState] = name, email, card, city, state
+		ev.strs[nexExtra] = r.extra(len(name)+len(email)+len(card)+len(city)+len(state)+8+8, avgPersonBytes)
 	case nexmarkAuction:
-		ev[nexID] = lastBase0AuctionID(id) + firstAuctionID
+		ev.ints[nexID] = lastBase0AuctionID(id) + firstAuctionID
 		var seller int64
 		if r.intn(hotSellerRatio) > 0 {
 			seller = lastBase0PersonID(id) / hotSellerRatio * hotSellerRatio
@@ -372,13 +451,13 @@ func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
 		}
 		initial := r.price()
 		item, desc := r.str(20), r.str(100)
-		ev[nexItemName], ev[nexDescription] = item, desc
-		ev[nexInitialBid], ev[nexReserve] = initial, initial+r.price()
+		ev.strs[nexItemName], ev.strs[nexDescription] = item, desc
+		ev.ints[nexInitialBid], ev.ints[nexReserve] = initial, initial+r.price()
 		// Auctions last a few event-time seconds to a few minutes.
-		ev[nexExpires] = at + types.Timestamp(1_000_000+r.intn(600_000_000))
-		ev[nexSeller] = seller + firstPersonID
-		ev[nexCategory] = firstCategoryID + r.intn(numCategories)
-		ev[nexExtra] = r.extra(len(item)+len(desc)+8*6, avgAuctionBytes)
+		ev.ints[nexExpires] = at + 1_000_000 + r.intn(600_000_000)
+		ev.ints[nexSeller] = seller + firstPersonID
+		ev.ints[nexCategory] = firstCategoryID + r.intn(numCategories)
+		ev.strs[nexExtra] = r.extra(len(item)+len(desc)+8*6, avgAuctionBytes)
 	default:
 		var auction, bidder int64
 		if r.intn(hotAuctionRatio) > 0 {
@@ -391,8 +470,8 @@ func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
 		} else {
 			bidder = nextBase0(r, lastBase0PersonID(id), numActivePeople)
 		}
-		ev[nexAuction], ev[nexBidder] = auction+firstAuctionID, bidder+firstPersonID
-		ev[nexPrice] = r.price()
+		ev.ints[nexAuction], ev.ints[nexBidder] = auction+firstAuctionID, bidder+firstPersonID
+		ev.ints[nexPrice] = r.price()
 		var channel, url string
 		if r.intn(hotChannelRatio) > 0 {
 			k := r.intn(int64(len(nexChannels)))
@@ -403,13 +482,9 @@ func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
 			channel = "channel-" + strconv.FormatInt(k, 10)
 			url = "https://www.nexmark.com/" + r.str(5) + "/" + r.str(5) + "/" + r.str(5) + "/item.htm?query=1&channel_id=" + strconv.FormatInt(k, 10)
 		}
-		ev[nexChannel], ev[nexURL] = channel, url
-		ev[nexExtra] = r.extra(len(channel)+len(url)+8*4, avgBidBytes)
+		ev.strs[nexChannel], ev.strs[nexURL] = channel, url
+		ev.strs[nexExtra] = r.extra(len(channel)+len(url)+8*4, avgBidBytes)
 	}
-	for _, c := range g.fill {
-		dst = append(dst, ev[c])
-	}
-	return dst
 }
 
 // nextBase0 picks one of the last n ids up to last (from 0), as the

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,17 @@ type Generator interface {
 	Limit() int64
 	// RowsPerSecond is its configured rate; 0: unlimited.
 	RowsPerSecond() int64
+}
+
+// Appender is implemented by a Generator that can append its rows
+// straight into Arrow builders, without making a Datum of each value.
+type Appender interface {
+	// CanAppend reports whether AppendRow serves columns of types ts
+	// (the generator's columns, in order).
+	CanAppend(ts []types.Type) bool
+	// AppendRow appends row i's value of each column to cols[j] (the
+	// builders chunk.ArrowType makes for the column types).
+	AppendRow(i int64, cols []array.Builder)
 }
 
 // ConnectorOptions configure a ConnectorSource.
@@ -65,17 +77,29 @@ type ConnectorSource struct {
 	nextAt  time.Time
 	row     []types.Datum
 	builder *chunk.Builder
+	// appender is gen when it appends rows straight into the builder's
+	// columns (Appender).
+	appender Appender
 }
 
 // NewConnectorSource returns the source executor; typ are its output types
 // (the generator's columns, then the row id column if any).
 func NewConnectorSource(in *Receiver, gen Generator, sc *StateContext, typ []types.Type, opts ConnectorOptions) *ConnectorSource {
-	return &ConnectorSource{
+	s := &ConnectorSource{
 		in: in, gen: gen, sc: sc, opts: opts, typ: typ,
 		state:   ConnectorStateTable(opts.State),
 		builder: chunk.NewBuilder(typ),
 		saved:   -1,
 	}
+	genTyp := typ
+	if opts.RowID >= 0 {
+		genTyp = typ[:len(typ)-1]
+	}
+	if a, ok := gen.(Appender); ok && a.CanAppend(genTyp) &&
+		(opts.RowID < 0 || opts.RowID == len(typ)-1 && typ[opts.RowID].ID == types.IDInt64) {
+		s.appender = a
+	}
+	return s
 }
 
 // ConnectorStateTable is the layout of a connector's position table: one
@@ -208,13 +232,30 @@ func (s *ConnectorSource) generate() *chunk.Chunk {
 	if l := s.gen.Limit(); l >= 0 {
 		n = min(n, l-s.next)
 	}
-	for k := int64(0); k < n; k++ {
-		s.row = s.gen.Row(s.next, s.row[:0])
+	if s.appender != nil {
+		cols := s.builder.Columns()
+		gen := cols
+		var rowID *array.Int64Builder
 		if s.opts.RowID >= 0 {
-			s.row = append(s.row, RowIDBase+s.next)
+			gen, rowID = cols[:len(cols)-1], cols[len(cols)-1].(*array.Int64Builder)
 		}
-		s.builder.Append(chunk.Insert, s.row)
-		s.next++
+		for k := int64(0); k < n; k++ {
+			s.appender.AppendRow(s.next, gen)
+			if rowID != nil {
+				rowID.Append(RowIDBase + s.next)
+			}
+			s.builder.AppendedRow(chunk.Insert)
+			s.next++
+		}
+	} else {
+		for k := int64(0); k < n; k++ {
+			s.row = s.gen.Row(s.next, s.row[:0])
+			if s.opts.RowID >= 0 {
+				s.row = append(s.row, RowIDBase+s.next)
+			}
+			s.builder.Append(chunk.Insert, s.row)
+			s.next++
+		}
 	}
 	if r > 0 {
 		now := time.Now()

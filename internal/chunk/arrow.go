@@ -116,6 +116,16 @@ func (b *Builder) Append(op Op, row []types.Datum) {
 	b.n++
 }
 
+// Columns returns the builder of each column, for callers that append
+// values straight into them (then AppendedRow(s) records the rows).
+func (b *Builder) Columns() []array.Builder { return b.rb.Fields() }
+
+// AppendedRow records one row appended through Columns, with its op.
+func (b *Builder) AppendedRow(op Op) {
+	b.ops = append(b.ops, op)
+	b.n++
+}
+
 // Build returns the rows appended so far as a Chunk and resets the builder.
 func (b *Builder) Build() *Chunk {
 	rec := b.rb.NewRecordBatch()
