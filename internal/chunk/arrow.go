@@ -92,10 +92,12 @@ func Value(col arrow.Array, t types.Type, i int) types.Datum {
 
 // Builder accumulates rows into a Chunk.
 type Builder struct {
-	types []types.Type
-	rb    *array.RecordBuilder
-	ops   []Op
-	n     int
+	types   []types.Type
+	rb      *array.RecordBuilder
+	ops     []Op
+	n       int
+	dataLen []int // per column: string bytes of the last chunk
+	lastN   int   // rows of the last chunk, until reserve makes room
 }
 
 // NewBuilder returns a builder for rows of the given column types.
@@ -109,6 +111,9 @@ func (b *Builder) Len() int { return b.n }
 // Append adds a row with its operation. The Datums must match the builder's
 // types (see package types).
 func (b *Builder) Append(op Op, row []types.Datum) {
+	if b.lastN > 0 {
+		b.reserve()
+	}
 	for j, v := range row {
 		appendValue(b.rb.Field(j), v)
 	}
@@ -118,7 +123,12 @@ func (b *Builder) Append(op Op, row []types.Datum) {
 
 // Columns returns the builder of each column, for callers that append
 // values straight into them (then AppendedRow(s) records the rows).
-func (b *Builder) Columns() []array.Builder { return b.rb.Fields() }
+func (b *Builder) Columns() []array.Builder {
+	if b.lastN > 0 {
+		b.reserve()
+	}
+	return b.rb.Fields()
+}
 
 // AppendedRow records one row appended through Columns, with its op.
 func (b *Builder) AppendedRow(op Op) {
@@ -126,13 +136,41 @@ func (b *Builder) AppendedRow(op Op) {
 	b.n++
 }
 
-// Build returns the rows appended so far as a Chunk and resets the builder.
+// Build returns the rows appended so far as a Chunk and resets the builder,
+// with room for as many rows (and string bytes) as this chunk held, so
+// that a builder making chunks of a steady size does not grow its
+// buffers by copying for each one.
 func (b *Builder) Build() *Chunk {
+	n := b.n
+	fields := b.rb.Fields()
+	if cap(b.dataLen) < len(fields) {
+		b.dataLen = make([]int, len(fields))
+	}
+	for j, f := range fields {
+		if sb, ok := f.(*array.StringBuilder); ok {
+			b.dataLen[j] = sb.DataLen()
+		}
+	}
 	rec := b.rb.NewRecordBatch()
 	c := &Chunk{Rec: rec, Ops: b.ops, Types: b.types}
 	b.ops = nil
 	b.n = 0
+	b.lastN = n
 	return c
+}
+
+// reserve makes room, at the first row of a chunk, for as much as the
+// last chunk held.
+func (b *Builder) reserve() {
+	n := b.lastN
+	b.lastN = 0
+	b.ops = make([]Op, 0, n)
+	for j, f := range b.rb.Fields() {
+		f.Reserve(n)
+		if sb, ok := f.(*array.StringBuilder); ok {
+			sb.ReserveData(b.dataLen[j])
+		}
+	}
 }
 
 // Release frees the builder's buffers.
