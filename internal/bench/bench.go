@@ -49,6 +49,10 @@ type Config struct {
 	// CPUProfile, when set, is a path prefix: each streamdb step's measured
 	// part is CPU-profiled into PREFIX-<scenario>.pprof.
 	CPUProfile string
+	// MemProfile, when set, is a path prefix: the heap profile of each
+	// streamdb step at its highest resident set goes to
+	// PREFIX-<scenario>.heap.
+	MemProfile string
 }
 
 // Result is one measured step.
@@ -219,24 +223,77 @@ func (s *session) timed(scenario string, rows int64, f func() error) error {
 	return err
 }
 
-// startProfile starts the CPU profile of a streamdb step when the run asks
-// for one; stop ends it.
+// startProfile starts the profiles of a streamdb step that the run asks
+// for: the CPU profile, and the heap profile taken whenever the process's
+// resident set reaches a new high during the step (sampled every 200 ms);
+// stop ends them.
 func (s *session) startProfile(scenario string) (stop func() error, err error) {
-	if s.cfg.CPUProfile == "" || s.t.name() != "streamdb" {
+	if s.t.name() != "streamdb" || s.cfg.CPUProfile == "" && s.cfg.MemProfile == "" {
 		return func() error { return nil }, nil
 	}
-	f, err := os.Create(s.cfg.CPUProfile + "-" + strings.ReplaceAll(scenario, "/", "-") + ".pprof")
+	name := strings.ReplaceAll(scenario, "/", "-")
+	var stops []func() error
+	stopAll := func() error {
+		var err error
+		for _, f := range stops {
+			err = errors.Join(err, f())
+		}
+		return err
+	}
+	if s.cfg.CPUProfile != "" {
+		f, err := os.Create(s.cfg.CPUProfile + "-" + name + ".pprof")
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		stops = append(stops, func() error {
+			pprof.StopCPUProfile()
+			return f.Close()
+		})
+	}
+	if s.cfg.MemProfile != "" {
+		path := s.cfg.MemProfile + "-" + name + ".heap"
+		done, exited := make(chan struct{}), make(chan error, 1)
+		go func() {
+			var high int64
+			var err error
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					exited <- err
+					return
+				case <-tick.C:
+				}
+				if rss := currentRSS(os.Getpid()); rss > high {
+					high = rss
+					err = writeHeapProfile(path)
+				}
+			}
+		}()
+		stops = append(stops, func() error {
+			close(done)
+			return <-exited
+		})
+	}
+	return stopAll, nil
+}
+
+// writeHeapProfile writes the in-use heap profile to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 		f.Close()
-		return nil, err
+		return err
 	}
-	return func() error {
-		pprof.StopCPUProfile()
-		return f.Close()
-	}, nil
+	return f.Close()
 }
 
 const tableDDL = "CREATE TABLE %s (id bigint PRIMARY KEY, k int, v bigint)"
@@ -529,13 +586,19 @@ func resetPeakRSS(pid int) {
 
 // peakRSS is process pid's peak resident set since the last reset, in
 // bytes (0 when unknown).
-func peakRSS(pid int) int64 {
+func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM:") }
+
+// currentRSS is process pid's resident set, in bytes (0 when unknown).
+func currentRSS(pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+// procStatus reads a size in kB from /proc/pid/status, in bytes.
+func procStatus(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb << 10
 		}
