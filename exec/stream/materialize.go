@@ -138,19 +138,21 @@ func (m *Materialize) apply(c *chunk.Chunk) (*chunk.Chunk, error) {
 	return out, nil
 }
 
-// write applies a trusted chunk's changes without checks.
+// write applies a trusted chunk's changes without checks, encoding the
+// rows straight from the chunk's Arrow columns.
 func (m *Materialize) write(c *chunk.Chunk) error {
 	w := m.sc.Batch()
+	cs := storage.Columns{Cols: c.Rec.Columns(), Types: c.Types, Value: chunk.Value}
 	for i := 0; i < c.NumRows(); i++ {
-		m.row = c.Row(i, m.row)
 		if invariants {
+			m.row = c.Row(i, m.row)
 			m.checkOwnedRow(m.row)
 		}
 		var err error
 		if c.Op(i).IsInsert() {
-			err = m.table.Insert(w, m.row)
+			err = m.table.InsertAt(w, cs, i)
 		} else {
-			err = m.table.Delete(w, m.row)
+			err = m.table.DeleteAt(w, cs, i)
 		}
 		if err != nil {
 			return fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
