@@ -18,7 +18,9 @@ func (s *Store) Snapshot() *Snapshot {
 	if s.closed.Load() {
 		return snap
 	}
+	s.visMu.RLock()
 	snap.snap = s.db.NewSnapshot()
+	s.visMu.RUnlock()
 	s.snaps[snap] = struct{}{}
 	return snap
 }
