@@ -28,19 +28,28 @@ type keySorter struct {
 	bw    *bufio.Writer
 	runs  []keyRun // spilled runs, in the file
 	size  int64    // bytes written to the file
+
+	counts  []int    // sort's bucket counts
+	scratch []keyEnt // sort's second buffer
 }
 
 // keyEnt is one key, and its value after it, in the arena.
 type keyEnt struct {
-	abbr uint64 // the first 8 key bytes after the table prefix, big endian
-	off  uint32
-	n    uint32 // key length
-	vn   uint32 // value length
-	line int64
+	// abbr and abbr2 are the first 16 key bytes after the table prefix,
+	// big endian, zero padded: they order keys of different abbrevs, and
+	// keys of up to keyPrefixLen+16 bytes (a vnode and a bigint pk) are
+	// equal exactly when their abbrevs and lengths are, so sorting them
+	// never reads the arena.
+	abbr, abbr2 uint64
+	off         uint32
+	n           uint32 // key length
+	vn          uint32 // value length
+	line        int64
 }
 
-// keyEntSize is the memory of a keyEnt.
-const keyEntSize = 32
+// keyEntSize is the memory of a keyEnt, and of its place in the scratch
+// of the sort.
+const keyEntSize = 2 * 40
 
 // keyRun is a sorted run in the file.
 type keyRun struct{ off, size int64 }
@@ -55,36 +64,93 @@ func (k *keySorter) add(key, value []byte, line int64) error {
 		}
 	}
 	off := len(k.arena)
+	if len(k.arena)+n > cap(k.arena) {
+		// Double (append grows large slices by a quarter, copying
+		// the arena many times over as a run fills).
+		k.arena = slices.Grow(k.arena, max(n, cap(k.arena), 4<<10))
+	}
+	if len(k.ents) == cap(k.ents) {
+		k.ents = slices.Grow(k.ents, max(len(k.ents), 64))
+	}
 	k.arena = append(append(k.arena, key...), value...)
-	k.ents = append(k.ents, keyEnt{abbr: abbrev(key), off: uint32(off), n: uint32(len(key)), vn: uint32(len(value)), line: line})
+	a, a2 := abbrev(key)
+	k.ents = append(k.ents, keyEnt{abbr: a, abbr2: a2, off: uint32(off), n: uint32(len(key)), vn: uint32(len(value)), line: line})
 	return nil
 }
 
+// abbrevLen is how many key bytes after the table prefix abbrev covers.
+const abbrevLen = 16
+
 // abbrev is a key's sort prefix: comparing two abbrevs orders their keys
 // unless they are equal.
-func abbrev(key []byte) uint64 {
-	var b [8]byte
+func abbrev(key []byte) (uint64, uint64) {
+	var b [abbrevLen]byte
 	if len(key) > keyPrefixLen {
 		copy(b[:], key[keyPrefixLen:])
 	}
-	return binary.BigEndian.Uint64(b[:])
+	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
 }
 
 func (k *keySorter) key(e keyEnt) []byte { return k.arena[e.off : e.off+e.n] }
 
 func (k *keySorter) value(e keyEnt) []byte { return k.arena[e.off+e.n : e.off+e.n+e.vn] }
 
-// sort orders the buffered keys by key, then line.
-func (k *keySorter) sort() {
-	slices.SortFunc(k.ents, func(a, b keyEnt) int {
-		if c := cmp.Compare(a.abbr, b.abbr); c != 0 {
-			return c
-		}
+// compare orders entries by key, then line.
+func (k *keySorter) compare(a, b keyEnt) int {
+	if a.abbr != b.abbr {
+		return cmp.Compare(a.abbr, b.abbr)
+	}
+	if a.abbr2 != b.abbr2 {
+		return cmp.Compare(a.abbr2, b.abbr2)
+	}
+	if a.n > keyPrefixLen+abbrevLen || b.n > keyPrefixLen+abbrevLen {
 		if c := bytes.Compare(k.key(a), k.key(b)); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.line, b.line)
-	})
+	} else if a.n != b.n {
+		return cmp.Compare(a.n, b.n) // zero padding: the shorter is a prefix
+	}
+	return cmp.Compare(a.line, b.line)
+}
+
+// sort orders the buffered keys by key, then line: a counting sort on
+// the first two bytes after the table prefix (the vnode), then a sort of
+// each bucket. The counting sort is stable, so rows that arrive in key
+// order within their vnodes (a load in pk order) leave each bucket
+// sorted, which the bucket sort finds in one pass.
+func (k *keySorter) sort() {
+	const buckets = 1 << 16
+	if len(k.ents) < 1024 {
+		slices.SortFunc(k.ents, k.compare)
+		return
+	}
+	if k.counts == nil {
+		k.counts = make([]int, buckets+1)
+	}
+	counts := k.counts
+	clear(counts)
+	for _, e := range k.ents {
+		counts[e.abbr>>48+1]++
+	}
+	for i := 1; i <= buckets; i++ {
+		counts[i] += counts[i-1]
+	}
+	k.scratch = slices.Grow(k.scratch[:0], len(k.ents))[:len(k.ents)]
+	for _, e := range k.ents {
+		b := e.abbr >> 48
+		k.scratch[counts[b]] = e
+		counts[b]++
+	}
+	k.ents, k.scratch = k.scratch, k.ents
+	// counts[b] is now the end of bucket b.
+	start := 0
+	for b := 0; b < buckets; b++ {
+		end := counts[b]
+		if end-start > 1 {
+			slices.SortFunc(k.ents[start:end], k.compare)
+		}
+		start = end
+	}
 }
 
 // spill sorts the buffered keys and writes them to the file as a run.
