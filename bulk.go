@@ -90,7 +90,7 @@ func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine i
 // the rows are checked.
 func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bool, dup func(key []byte, line int64) error, beforeSend func()) error {
 	var w *storage.IngestWriter
-	if stage.rows >= ingestMinRows {
+	if stage.rows >= ingestMinRows && t.rt.source != nil && t.rt.source.Ingests {
 		var err error
 		if w, err = t.db.store.NewIngestWriter(); err != nil {
 			return err

@@ -152,7 +152,8 @@ func (w *IngestWriter) Add(key, value []byte) error {
 		return fmt.Errorf("storage: ingest write: %w", err)
 	}
 	w.rows++
-	if w.w.Raw().EstimatedSize() >= ingestFileBytes {
+	// The size estimate is not free: look every so many rows.
+	if w.rows%1024 == 0 && w.w.Raw().EstimatedSize() >= ingestFileBytes {
 		return w.closeFile()
 	}
 	return nil
