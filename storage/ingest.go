@@ -45,8 +45,9 @@ import (
 // ingested rows take a sequence number after the rest of the epoch.
 
 // ingestFileBytes is about the largest sstable an IngestWriter writes
-// before it starts another.
-const ingestFileBytes = 128 << 20
+// before it starts another (the writer holds a bloom filter's hashes of
+// every key of its file: about 10 MiB at this size).
+var ingestFileBytes uint64 = 64 << 20 // a variable for tests
 
 // ingestDirName is the staging directory, under the store's directory.
 const ingestDirName = "ingest"

@@ -192,3 +192,22 @@ func TestIngestCrashBeforeIngest(t *testing.T) {
 		t.Fatalf("after deleting row 0: %d rows (row 0 there: %v)", len(got), ok)
 	}
 }
+
+// TestIngestManyFiles: an ingest larger than ingestFileBytes is split
+// into several files that commit together.
+func TestIngestManyFiles(t *testing.T) {
+	defer func(n uint64) { ingestFileBytes = n }(ingestFileBytes)
+	ingestFileBytes = 16 << 10
+	fs := vfs.NewMem()
+	s, err := open("db", Options{}, fs)
+	mustDo(t, err)
+	defer s.Close()
+	in := stageKV(t, s, 0, 20000)
+	if len(in.files) < 2 {
+		t.Fatalf("%d files, want several", len(in.files))
+	}
+	w := s.NewWriteOnlyBatch()
+	mustDo(t, w.AddIngest(in))
+	commit(t, s, 1, w)
+	wantKV(t, s, 20000, nil)
+}
