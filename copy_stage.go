@@ -53,7 +53,7 @@ import (
 var (
 	// copyMemBytes is how many bytes of staged chunks stay in memory
 	// before the rest of the COPY goes to a temporary file.
-	copyMemBytes = 32 << 20
+	copyMemBytes = 8 << 20
 	// copyKeyRunBytes is the size of a sorted run of keys.
 	copyKeyRunBytes = 16 << 20
 )
