@@ -37,7 +37,9 @@ import (
 // record goes before CommitEpoch returns, so no later epoch commits
 // while it exists), and ingesting a key twice with the same value is no
 // change. New snapshots wait from 1 to 3 (visMu), so none sees the
-// epoch's other state without its ingested rows. Files staged for an
+// epoch's other state without its ingested rows. (Reads of the Store
+// itself, and through WriteBatches, which read its latest state, can:
+// read tables another actor ingests into through a Snapshot.) Files staged for an
 // epoch that never committed are removed at Open.
 //
 // The caller vouches that an ingest's keys are new and that no other

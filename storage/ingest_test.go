@@ -3,6 +3,8 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"sync"
 	"slices"
 	"testing"
 
@@ -210,4 +212,55 @@ func TestIngestManyFiles(t *testing.T) {
 	mustDo(t, w.AddIngest(in))
 	commit(t, s, 1, w)
 	wantKV(t, s, 20000, nil)
+}
+
+// TestIngestSnapshotsSeeWholeEpochs: each epoch ingests new rows and,
+// in its batch, records how many there are; a snapshot taken at any
+// moment sees both or neither.
+func TestIngestSnapshotsSeeWholeEpochs(t *testing.T) {
+	s, err := open("", Options{NoSync: true}, vfs.NewMem())
+	mustDo(t, err)
+	defer s.Close()
+	done := make(chan struct{})
+	errs := make(chan string, 4)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				snap := s.Snapshot()
+				rows, recorded := int64(0), int64(0)
+				for _, row := range collect(t, kvTable.Scan(snap)) {
+					if k := row[0].(int64); k < 0 {
+						recorded = row[1].(int64)
+					} else {
+						rows++
+					}
+				}
+				snap.Close()
+				if rows != recorded {
+					errs <- fmt.Sprintf("a snapshot saw %d ingested rows, its epoch recorded %d", rows, recorded)
+					return
+				}
+			}
+		})
+	}
+	const per = 200
+	for epoch := uint64(1); epoch <= 40; epoch++ {
+		w := s.NewWriteOnlyBatch()
+		n := int64(epoch) * per
+		mustDo(t, w.AddIngest(stageKV(t, s, n-per, n)))
+		mustDo(t, kvTable.Insert(w, []types.Datum{int64(-1), n}))
+		commit(t, s, epoch, w)
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
 }
