@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sync"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
