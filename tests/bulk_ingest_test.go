@@ -156,3 +156,23 @@ func TestKill9DuringIngest(t *testing.T) {
 	execAll(t, c, "DELETE FROM t WHERE id % 2 = 0", "INSERT INTO t VALUES (-1, 1, 1)")
 	checkAggView(t, c)
 }
+
+// TestBulkIngestRowID: large loads into a table without a primary key
+// (generated row ids, no key checks) are ingested too, and reach a view.
+func TestBulkIngestRowID(t *testing.T) {
+	db := openMem(t)
+	ctx := context.Background()
+	mustExec(t, db, "CREATE TABLE t (id bigint, k int, v bigint)")
+	mustExec(t, db, "CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k")
+	mustExec(t, db, fmt.Sprintf("INSERT INTO t SELECT g, g %% 7, g FROM generate_series(1, %d) AS g", bulkRows))
+	if _, err := db.CopyFrom(ctx, "COPY t FROM STDIN", strings.NewReader(bulkCopyText(1, bulkRows))); err != nil {
+		t.Fatal(err)
+	}
+	want := queryRows(t, db, "SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k")
+	if got := queryRows(t, db, "SELECT * FROM agg"); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("view agg: %v, want %v", got, want)
+	}
+	if got := queryRows(t, db, "SELECT count(*), count(DISTINCT id) FROM t"); strings.Join(got, "") != fmt.Sprintf("%d|%d", 2*bulkRows, bulkRows) {
+		t.Fatalf("t: %v", got)
+	}
+}
