@@ -1,12 +1,10 @@
 package streamdb
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -35,6 +33,7 @@ type copyLoad struct {
 	stage   *copyStage
 	row     []types.Datum
 	key     []byte
+	val     []byte
 
 	// The insert batches PostgreSQL would have (copyBatchRows): the rows
 	// and bytes of the current one, and the last line of the last full
@@ -64,7 +63,7 @@ func (db *DB) copyFrom(ctx context.Context, rel *catalog.Relation, targets []int
 	}
 	l := &copyLoad{db: db, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
 		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
-		dec: pgcopy.NewDecoder(opts.Format, ts), stage: newCopyStage(rel.ColumnTypes(), !rel.RowID),
+		dec: pgcopy.NewDecoder(opts.Format, ts), stage: newCopyStage(rel.ColumnTypes()),
 		row: make([]types.Datum, len(rel.Columns))}
 	defer l.stage.close()
 	if err := l.read(ctx); err != nil {
@@ -92,7 +91,7 @@ func (l *copyLoad) read(ctx context.Context) error {
 		if err := l.fill(fields); err != nil {
 			return err
 		}
-		if err := l.stage.add(l.row, l.key, l.rd.Line()); err != nil {
+		if err := l.stage.add(l.row, l.key, l.val, l.rd.Line()); err != nil {
 			return err
 		}
 		l.batch()
@@ -113,7 +112,7 @@ func (l *copyLoad) batch() {
 // copyBatchRows), if there is one, else err.
 func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
 	var pe *pgerr.Error
-	if !errors.As(err, &pe) || pe.Code == pgerr.QueryCanceled || l.stage.keys == nil || l.insertedLine == 0 {
+	if !errors.As(err, &pe) || pe.Code == pgerr.QueryCanceled || l.rel.RowID || l.insertedLine == 0 {
 		return err
 	}
 	if l.stage.keys.finish() != nil {
@@ -130,7 +129,7 @@ func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
 	return err
 }
 
-// fill decodes a row's fields into l.row and computes its key.
+// fill decodes a row's fields into l.row and computes its key and value.
 func (l *copyLoad) fill(fields [][]byte) error {
 	clear(l.row)
 	for i, f := range fields {
@@ -149,11 +148,11 @@ func (l *copyLoad) fill(fields [][]byte) error {
 	if err := l.checkNotNull(); err != nil {
 		return err
 	}
-	if l.rel.RowID {
-		return nil
-	}
 	var err error
-	l.key, err = l.layout.AppendRowKey(l.key[:0], l.row)
+	if l.key, err = l.layout.AppendRowKey(l.key[:0], l.row); err != nil {
+		return err
+	}
+	l.val, err = storage.EncodeRow(l.val[:0], l.layout.Types, l.row)
 	return err
 }
 
@@ -211,7 +210,7 @@ func copyWhere(table string, line int64, lineText, col string, val []byte, binar
 }
 
 // commit checks the staged keys against each other and the table and
-// sends the staged rows into the table, under its DML lock.
+// sends the staged rows into the table, under its DML lock (bulk.go).
 func (l *copyLoad) commit(ctx context.Context) error {
 	if l.stage.rows == 0 {
 		return nil
@@ -221,51 +220,20 @@ func (l *copyLoad) commit(ctx context.Context) error {
 		return err
 	}
 	defer t.unlock()
-	if l.stage.keys != nil {
-		if err := l.checkKeys(ctx, t, math.MaxInt64); err != nil {
-			return err
-		}
-	}
+	var before func()
 	if copyBeforeSend != nil {
-		copyBeforeSend(l.stage)
+		before = func() { copyBeforeSend(l.stage) }
 	}
-	return t.commitStream(ctx, l.stage.rows, l.stage.chunks())
+	dup := func(key []byte, line int64) error { return l.duplicate(t, key, line) }
+	return t.commitStaged(ctx, l.stage, !l.rel.RowID, dup, before)
 }
 
 // checkKeys finds the first line up to lastLine (as PostgreSQL would,
 // inserting in order) whose key repeats an earlier line's or a committed
 // row's.
 func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget, lastLine int64) error {
-	probe, err := l.layout.NewKeyProbe(t.snap)
+	badKey, badLine, err := t.checkStaged(ctx, l.stage.keys, lastLine, true, nil)
 	if err != nil {
-		return err
-	}
-	defer probe.Close()
-	m := l.stage.keys.merge()
-	var prev, badKey []byte
-	badLine := int64(-1)
-	for i := int64(1); m.next(); i++ {
-		if err := ctxEvery(ctx, i); err != nil {
-			return pgerr.As(err)
-		}
-		key, line := m.key(), m.line()
-		if line > lastLine {
-			continue
-		}
-		bad := false
-		if prev != nil && bytes.Equal(key, prev) {
-			bad = true // a later line with an earlier line's key
-		} else {
-			prev = append(prev[:0], key...)
-			if bad, err = probe.Has(key); err != nil {
-				return err
-			}
-		}
-		if bad && (badLine < 0 || line < badLine) {
-			badLine, badKey = line, append(badKey[:0], key...)
-		}
-	}
-	if err := m.err(); err != nil {
 		return err
 	}
 	if badLine >= 0 {
@@ -276,15 +244,7 @@ func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget, lastLine int64) 
 
 // duplicate is the unique violation of the row on line with key.
 func (l *copyLoad) duplicate(t *dmlTarget, key []byte, line int64) error {
-	pk, err := l.layout.DecodePK(key)
-	if err != nil {
-		return err
-	}
-	row := make([]types.Datum, len(l.rel.Columns))
-	for j, c := range l.rel.PK {
-		row[c] = pk[j]
-	}
-	e := pgerr.As(t.duplicate(row))
+	e := pgerr.As(t.keyDuplicate(key))
 	e.Where = fmt.Sprintf("COPY %s, line %d", l.rel.Name, line)
 	return e
 }

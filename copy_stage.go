@@ -13,7 +13,8 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 )
 
-// Staging of COPY FROM.
+// Staging of COPY FROM (and of INSERT, which stages its rows the same
+// way: dml.go).
 //
 // A COPY must stream (a 10M-row load cannot be held in memory) and yet be
 // all or nothing: a bad row on line 9,000,000 must leave the table as it
@@ -24,7 +25,7 @@ import (
 //
 //  1. Stage, while the client sends: each row is parsed and checked on its
 //     own (types, NOT NULL) and appended to a chunk, and its storage key,
-//     with its line number, to a key buffer. Chunks are held in memory up
+//     with its line number and its encoded value, to a key buffer. Chunks are held in memory up
 //     to copyMemBytes, then written to a temporary file (Arrow IPC, in
 //     order); keys are sorted into runs of copyKeyRunBytes, each run
 //     written to a temporary file when full. No lock is held: other
@@ -33,14 +34,16 @@ import (
 //     table cannot change until the commit), the key runs are merged in
 //     key order; equal adjacent keys are duplicates within the COPY, and a
 //     probe walking the table's committed keys in the same order finds the
-//     rows that already exist. If all is well the chunks are read back, in
-//     order, and sent into the source as one statement.
+//     rows that already exist. A large statement writes its rows to
+//     sstables in the same walk (bulk.go). If all is well the chunks are
+//     read back, in order, and sent into the source as one statement.
 //
 // Memory is bounded by the two buffers and the read buffers of the merge,
 // whatever the size of the COPY; the files live in a temporary directory
-// removed when the statement ends. (The epoch that commits the rows still
-// stages their state in memory in the table's actor and in the views'
-// actors until the barrier, as for INSERT ... SELECT: see storage.)
+// removed when the statement ends. The table's actor writes no rows of a
+// large statement (it attaches the sstables to the epoch: bulk.go); the
+// actors of views over the table still stage the views' changes in
+// memory until the barrier.
 //
 // Sorting the keys, rather than a hash set, is what makes the duplicate
 // check bounded: equal keys meet in the merge wherever they were in the
@@ -50,7 +53,7 @@ import (
 var (
 	// copyMemBytes is how many bytes of staged chunks stay in memory
 	// before the rest of the COPY goes to a temporary file.
-	copyMemBytes = 32 << 20
+	copyMemBytes = 8 << 20
 	// copyKeyRunBytes is the size of a sorted run of keys.
 	copyKeyRunBytes = 16 << 20
 )
@@ -68,26 +71,22 @@ type copyStage struct {
 	mem      []*chunk.Chunk // the first chunks, in memory
 	memBytes int
 	spill    *chunkSpill // the chunks after them, on disk; nil until needed
-	keys     *keySorter  // nil when rows need no key checks
+	keys     *keySorter  // the rows' keys and values (see bulk.go)
 	rows     int64
 }
 
-func newCopyStage(ts []types.Type, withKeys bool) *copyStage {
+func newCopyStage(ts []types.Type) *copyStage {
 	s := &copyStage{types: ts, b: chunk.NewBuilder(ts), dir: &tempDir{}}
-	if withKeys {
-		s.keys = newKeySorter(s.dir)
-	}
+	s.keys = newKeySorter(s.dir)
 	return s
 }
 
-// add stages a row, and its key unless the stage has none.
-func (s *copyStage) add(row []types.Datum, key []byte, line int64) error {
+// add stages a row with its storage key and encoded value.
+func (s *copyStage) add(row []types.Datum, key, value []byte, line int64) error {
 	s.b.Append(chunk.Insert, row)
 	s.rows++
-	if s.keys != nil {
-		if err := s.keys.add(key, line); err != nil {
-			return err
-		}
+	if err := s.keys.add(key, value, line); err != nil {
+		return err
 	}
 	if s.b.Len() >= dmlChunkRows {
 		return s.flushChunk()
@@ -126,10 +125,7 @@ func (s *copyStage) finish() error {
 			return err
 		}
 	}
-	if s.keys != nil {
-		return s.keys.finish()
-	}
-	return nil
+	return s.keys.finish()
 }
 
 // chunks returns the staged chunks in order, each handed over to the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"math"
 	"strings"
 	"sync"
 
@@ -37,6 +37,9 @@ type dmlTarget struct {
 	// empty is 1 when the table held no rows in snap, -1 when it did, 0
 	// until known: inserts into an empty table need no key lookups.
 	empty int8
+	// ingest, when set, holds the rows the statement sends, already
+	// written (bulk.go).
+	ingest *storage.Ingest
 }
 
 // snapEmpty reports whether the table held no rows in the snapshot.
@@ -142,6 +145,11 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 		first.Release()
 		return pgerr.As(err)
 	}
+	if !rt.source.Ingests {
+		// The table's graph changed shape since the statement
+		// began: its actor writes the rows (the ingest is dropped).
+		t.ingest = nil
+	}
 	if err := t.send(rt.source, done, first, next); err != nil {
 		return err
 	}
@@ -163,7 +171,7 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 func (t *dmlTarget) send(src *stream.Source, done <-chan struct{}, c *chunk.Chunk, next func() (*chunk.Chunk, error)) error {
 	for c != nil {
 		select {
-		case src.C <- stream.Message{Chunk: c}:
+		case src.C <- stream.Message{Chunk: c, Ingest: t.ingest}:
 		case <-done:
 			c.Release()
 			src.Release()
@@ -209,128 +217,95 @@ func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
 		return 0, err
 	}
 	defer ex.Close()
-	ck := &insertCheck{t: t, seen: map[string]bool{}}
-	defer ck.close()
-	var n int64
+	l := &insertLoad{t: t, stage: newCopyStage(t.rel.ColumnTypes())}
+	defer l.stage.close()
+	if err := l.read(ctx, ex); err != nil {
+		return 0, l.earlierDuplicate(ctx, err)
+	}
+	if err := l.stage.finish(); err != nil {
+		return 0, err
+	}
+	dup := func(key []byte, _ int64) error { return t.keyDuplicate(key) }
+	return l.stage.rows, t.commitStaged(ctx, l.stage, !t.rel.RowID, dup, nil)
+}
+
+// insertLoad stages the rows an INSERT adds, as COPY does (copy_stage.go,
+// bulk.go): it fills generated row ids and checks NOT NULL row by row;
+// primary-key uniqueness (against committed rows and the statement's
+// own) is checked on the sorted keys at commit, and the error reported
+// is the first row's in input order, as row-by-row checks give.
+type insertLoad struct {
+	t        *dmlTarget
+	stage    *copyStage
+	row      []types.Datum
+	key, val []byte
+	// good is how many rows passed their own checks: those a key check
+	// covers when a later row fails.
+	good int64
+}
+
+// read stages the rows of ex.
+func (l *insertLoad) read(ctx context.Context, ex interface {
+	Next(context.Context) (*chunk.Chunk, error)
+}) error {
 	for {
 		c, err := ex.Next(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if c == nil {
-			break
+			return nil
 		}
-		rows, err := ck.chunk(c)
+		err = l.chunk(c)
 		c.Release()
 		if err != nil {
-			return 0, err
+			return err
 		}
-		for _, row := range rows {
-			t.add(chunk.Insert, row)
-		}
-		n += int64(len(rows))
-	}
-	return n, t.commit(ctx, n)
-}
-
-// insertCheck checks the rows an INSERT adds, a chunk at a time: it fills
-// generated row ids and checks NOT NULL and primary-key uniqueness
-// (against committed rows and the statement's own). The keys of a chunk
-// are looked up in the table in ascending order with one iterator
-// (storage.KeyProbe) rather than one point read each, and the error
-// reported is the first row's in input order, as row-by-row checks give.
-type insertCheck struct {
-	t     *dmlTarget
-	seen  map[string]bool
-	probe *storage.KeyProbe
-	keys  []probeKey
-}
-
-type probeKey struct {
-	key string
-	row int
-}
-
-func (k *insertCheck) close() {
-	if k.probe != nil {
-		k.probe.Close()
 	}
 }
 
-// chunk checks the rows of c and returns them (copies).
-func (k *insertCheck) chunk(c *chunk.Chunk) ([][]types.Datum, error) {
-	t := k.t
-	n := c.NumRows()
-	rows := make([][]types.Datum, 0, n)
-	k.keys = k.keys[:0]
-	// Row by row: everything but the lookups. firstErr is the first row
-	// that fails so; the rows before it are then looked up.
-	var firstErr error
-	for i := 0; i < n; i++ {
-		row := c.Row(i, nil)
+// chunk stages the rows of c.
+func (l *insertLoad) chunk(c *chunk.Chunk) error {
+	t := l.t
+	for i := 0; i < c.NumRows(); i++ {
+		l.row = c.Row(i, l.row)
 		if t.rel.RowID {
-			row[t.rel.PK[0]] = t.db.rowIDs.next()
+			l.row[t.rel.PK[0]] = t.db.rowIDs.next()
 		}
-		if err := t.checkNotNull(row); err != nil {
-			firstErr = err
-			break
+		if err := t.checkNotNull(l.row); err != nil {
+			return err
 		}
-		rows = append(rows, row)
-		if t.rel.RowID {
-			continue
+		var err error
+		if l.key, err = t.layout.AppendRowKey(l.key[:0], l.row); err != nil {
+			return err
 		}
-		key, err := t.pkKey(row)
-		if err != nil {
-			return nil, err
+		if l.val, err = storage.EncodeRow(l.val[:0], t.layout.Types, l.row); err != nil {
+			return err
 		}
-		if k.seen[key] {
-			firstErr = t.duplicate(row)
-			break
+		l.good++
+		if err := l.stage.add(l.row, l.key, l.val, l.good); err != nil {
+			return err
 		}
-		k.seen[key] = true
-		k.keys = append(k.keys, probeKey{key, len(rows) - 1})
 	}
-	bad, err := k.lookup()
-	if err != nil {
-		return nil, err
-	}
-	if bad >= 0 {
-		return nil, t.duplicate(rows[bad])
-	}
-	return rows, firstErr
+	return nil
 }
 
-// lookup returns the first row (in input order) of k.keys whose key the
-// table holds, or -1.
-func (k *insertCheck) lookup() (int, error) {
-	if len(k.keys) == 0 {
-		return -1, nil
+// earlierDuplicate returns, for the error err of a row after the staged
+// ones, the unique violation of a staged row if there is one (it comes
+// first in input order), else err.
+func (l *insertLoad) earlierDuplicate(ctx context.Context, err error) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code == pgerr.QueryCanceled || l.t.rel.RowID || l.good == 0 {
+		return err
 	}
-	if empty, err := k.t.snapEmpty(); err != nil || empty {
-		return -1, err
+	if l.stage.keys.finish() != nil {
+		return err
 	}
-	if k.probe == nil {
-		p, err := k.t.layout.NewKeyProbe(k.t.snap)
-		if err != nil {
-			return -1, err
-		}
-		k.probe = p
+	badKey, badLine, cerr := l.t.checkStaged(ctx, l.stage.keys, math.MaxInt64, true, nil)
+	if cerr == nil && badLine >= 0 {
+		return l.t.keyDuplicate(badKey)
 	}
-	slices.SortFunc(k.keys, func(a, b probeKey) int { return strings.Compare(a.key, b.key) })
-	bad := -1
-	for _, pk := range k.keys {
-		if bad >= 0 && pk.row > bad {
-			continue
-		}
-		has, err := k.probe.Has([]byte(pk.key))
-		if err != nil {
-			return -1, err
-		}
-		if has {
-			bad = pk.row
-		}
-	}
-	return bad, nil
+	return err
 }
 
 func (t *dmlTarget) checkNotNull(row []types.Datum) error {

@@ -103,6 +103,9 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	if r.Kind != catalog.KindTable || par == 1 {
 		if r.Kind == catalog.KindTable {
 			exec = newTableMaterialize(r, exec, sc, nil)
+			// The source feeds the Materialize directly: DML may
+			// hand it rows already written (stream.Message.Ingest).
+			src.Ingests = r.Connector == nil
 		}
 		a.Exec = exec
 		job.Tops, job.TopVnodes = []*stream.Actor{a}, []storage.VnodeBitmap{storage.AllVnodes()}

@@ -32,6 +32,8 @@ type WriteBatch struct {
 	sizeHint int
 
 	key, val []byte // scratch buffers reused by Table writes
+
+	ingests []*Ingest // see AddIngest
 }
 
 // NewWriteBatch returns an empty batch. On a closed store the batch's
@@ -104,6 +106,7 @@ func (w *WriteBatch) Empty() bool { return w.b == nil || w.b.Empty() }
 // Close discards the batch without committing it. Closing twice, or after
 // CommitEpoch, is harmless.
 func (w *WriteBatch) Close() error {
+	w.discardIngests()
 	if w.b == nil {
 		return nil
 	}
@@ -176,6 +179,25 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	if owned {
 		defer b.Close()
 	}
+	ingest, err := claimIngests(batches)
+	if err != nil {
+		return err
+	}
+	// Staged files go with the commit: removed unless it was tried (its
+	// record may then be durable, and Open redoes them).
+	tried := false
+	if len(ingest) > 0 {
+		defer func() {
+			if !tried {
+				s.removeStaged(ingest)
+			}
+		}()
+		if err := b.Set(pendingIngestKey, encodePendingIngest(epoch, ingest), nil); err != nil {
+			return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
+		}
+		s.visMu.Lock()
+		defer s.visMu.Unlock()
+	}
 	if err := b.Set(epochKey, encodeEpoch(epoch), nil); err != nil {
 		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 	}
@@ -184,6 +206,7 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 			return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 		}
 	}
+	tried = true
 	if err := s.guard(func() error { return b.Commit(s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 	}
@@ -191,6 +214,12 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 		if err := failpoint.Hit(failpoint.StorageSync); err != nil {
 			// Applied, durability unknown: see failure.go.
 			return fmt.Errorf("storage: sync of epoch %d: %w", epoch, s.fail(err))
+		}
+	}
+	if len(ingest) > 0 {
+		if err := s.applyIngest(ingest); err != nil {
+			// Committed, not yet ingested: a reopen redoes it.
+			return fmt.Errorf("storage: ingest of epoch %d: %w", epoch, s.fail(err))
 		}
 	}
 	s.epoch.Store(epoch)

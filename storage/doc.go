@@ -43,6 +43,12 @@
 // machine crash. Nothing written to a WriteBatch is durable, or visible to
 // other readers, before CommitEpoch.
 //
+// A bulk load's rows can join an epoch as sstables instead
+// (WriteBatch.AddIngest, ingest.go): CommitEpoch commits the batch with a
+// record of the files, ingests them, and clears the record; Open redoes
+// an ingest a crash cut short, and snapshots never see the epoch without
+// its ingested rows.
+//
 // # Readers and concurrency
 //
 // A Reader is the Store itself (latest committed state), a Snapshot (the

@@ -12,6 +12,9 @@ type Snapshot struct {
 // Snapshot returns a view of the currently committed state; Close it.
 // On a closed store the snapshot's reads fail with ErrClosed.
 func (s *Store) Snapshot() *Snapshot {
+	// Not between an epoch's commit and its ingest (see ingest.go).
+	s.visMu.RLock()
+	defer s.visMu.RUnlock()
 	s.snapMu.Lock()
 	defer s.snapMu.Unlock()
 	snap := &Snapshot{s: s}

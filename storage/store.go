@@ -56,6 +56,17 @@ type Store struct {
 	// snapMu guards snaps, the open snapshots (closed by Close if leaked).
 	snapMu sync.Mutex
 	snaps  map[*Snapshot]struct{}
+	// visMu is held (write) by a CommitEpoch with ingests from its batch's
+	// commit until its files are in, so that no snapshot sees one without
+	// the other; Snapshot holds it (read) while it takes one.
+	visMu sync.RWMutex
+
+	fs        vfs.FS
+	dir       string
+	popts     *pebble.Options
+	ingestSeq atomic.Uint64 // names staged ingest files (ingest.go)
+	// ingestDirSynced: the staging directory exists durably.
+	ingestDirSynced atomic.Bool
 }
 
 // Open opens (creating if needed) the store in dir; dir ":memory:" or ""
@@ -82,15 +93,19 @@ func open(dir string, opts Options, fs vfs.FS) (*Store, error) {
 	// cache fully reserved by two 64 MiB memtables).
 	cache := pebble.NewCache(opts.CacheSize + 2*int64(opts.MemTableSize))
 	defer cache.Unref() // the DB holds its own reference
-	db, err := pebble.Open(dir, pebbleOptions(opts, fs, cache))
+	popts := pebbleOptions(opts, fs, cache)
+	db, err := pebble.Open(dir, popts)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %q: %w", dir, err)
 	}
-	s := &Store{db: db, writeOpts: pebble.Sync, snaps: map[*Snapshot]struct{}{}}
+	s := &Store{db: db, writeOpts: pebble.Sync, snaps: map[*Snapshot]struct{}{}, fs: fs, dir: dir, popts: popts}
 	if opts.NoSync {
 		s.writeOpts = pebble.NoSync
 	}
 	if err := s.loadEpoch(); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := s.recoverIngest(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return s, nil
@@ -109,6 +124,9 @@ func pebbleOptions(opts Options, fs vfs.FS, cache *pebble.Cache) *pebble.Options
 		Logger:             quietLogger{},
 	}
 	popts.Levels[0].FilterPolicy = bloom.FilterPolicy(10) // inherited by lower levels
+	// Filled here, as Open would, so that ingest.go writes sstables with
+	// the options Pebble's own use.
+	popts.EnsureDefaults()
 	return popts
 }
 

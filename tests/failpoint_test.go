@@ -64,7 +64,8 @@ var fpPhases = map[string][]fpPhase{
 	failpoint.ExecProjectBarrier:     {fpSteady, fpSnapshot, fpLogStore},
 	failpoint.BackfillSnapshotRead:   {fpSnapshot},
 	failpoint.BackfillLogRead:        {fpLogStore},
-	// storage/sync stops the store: TestFailpointStorageSync.
+	// storage/sync stops the store: TestFailpointStorageSync; storage/ingest
+	// too: TestKill9DuringIngest, storage.TestIngestCrashBeforeIngest.
 }
 
 // fpAction is the action a point fires with in a phase: each phase tries

@@ -85,6 +85,9 @@ func (m *Materialize) Next(ctx context.Context) (Message, error) {
 		if msg.Chunk == nil {
 			return msg, nil
 		}
+		if msg.Ingest != nil {
+			return m.ingest(msg)
+		}
 		c, err := m.apply(msg.Chunk)
 		if err != nil {
 			msg.Chunk.Release()
@@ -136,6 +139,20 @@ func (m *Materialize) apply(c *chunk.Chunk) (*chunk.Chunk, error) {
 	}
 	m.demote = m.demote[:0]
 	return out, nil
+}
+
+// ingest attaches the rows of a chunk a statement has already written
+// (msg.Ingest) to the epoch, and passes the chunk on.
+func (m *Materialize) ingest(msg Message) (Message, error) {
+	if !m.Trusted {
+		msg.Chunk.Release()
+		return Message{}, fmt.Errorf("stream: materialize table %d: an ingest reached an untrusted materialization", m.table.ID)
+	}
+	if err := m.sc.Batch().AddIngest(msg.Ingest); err != nil {
+		msg.Chunk.Release()
+		return Message{}, fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
+	}
+	return Message{Chunk: msg.Chunk}, nil
 }
 
 // write applies a trusted chunk's changes without checks, encoding the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // Barrier separates epochs in a stream. Rows before it belong to epoch Prev,
@@ -119,6 +120,11 @@ type ActorID uint32
 type Message struct {
 	Chunk   *chunk.Chunk
 	Barrier *Barrier
+	// Ingest, only on a chunk a DML statement sends into a Source that
+	// takes ingests (Source.Ingests), holds the chunk's rows already
+	// written: the table's Materialize attaches it to its epoch batch
+	// instead of writing them, and passes the chunk on without it.
+	Ingest *storage.Ingest
 }
 
 // Executor is one operator of an actor's pipeline. Next pulls from the

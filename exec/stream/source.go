@@ -17,6 +17,9 @@ import (
 type Source struct {
 	C    chan Message
 	lock chan struct{}
+	// Ingests says the source's chunks go straight to a trusted table
+	// Materialize, so they may carry an Ingest (see Message.Ingest).
+	Ingests bool
 
 	dead     chan struct{}
 	deadOnce sync.Once

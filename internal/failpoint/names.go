@@ -19,6 +19,12 @@ const (
 	// later write fails with storage.ErrStoreFailed (58030 io_error) and
 	// the database must be reopened, which replays the WAL.
 	StorageSync = "storage/sync"
+	// StorageIngest is in storage.Store.CommitEpoch after an epoch with
+	// bulk-ingested rows has committed, before its sstables are ingested
+	// (and in Open, before it redoes such an ingest). An error fails the
+	// store as StorageSync does; Exit is a crash there: the reopen must
+	// ingest the files, so the rows the epoch acknowledged are all there.
+	StorageIngest = "storage/ingest"
 
 	// StreamSend is in stream.Dispatcher.Send, for every message an actor
 	// sends downstream (chunks through exchanges and broadcast outputs,
@@ -74,7 +80,7 @@ const (
 
 // Names lists every failpoint.
 var Names = []string{
-	StorageCommit, StorageSync,
+	StorageCommit, StorageSync, StorageIngest,
 	StreamSend, StreamUpstreamEnd,
 	ExecScanChunk, ExecScanBarrier,
 	ExecHashAggChunk, ExecHashAggBarrier,

@@ -1,0 +1,360 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/streamdb/streamdb/internal/failpoint"
+)
+
+// Bulk ingestion.
+//
+// A statement that adds many new rows to a table (a large INSERT or COPY)
+// need not stage them in an epoch's WriteBatch, where Pebble would hold
+// them in memory, sort them at commit and flush them to level 0: it can
+// write them, already in key order, to sstables (IngestWriter) and attach
+// those to the epoch (WriteBatch.AddIngest). CommitEpoch then makes them
+// part of the epoch:
+//
+//  1. The epoch's batch is written with Sync as always, and with it a
+//     pending-ingest record naming the epoch's files (written and synced
+//     to the staging directory before).
+//  2. The files are ingested (Pebble links them into the LSM, at the
+//     lowest level they do not overlap).
+//  3. The record is deleted (Sync) and the staged files removed.
+//
+// A crash after 1 leaves the record: Open ingests the files again before
+// anything reads the store (redo). That is safe because the files hold
+// only keys the epoch adds, which no later epoch can have changed (the
+// record goes before CommitEpoch returns, so no later epoch commits
+// while it exists), and ingesting a key twice with the same value is no
+// change. New snapshots wait from 1 to 3 (visMu), so none sees the
+// epoch's other state without its ingested rows. (Reads of the Store
+// itself, and through WriteBatches, which read its latest state, can:
+// read tables another actor ingests into through a Snapshot.) Files staged for an
+// epoch that never committed are removed at Open.
+//
+// The caller vouches that an ingest's keys are new and that no other
+// write of the same epoch touches them (a table's DML lock gives both):
+// ingested rows take a sequence number after the rest of the epoch.
+
+// ingestFileBytes is about the largest sstable an IngestWriter writes
+// before it starts another (the writer holds a bloom filter's hashes of
+// every key of its file: about 10 MiB at this size).
+var ingestFileBytes uint64 = 64 << 20 // a variable for tests
+
+// ingestDirName is the staging directory, under the store's directory.
+const ingestDirName = "ingest"
+
+// pendingIngestKey is the pending-ingest record: epoch (8 bytes BE) and
+// the names of its files (each a uvarint length and the bytes).
+var pendingIngestKey = metaKey(reservedMetaPrefix + "pending_ingest")
+
+// Ingest is a set of staged sstables holding rows for one commit. It is
+// discarded (its files removed) unless a CommitEpoch takes it.
+type Ingest struct {
+	s     *Store
+	files []string // names in the staging directory
+	rows  int64
+	state atomic.Int32
+}
+
+const (
+	ingestStaged int32 = iota
+	ingestClaimed
+	ingestDiscarded
+)
+
+// Rows returns the number of rows the ingest holds.
+func (in *Ingest) Rows() int64 { return in.rows }
+
+// Discard removes the ingest's files, unless a commit has taken it.
+// Discarding twice is harmless.
+func (in *Ingest) Discard() {
+	if in == nil || !in.state.CompareAndSwap(ingestStaged, ingestDiscarded) {
+		return
+	}
+	in.s.removeStaged(in.files)
+}
+
+// claim takes the ingest for a commit; false if it was discarded.
+func (in *Ingest) claim() bool {
+	return in.state.CompareAndSwap(ingestStaged, ingestClaimed)
+}
+
+// IngestWriter writes rows in strictly ascending key order into staged
+// sstables. Not safe for concurrent use.
+type IngestWriter struct {
+	s     *Store
+	files []string
+	w     *sstable.Writer
+	rows  int64
+	done  bool
+}
+
+// NewIngestWriter returns a writer of staged sstables; Finish or Abort it.
+func (s *Store) NewIngestWriter() (*IngestWriter, error) {
+	if err := s.writable(); err != nil {
+		return nil, err
+	}
+	if !s.ingestDirSynced.Load() {
+		if err := s.makeIngestDir(); err != nil {
+			return nil, err
+		}
+	}
+	return &IngestWriter{s: s}, nil
+}
+
+// makeIngestDir makes the staging directory, durably.
+func (s *Store) makeIngestDir() error {
+	if err := s.fs.MkdirAll(s.ingestDir(), 0o755); err != nil {
+		return fmt.Errorf("storage: ingest staging directory: %w", err)
+	}
+	if err := syncDir(s.fs, s.dir); err != nil {
+		return fmt.Errorf("storage: ingest staging directory: %w", err)
+	}
+	s.ingestDirSynced.Store(true)
+	return nil
+}
+
+func syncDir(fs vfs.FS, dir string) error {
+	if dir == "" {
+		dir = "/" // the root of a memory FS
+	}
+	d, err := fs.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *Store) ingestDir() string { return s.fs.PathJoin(s.dir, ingestDirName) }
+
+func (s *Store) stagedPath(name string) string { return s.fs.PathJoin(s.ingestDir(), name) }
+
+// Add appends a row; keys must be strictly ascending.
+func (w *IngestWriter) Add(key, value []byte) error {
+	if w.w == nil {
+		if err := w.open(); err != nil {
+			return err
+		}
+	}
+	if err := w.w.Set(key, value); err != nil {
+		return fmt.Errorf("storage: ingest write: %w", err)
+	}
+	w.rows++
+	// The size estimate is not free: look every so many rows.
+	if w.rows%1024 == 0 && w.w.Raw().EstimatedSize() >= ingestFileBytes {
+		return w.closeFile()
+	}
+	return nil
+}
+
+func (w *IngestWriter) open() error {
+	name := fmt.Sprintf("%06d.sst", w.s.ingestSeq.Add(1))
+	f, err := w.s.fs.Create(w.s.stagedPath(name), "")
+	if err != nil {
+		return fmt.Errorf("storage: ingest create: %w", err)
+	}
+	w.files = append(w.files, name)
+	opts := w.s.popts.MakeWriterOptions(0, w.s.db.TableFormat())
+	w.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), opts)
+	return nil
+}
+
+// closeFile finishes (and syncs) the current file.
+func (w *IngestWriter) closeFile() error {
+	sw := w.w
+	w.w = nil
+	if err := sw.Close(); err != nil {
+		return fmt.Errorf("storage: ingest write: %w", err)
+	}
+	return nil
+}
+
+// Finish ends the writer and returns its rows as an Ingest (nil when it
+// holds none). The files are durable once it returns.
+func (w *IngestWriter) Finish() (*Ingest, error) {
+	if w.w != nil {
+		if err := w.closeFile(); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	w.done = true
+	if w.rows == 0 {
+		return nil, nil
+	}
+	if err := w.s.syncIngestDir(); err != nil {
+		w.done = false
+		w.Abort()
+		return nil, err
+	}
+	return &Ingest{s: w.s, files: w.files, rows: w.rows}, nil
+}
+
+// Abort drops what the writer wrote. Harmless after Finish.
+func (w *IngestWriter) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if w.w != nil {
+		_ = w.w.Close()
+		w.w = nil
+	}
+	w.s.removeStaged(w.files)
+}
+
+func (s *Store) syncIngestDir() error {
+	if err := syncDir(s.fs, s.ingestDir()); err != nil {
+		return fmt.Errorf("storage: ingest sync: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) removeStaged(files []string) {
+	for _, f := range files {
+		_ = s.fs.Remove(s.stagedPath(f))
+	}
+}
+
+// AddIngest attaches in to the batch: committing the batch ingests it,
+// and closing the batch uncommitted discards it.
+func (w *WriteBatch) AddIngest(in *Ingest) error {
+	if w.b == nil {
+		return ErrClosed
+	}
+	if in.s != w.s {
+		return errors.New("storage: ingest of another store")
+	}
+	for _, have := range w.ingests {
+		if have == in {
+			return nil
+		}
+	}
+	w.ingests = append(w.ingests, in)
+	return nil
+}
+
+// discardIngests discards the ingests of a batch closed uncommitted.
+func (w *WriteBatch) discardIngests() {
+	for _, in := range w.ingests {
+		in.Discard()
+	}
+	w.ingests = nil
+}
+
+// claimIngests takes the ingests of batches for a commit and returns
+// their files.
+func claimIngests(batches []*WriteBatch) ([]string, error) {
+	var files []string
+	for _, w := range batches {
+		if w == nil {
+			continue
+		}
+		for _, in := range w.ingests {
+			if !in.claim() {
+				return nil, errors.New("storage: commit of a discarded ingest")
+			}
+			files = append(files, in.files...)
+		}
+	}
+	return files, nil
+}
+
+func encodePendingIngest(epoch uint64, files []string) []byte {
+	v := binary.BigEndian.AppendUint64(nil, epoch)
+	for _, f := range files {
+		v = binary.AppendUvarint(v, uint64(len(f)))
+		v = append(v, f...)
+	}
+	return v
+}
+
+func decodePendingIngest(v []byte) (uint64, []string, error) {
+	if len(v) < 8 {
+		return 0, nil, errCorrupt("pending ingest record", "short")
+	}
+	epoch, v := binary.BigEndian.Uint64(v), v[8:]
+	var files []string
+	for len(v) > 0 {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return 0, nil, errCorrupt("pending ingest record", "bad name")
+		}
+		files = append(files, string(v[k:k+int(n)]))
+		v = v[k+int(n):]
+	}
+	return epoch, files, nil
+}
+
+// applyIngest ingests the staged files of a committed epoch, then
+// deletes the pending record and the files (steps 2 and 3 above). The
+// staged files stay until the record is gone: Pebble consumes links to
+// them.
+func (s *Store) applyIngest(files []string) error {
+	if failpoint.Enabled {
+		if err := failpoint.Hit(failpoint.StorageIngest); err != nil {
+			return err
+		}
+	}
+	links := make([]string, len(files))
+	for i, f := range files {
+		links[i] = s.stagedPath(f + ".ingesting")
+		_ = s.fs.Remove(links[i])
+		if err := s.fs.Link(s.stagedPath(f), links[i]); err != nil {
+			return fmt.Errorf("storage: ingest link: %w", err)
+		}
+	}
+	err := s.guard(func() error { return s.db.Ingest(context.Background(), links) })
+	if err != nil {
+		for _, l := range links {
+			_ = s.fs.Remove(l)
+		}
+		return fmt.Errorf("storage: ingest: %w", err)
+	}
+	if err := s.guard(func() error { return s.db.Delete(pendingIngestKey, pebble.Sync) }); err != nil {
+		return fmt.Errorf("storage: ingest: clearing its record: %w", err)
+	}
+	s.removeStaged(files)
+	return nil
+}
+
+// recoverIngest, at Open, redoes the ingest of a committed epoch that a
+// crash interrupted and removes staged files no commit took.
+func (s *Store) recoverIngest() error {
+	v, ok, err := s.getMeta(pendingIngestKey)
+	if err != nil {
+		return err
+	}
+	if ok {
+		epoch, files, err := decodePendingIngest(v)
+		if err != nil {
+			return err
+		}
+		if epoch != s.epoch.Load() {
+			return errCorrupt("pending ingest record", fmt.Sprintf("epoch %d, committed %d", epoch, s.epoch.Load()))
+		}
+		if err := s.applyIngest(files); err != nil {
+			return fmt.Errorf("storage: redo of the ingest of epoch %d: %w", epoch, err)
+		}
+	}
+	if err := s.fs.RemoveAll(s.ingestDir()); err != nil {
+		return fmt.Errorf("storage: clearing ingest staging: %w", err)
+	}
+	s.ingestDirSynced.Store(false)
+	return nil
+}
