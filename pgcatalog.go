@@ -14,9 +14,10 @@ import (
 // that clients' catalog queries (psql's \d commands and tab completion,
 // drivers, GUI tools) work. Catalogs of objects streamdb does not have
 // (triggers, policies, publications, inheritance ...) exist and are
-// empty. pg_proc, pg_operator, pg_cast and pg_description list the
-// built-in functions, operators and casts streamdb has, as PostgreSQL 15
-// has them (pgproc.go, pgoperator.go).
+// empty. pg_proc, pg_aggregate, pg_operator, pg_cast and pg_description
+// list the built-in functions, aggregates, operators and casts streamdb
+// has, as PostgreSQL 15 has them (pgproc.go, pgaggregate.go,
+// pgoperator.go).
 //
 // Object identifiers: a stored relation's OID is its catalog id plus
 // firstUserOID (stable across restarts, as ids are never reused); the
@@ -109,7 +110,7 @@ var pgTables = []*pgTable{
 	{nsPgCatalog, "pg_partitioned_table", 3350, "r", `partrelid oid, partstrat "char", partnatts smallint, partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector, partexprs pg_node_tree`, nil, nil},
 	{nsPgCatalog, "pg_event_trigger", 3466, "r", `oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled "char", evttags text[]`, nil, nil},
 	{nsPgCatalog, "pg_language", 2612, "r", `oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl aclitem[]`, languageRows, nil},
-	{nsPgCatalog, "pg_aggregate", 2600, "r", `aggfnoid regproc, aggkind "char", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify "char", aggmfinalmodify "char", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text`, nil, nil},
+	{nsPgCatalog, "pg_aggregate", 2600, "r", `aggfnoid regproc, aggkind "char", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify "char", aggmfinalmodify "char", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text`, aggregateRows, nil},
 	{nsPgCatalog, "pg_operator", 2617, "r", `oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind "char", oprcanmerge boolean, oprcanhash boolean, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc`, operatorRows, nil},
 	{nsPgCatalog, "pg_opclass", 2616, "r", `oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault boolean, opckeytype oid`, nil, nil},
 	{nsPgCatalog, "pg_opfamily", 2753, "r", `oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid`, nil, nil},

@@ -287,6 +287,8 @@ func catalogTypeRow(ct types.CatalogType) []types.Datum {
 	switch {
 	case ct.Category == 'P' && strings.HasSuffix(ct.Name, "array"), ct.Name == "record":
 		typtype, ti.align = "p", "d"
+	case ct.Name == "internal": // a pointer
+		typtype, ti = "p", typeInfo{8, true, "d", "p", "P", false, 0}
 	case ct.Category == 'P':
 		typtype, ti = "p", typeInfo{4, true, "i", "p", "P", false, 0}
 	case ct.Name == "name":

@@ -430,14 +430,25 @@ func (c sessionCatalog) regIn(t types.Type, s string) (types.Datum, error) {
 // types (drivers such as pgjdbc test typinput = 'array_in'::regproc).
 var regprocOIDs = map[string]int64{"array_in": 750, "array_out": 751, "array_recv": 2400, "array_send": 2401}
 
-// regprocName is the name of a function regprocOIDs holds.
-func regprocName(oid int64) (string, bool) {
-	for name, o := range regprocOIDs {
-		if o == oid {
-			return name, true
-		}
+// supportFuncNames and supportFuncOIDs are the functions a regproc can
+// name that pg_proc does not list, by OID and by name: the array input
+// and output functions (regprocOIDs), the operators' implementations
+// (pg_operator.oprcode) and the aggregates' support functions
+// (pg_aggregate); built at init.
+var (
+	supportFuncNames = map[int64]string{}
+	supportFuncOIDs  = map[string]int64{}
+)
+
+// addSupportFunc lets regproc name the function oid, as name.
+func addSupportFunc(oid int64, name string) {
+	if n, ok := supportFuncNames[oid]; ok && n != name {
+		panic(fmt.Sprintf("streamdb: function %d is named both %q and %q", oid, n, name))
 	}
-	return "", false
+	if o, ok := supportFuncOIDs[name]; ok && o != oid {
+		panic(fmt.Sprintf("streamdb: function %q has OIDs %d and %d", name, o, oid))
+	}
+	supportFuncNames[oid], supportFuncOIDs[name] = name, oid
 }
 
 // regclassIn looks a relation name up: [schema.]name, with the search

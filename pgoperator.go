@@ -39,10 +39,6 @@ type pgCast struct {
 	context, method byte
 }
 
-// operatorCodeNames names the operators' implementing functions; built
-// at init.
-var operatorCodeNames = map[int64]string{}
-
 // descriptions holds pg_description: by class OID, then object OID;
 // built at init.
 var descriptions = map[int64]map[int64]string{classProc: {}, classOperator: {}, classType: {}}
@@ -54,7 +50,7 @@ func initOperators() {
 		for _, t := range []string{o.left, o.right, o.result} {
 			mustTypeOID(t, o.name)
 		}
-		operatorCodeNames[o.code] = o.codeName
+		addSupportFunc(o.code, o.codeName)
 		descriptions[classOperator][o.oid] = o.desc
 	}
 	for _, c := range pgCasts {

@@ -397,6 +397,7 @@ var typeDescriptions = map[int64]string{
 	2276: "pseudo-type representing any type",
 	2277: "pseudo-type representing a polymorphic array type",
 	2279: "pseudo-type for the result of a trigger function",
+	2281: "pseudo-type representing an internal data structure",
 	2283: "pseudo-type representing a polymorphic base type",
 	2776: "pseudo-type representing a polymorphic base type that is not an array",
 	3838: "pseudo-type for the result of an event trigger function",

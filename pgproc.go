@@ -156,6 +156,9 @@ func (f *pgFunc) signature() (funcSig, error) {
 // pgFuncsByOID indexes pgFuncs; built at init.
 var pgFuncsByOID = map[int64]*pgFunc{}
 
+// funcNameCounts counts pgFuncs by name; built at init.
+var funcNameCounts = map[string]int{}
+
 func init() {
 	for i := range pgFuncs {
 		f := &pgFuncs[i]
@@ -165,8 +168,13 @@ func init() {
 		}
 		f.parsed = sig
 		pgFuncsByOID[f.oid] = f
+		funcNameCounts[f.name]++
+	}
+	for name, oid := range regprocOIDs {
+		addSupportFunc(oid, name)
 	}
 	initOperators()
+	initAggregates()
 }
 
 func orDefault(b, def byte) string {
@@ -353,20 +361,25 @@ func funcOIDByName(name string) (int64, error) {
 	case len(found) == 1:
 		return found[0], nil
 	}
-	if oid, ok := regprocOIDs[name]; ok {
+	if oid, ok := supportFuncOIDs[name]; ok {
 		return oid, nil
 	}
 	return 0, pgerr.New(pgerr.UndefinedFunction, "function %q does not exist", name)
 }
 
 // funcName names the function an OID stands for (regproc output): one
-// of pg_proc's, or an operator's implementation.
+// of pg_proc's, or a function one of the catalogs names (an operator's
+// implementation, an aggregate's support function ...). As PostgreSQL
+// does, it qualifies the name of a function that has overloads, which
+// regproc input could not read back.
 func funcName(oid int64) (string, bool) {
 	if f, ok := pgFuncsByOID[oid]; ok {
-		return f.name, true
-	}
-	if name, ok := operatorCodeNames[oid]; ok {
+		name := expr.QuoteIdent(f.name)
+		if pgOverloadedFuncs[f.name] || funcNameCounts[f.name] > 1 {
+			name = "pg_catalog." + name
+		}
 		return name, true
 	}
-	return regprocName(oid)
+	name, ok := supportFuncNames[oid]
+	return name, ok
 }

@@ -79,3 +79,55 @@ func TestPgFuncArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestPgAggregateProcs: pg_aggregate has a row for each aggregate pg_proc
+// lists, and for nothing else (init checks the rest).
+func TestPgAggregateProcs(t *testing.T) {
+	rows := map[int64]int{}
+	for _, a := range pgAggregates {
+		rows[a.fn]++
+	}
+	for _, f := range pgFuncs {
+		switch {
+		case f.kind == 'a' && rows[f.oid] != 1:
+			t.Errorf("aggregate %s (%d) has %d pg_aggregate rows", f.name, f.oid, rows[f.oid])
+		case f.kind != 'a' && rows[f.oid] != 0:
+			t.Errorf("function %s (%d) is not an aggregate but has a pg_aggregate row", f.name, f.oid)
+		}
+	}
+}
+
+// TestRegprocNames: regproc prints a function with overloads qualified,
+// as PostgreSQL does, and reads back the names it prints unqualified.
+func TestRegprocNames(t *testing.T) {
+	for _, tc := range []struct {
+		oid  int64
+		want string
+	}{
+		{2100, "pg_catalog.avg"},        // avg(bigint)
+		{2335, "pg_catalog.array_agg"},  // overloaded in PostgreSQL only
+		{870, "pg_catalog.lower"},       // likewise
+		{936, `pg_catalog."substring"`}, // a keyword
+		{745, `"current_user"`},         // a keyword, not overloaded
+		{3846, "make_date"},             // one of its name
+		{1219, "int8inc"},               // count(*)'s transition function
+		{551, ""},                       // an operator's OID, no function's
+		{177, "int4pl"},                 // an operator's
+		{750, "array_in"},               // a type's input function
+	} {
+		got, ok := funcName(tc.oid)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("funcName(%d) = %q, %v; want %q", tc.oid, got, ok, tc.want)
+		}
+	}
+	for _, name := range []string{"int8inc", "int4pl", "array_in", "make_date"} {
+		oid, err := funcOIDByName(name)
+		if err != nil {
+			t.Errorf("funcOIDByName(%s): %v", name, err)
+			continue
+		}
+		if got, _ := funcName(oid); got != name {
+			t.Errorf("funcName(funcOIDByName(%s)) = %s", name, got)
+		}
+	}
+}

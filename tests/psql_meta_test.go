@@ -222,6 +222,25 @@ Did not find any relations.
 (2 rows)
 
 `},
+	// pg_aggregate, its functions (regproc) and types.
+	{cmds: []string{`SELECT p.proname, a.aggtranstype::regtype FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid WHERE a.aggfnoid::oid IN (2101, 2104, 2116, 2147, 2335, 2803) ORDER BY 1, 2`,
+		`SELECT aggfnoid, aggtransfn, aggcombinefn, aggminvtransfn, aggsortop, agginitval FROM pg_aggregate WHERE aggfnoid::oid IN (2116, 2803) ORDER BY aggfnoid::oid`}, pg: true, want: `  proname  |    aggtranstype    
+-----------+--------------------
+ array_agg | internal
+ avg       | bigint[]
+ avg       | double precision[]
+ count     | bigint
+ count     | bigint
+ max       | integer
+(6 rows)
+
+     aggfnoid     | aggtransfn | aggcombinefn | aggminvtransfn | aggsortop | agginitval 
+------------------+------------+--------------+----------------+-----------+------------
+ pg_catalog.max   | int4larger | int4larger   | -              |       521 | 
+ pg_catalog.count | int8inc    | int8pl       | int8dec        |         0 | 0
+(2 rows)
+
+`},
 	{cmds: []string{`\do %`, `\do || text text`, `\do - bigint`}, pg: true, want: `                               List of operators
    Schema   | Name | Left arg type | Right arg type | Result type | Description 
 ------------+------+---------------+----------------+-------------+-------------
@@ -487,7 +506,7 @@ var psqlCompletionQueries = []struct{ query, want string }{
 	{`SELECT t.typname, NULL::pg_catalog.text FROM pg_catalog.pg_type t WHERE (t.typrelid = 0  OR (SELECT c.relkind = 'c'     FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid)) AND t.typname !~ '^_' AND (t.typname) LIKE 'int%' AND pg_catalog.pg_type_is_visible(t.oid)
 	UNION ALL
 	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE 'int%' AND n.nspname NOT LIKE E'pg\\_%'
-	LIMIT 1000`, "int2vector|\nint2|\nint4|\nint8|\ninterval|"},
+	LIMIT 1000`, "int2vector|\nint2|\nint4|\nint8|\ninternal|\ninterval|"},
 	// \df <tab>: streamdb has no user-defined functions.
 	{`SELECT p.proname, NULL::pg_catalog.text FROM pg_catalog.pg_proc p WHERE p.prokind != 'p' AND (p.proname) LIKE 'x%' AND pg_catalog.pg_function_is_visible(p.oid)
 	UNION ALL

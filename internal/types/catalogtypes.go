@@ -2,10 +2,11 @@ package types
 
 // CatalogType is a type of Postgres's catalog that has no values of its
 // own in streamdb: a pseudo-type, which only the signatures of functions
-// and operators use (anyarray, "any", trigger ...), or a system type
-// streamdb reads as another (name and pg_node_tree as text). pg_type
-// lists them so that the signatures in pg_proc and pg_operator, and
-// clients' catalog queries ('trigger'::regtype), name real types.
+// and operators and the transition types of aggregates use (anyarray,
+// "any", trigger, internal ...), or a system type streamdb reads as
+// another (name and pg_node_tree as text). pg_type lists them so that the
+// signatures in pg_proc and pg_operator, pg_aggregate's transition types
+// and clients' catalog queries ('trigger'::regtype) name real types.
 type CatalogType struct {
 	OID      uint32
 	Name     string // pg_type.typname
@@ -27,6 +28,7 @@ var catalogTypes = []CatalogType{
 	{OID: 2276, Name: "any", Display: `"any"`, Category: 'P'},
 	{OID: 2277, Name: "anyarray", Display: "anyarray", Category: 'P'},
 	{OID: 2279, Name: "trigger", Display: "trigger", Category: 'P'},
+	{OID: 2281, Name: "internal", Display: "internal", Category: 'P'},
 	{OID: 2283, Name: "anyelement", Display: "anyelement", Category: 'P'},
 	{OID: 2776, Name: "anynonarray", Display: "anynonarray", Category: 'P'},
 	{OID: 3838, Name: "event_trigger", Display: "event_trigger", Category: 'P'},
