@@ -227,8 +227,9 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 }
 
 // epochBatch returns the Pebble batch to commit: the largest non-empty
-// batch, with the others applied to it (no copy of the largest, which in
-// a bulk epoch holds nearly everything); owned says the caller must close
+// batch when it has room for the others (they are applied to it, and the
+// largest, which in a bulk epoch holds nearly everything, is not copied),
+// else a new batch sized for all of them; owned says the caller must close
 // it (it is not one of batches).
 //
 // The batches are applied out of order, which is only correct because
@@ -236,7 +237,7 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 // owns, and a vnode has one owner at a time (I4).
 func (s *Store) epochBatch(batches []*WriteBatch) (b *pebble.Batch, owned bool, err error) {
 	var live []*pebble.Batch
-	big := -1
+	big, size := -1, 0
 	for _, w := range batches {
 		if w == nil {
 			continue
@@ -251,7 +252,7 @@ func (s *Store) epochBatch(batches []*WriteBatch) (b *pebble.Batch, owned bool, 
 			if big < 0 || w.b.Len() > live[big].Len() {
 				big = len(live)
 			}
-			live = append(live, w.b)
+			live, size = append(live, w.b), size+w.b.Len()
 		}
 	}
 	if len(live) == 0 {
@@ -260,16 +261,28 @@ func (s *Store) epochBatch(batches []*WriteBatch) (b *pebble.Batch, owned bool, 
 	if invariants {
 		checkDisjoint(live)
 	}
-	b = live[big]
+	if len(live) == 1 {
+		return live[0], false, nil
+	}
+	// Room for the others and the epoch records: applying them must not
+	// grow (copy) the largest batch.
+	if cap(live[big].Repr()) >= size+256 {
+		b = live[big]
+	} else {
+		b, owned, big = s.db.NewBatchWithSize(size+256), true, -1
+	}
 	for i, wb := range live {
 		if i == big {
 			continue
 		}
 		if err := b.Apply(wb, nil); err != nil {
+			if owned {
+				_ = b.Close()
+			}
 			return nil, false, fmt.Errorf("storage: merge write batches: %w", err)
 		}
 	}
-	return b, false, nil
+	return b, owned, nil
 }
 
 func closeAll(batches []*WriteBatch) {
