@@ -197,3 +197,18 @@ func refJoinMatch(spec JoinSpec, l, r trow) bool {
 	v, _ := spec.Cond.Eval(slices.Concat(l, r))
 	return v == true
 }
+
+// TestHashJoinRandomProbeBudget runs the random joins with a probe budget
+// of one row, so most keys of a chunk are fetched when their row is
+// applied, out of key order, instead of up front.
+func TestHashJoinRandomProbeBudget(t *testing.T) {
+	defer func(b int) { joinProbeBudget = b }(joinProbeBudget)
+	joinProbeBudget = 1
+	for _, kind := range []JoinKind{JoinInner, JoinFullOuter} {
+		for seed := range randomSeeds(2) {
+			t.Run(fmt.Sprintf("%s/%d", kind, seed), func(t *testing.T) {
+				runJoinRandom(t, seed, joinTestSpec(kind, []int{1}, leftLEright), true)
+			})
+		}
+	}
+}
