@@ -77,5 +77,29 @@ func (p *PrefixProbe) Scan(key []byte, fn func(row []types.Datum) error) error {
 	return nil
 }
 
+// Get calls fn with the row whose key is key, a whole key (AppendPrefixKey
+// of every pk value), if there is one: a point lookup, which skips the
+// files whose bloom filter rules the key out (Scan must seek into every
+// level). The row is valid only during the call.
+func (p *PrefixProbe) Get(key []byte, fn func(row []types.Datum) error) error {
+	if p.empty {
+		return nil
+	}
+	if p.it.SeekPrefixGE(key) && bytes.Equal(p.it.Key(), key) {
+		v, err := p.it.ValueAndErr()
+		if err == nil {
+			p.row, err = DecodeRow(v, p.t.Types, p.row)
+		}
+		if err != nil {
+			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+		}
+		return fn(p.row)
+	}
+	if err := p.it.Error(); err != nil {
+		return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+	}
+	return nil
+}
+
 // Close releases the probe.
 func (p *PrefixProbe) Close() error { return p.it.Close() }

@@ -69,6 +69,40 @@ func TestPrefixProbe(t *testing.T) {
 		slices.SortFunc(keys, bytes.Compare)
 		check(keys)
 	}
+	// Whole keys: Get finds what Table.Get finds.
+	for _, r := range []Reader{snap, w} {
+		p, err := ordersTable.NewPrefixProbe(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := int64(-4); c < 13; c++ {
+			for id := int64(-1); id < 17; id++ {
+				pk := []types.Datum{c, id}
+				k, err := ordersTable.AppendPrefixKey(nil, pk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, ok, err := ordersTable.Get(r, pk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []types.Datum
+				if err := p.Get(k, func(row []types.Datum) error {
+					if got != nil {
+						t.Fatalf("Get(%v) found two rows", pk)
+					}
+					got = slices.Clone(row)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if ok != (got != nil) || ok && !reflect.DeepEqual(got, want) {
+					t.Errorf("Get(%v) = %v, want %v (%v)", pk, got, want, ok)
+				}
+			}
+		}
+		p.Close()
+	}
 	empty := &Table{ID: 43, Types: ordersTable.Types, PK: ordersTable.PK, DistKey: ordersTable.DistKey}
 	p, err := empty.NewPrefixProbe(snap)
 	if err != nil {

@@ -111,6 +111,7 @@ func TestHashJoinRandom(t *testing.T) {
 		{"key", []int{1}, nil},
 		{"key+cond", []int{1}, leftLEright},
 		{"two-keys", []int{1, 2}, nil},
+		{"pk", []int{0}, leftLEright}, // the key is the state's pk: point lookups
 	}
 	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinRightOuter, JoinFullOuter} {
 		for _, c := range conds {
@@ -205,10 +206,12 @@ func TestHashJoinRandomProbeBudget(t *testing.T) {
 	defer func(b int) { joinProbeBudget = b }(joinProbeBudget)
 	joinProbeBudget = 1
 	for _, kind := range []JoinKind{JoinInner, JoinFullOuter} {
-		for seed := range randomSeeds(2) {
-			t.Run(fmt.Sprintf("%s/%d", kind, seed), func(t *testing.T) {
-				runJoinRandom(t, seed, joinTestSpec(kind, []int{1}, leftLEright), true)
-			})
+		for _, keys := range [][]int{{1}, {0}} {
+			for seed := range randomSeeds(2) {
+				t.Run(fmt.Sprintf("%s/%v/%d", kind, keys, seed), func(t *testing.T) {
+					runJoinRandom(t, seed, joinTestSpec(kind, keys, leftLEright), true)
+				})
+			}
 		}
 	}
 }

@@ -22,7 +22,11 @@ import (
 // the budget are scanned through the same iterator when their row is
 // applied.
 type joinProbe struct {
-	side   *joinSide // the side probed (the other side of the chunk)
+	side *joinSide // the side probed (the other side of the chunk)
+	// point: the join key is the probed table's whole pk (the side's
+	// stream key lies within it), so a key has at most one row, found by
+	// a point lookup (storage.PrefixProbe.Get, which bloom filters speed).
+	point  bool
 	pp     *storage.PrefixProbe
 	keyBuf []byte
 	keys   [][]byte // per unique key, its encoding (sub-slices of keyBuf)
@@ -42,6 +46,7 @@ var joinProbeBudget = 1 << 14 // a variable for tests
 func (p *joinProbe) reset(other *joinSide, r storage.Reader, rows [][]types.Datum,
 	keyOf func([]types.Datum) ([]types.Datum, bool)) error {
 	p.side = other
+	p.point = len(other.keys) == len(other.table.PK)
 	p.keyBuf, p.keys, p.rowKey, p.starts = p.keyBuf[:0], p.keys[:0], p.rowKey[:0], p.starts[:0]
 	if p.uniq == nil {
 		p.uniq = map[string]int{}
@@ -115,10 +120,16 @@ func (p *joinProbe) prefetch() error {
 }
 
 func (p *joinProbe) fetch(u int) error {
-	err := p.pp.Scan(p.keys[u], func(row []types.Datum) error {
+	keep := func(row []types.Datum) error {
 		p.rows[u] = append(p.rows[u], slices.Clone(row))
 		return nil
-	})
+	}
+	var err error
+	if p.point {
+		err = p.pp.Get(p.keys[u], keep)
+	} else {
+		err = p.pp.Scan(p.keys[u], keep)
+	}
 	p.done[u] = true
 	return wrapJoinErr("scan matches", err)
 }
