@@ -39,11 +39,12 @@ type HashJoin struct {
 	sides [2]*joinSide
 	out   *outQueue
 
-	probe   joinProbe
-	flat    []types.Datum   // the decoded chunk's values
-	rows    [][]types.Datum // the decoded chunk's rows, in flat
-	condRow []types.Datum
-	outRow  []types.Datum
+	probe    joinProbe
+	matchBuf [][]types.Datum
+	flat     []types.Datum   // the decoded chunk's values
+	rows     [][]types.Datum // the decoded chunk's rows, in flat
+	condRow  []types.Datum
+	outRow   []types.Datum
 }
 
 // NewHashJoin returns a join of left and right. tableIDs are the ids of
@@ -210,25 +211,31 @@ func (j *HashJoin) delete(s, i int, row []types.Datum) error {
 }
 
 // matches returns the stored rows of the side opposite s (degree column
-// included, copied, with this epoch's degree) that join with row, row i of
-// the chunk.
+// included, with this epoch's degree) that join with row, row i of the
+// chunk. A preserved side's rows are copies (bumpDegree changes and keeps
+// them); others are valid until the next chunk, and the slice until the
+// next call.
 func (j *HashJoin) matches(s, i int, row []types.Datum) ([][]types.Datum, error) {
 	other := j.sides[1-s]
 	stored, err := j.probe.stored(i)
 	if err != nil {
 		return nil, err
 	}
-	var out [][]types.Datum
+	out := j.matchBuf[:0]
 	for _, st := range stored {
 		m := other.current(st)
 		ok, err := j.cond(s, row, m[:len(other.types)])
 		if err != nil {
 			return nil, err
 		}
+		if ok && other.preserved {
+			m = append([]types.Datum(nil), m...) // bumpDegree keeps it
+		}
 		if ok {
-			out = append(out, append([]types.Datum(nil), m...))
+			out = append(out, m)
 		}
 	}
+	j.matchBuf = out
 	return out, nil
 }
 

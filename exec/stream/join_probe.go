@@ -33,6 +33,10 @@ type joinProbe struct {
 	rowKey []int    // per chunk row, index in keys; -1: NULL key
 	order  []int    // indexes in keys, ascending by key
 	rows   [][][]types.Datum
+	// slab holds the fetched rows' values (rows[u] are sub-slices; a
+	// slab outgrown stays behind them). It is reused by the next chunk:
+	// nothing may keep a fetched row past the chunk.
+	slab   []types.Datum
 	done   []bool // rows[u] holds the key's rows
 	uniq   map[string]int
 	starts []int
@@ -48,6 +52,8 @@ func (p *joinProbe) reset(other *joinSide, r storage.Reader, rows [][]types.Datu
 	p.side = other
 	p.point = len(other.keys) == len(other.table.PK)
 	p.keyBuf, p.keys, p.rowKey, p.starts = p.keyBuf[:0], p.keys[:0], p.rowKey[:0], p.starts[:0]
+	clear(p.slab)
+	p.slab = p.slab[:0]
 	if p.uniq == nil {
 		p.uniq = map[string]int{}
 	}
@@ -121,7 +127,9 @@ func (p *joinProbe) prefetch() error {
 
 func (p *joinProbe) fetch(u int) error {
 	keep := func(row []types.Datum) error {
-		p.rows[u] = append(p.rows[u], slices.Clone(row))
+		start := len(p.slab)
+		p.slab = append(p.slab, row...)
+		p.rows[u] = append(p.rows[u], p.slab[start:len(p.slab):len(p.slab)])
 		return nil
 	}
 	var err error
