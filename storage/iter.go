@@ -45,21 +45,30 @@ func (t *Table) ScanPrefix(r Reader, prefix []types.Datum, reverse bool) Iterato
 // may also be a prefix of the PK columns: the scan then starts after every
 // row beginning with it.
 func (t *Table) ScanVnode(r Reader, vnode uint16, after []types.Datum) Iterator {
-	if vnode >= NumVnodes {
-		return errIter{fmt.Errorf("%w: vnode %d out of range", ErrBadLayout, vnode)}
-	}
-	vnodeKey := appendVnodePrefix(nil, t.ID, vnode)
-	upper := prefixEnd(vnodeKey)
-	if len(after) == 0 {
-		return t.newIter(r, vnodeKey, upper, false)
-	}
-	afterKey, err := t.appendPKKey(nil, vnode, after)
+	lower, upper, err := t.vnodeBounds(vnode, after)
 	if err != nil {
 		return errIter{err}
 	}
+	return t.newIter(r, lower, upper, false)
+}
+
+// vnodeBounds returns the key bounds of ScanVnode(vnode, after).
+func (t *Table) vnodeBounds(vnode uint16, after []types.Datum) (lower, upper []byte, err error) {
+	if vnode >= NumVnodes {
+		return nil, nil, fmt.Errorf("%w: vnode %d out of range", ErrBadLayout, vnode)
+	}
+	vnodeKey := appendVnodePrefix(nil, t.ID, vnode)
+	upper = prefixEnd(vnodeKey)
+	if len(after) == 0 {
+		return vnodeKey, upper, nil
+	}
+	afterKey, err := t.appendPKKey(nil, vnode, after)
+	if err != nil {
+		return nil, nil, err
+	}
 	// Keys are prefix-free, so the first key past every key that starts
 	// with afterKey is the first pk greater than after.
-	return t.newIter(r, prefixEnd(afterKey), upper, false)
+	return prefixEnd(afterKey), upper, nil
 }
 
 func (t *Table) newIter(r Reader, lower, upper []byte, reverse bool) Iterator {

@@ -69,6 +69,13 @@ func (st *SumState) Accumulate(v types.Datum, arg types.Type, retract bool) erro
 	return st.accumulate(v, arg, retract)
 }
 
+// AddInt64Run adds to st a run of bigint argument values: n of them net
+// (inserts minus retractions) whose signed total is sum. It leaves st as
+// Accumulating the run's values one by one would, provided the count does
+// not return to zero within the run (the caller folds a run at each such
+// point): a bigint sum is exact, so only the total matters.
+func (st *SumState) AddInt64Run(sum, n int64) error { return st.addInt64Run(sum, n) }
+
 // Result is the value of sum (avg=false) or avg over the state; NULL when
 // Count is 0. result is the aggregate's result type.
 func (st *SumState) Result(avg bool, result types.Type) (types.Datum, error) {

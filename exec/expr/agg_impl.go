@@ -90,6 +90,25 @@ func (st *SumState) accumulate(v types.Datum, arg types.Type, retract bool) erro
 	return nil
 }
 
+func (st *SumState) addInt64Run(sum, n int64) error {
+	if sum == 0 && n == 0 {
+		return nil
+	}
+	acc := st.Sum
+	if acc == nil {
+		acc = apd.New(0, 0)
+	}
+	acc, err := addAcc(acc, apd.New(sum, 0), false)
+	if err != nil {
+		return err
+	}
+	st.Sum, st.Count = acc, st.Count+n
+	if st.Count == 0 {
+		st.Sum = nil
+	}
+	return nil
+}
+
 // toAcc converts an input value to the accumulation type.
 func toAcc(v types.Datum, arg types.Type) (types.Datum, error) {
 	switch arg.ID {

@@ -16,6 +16,10 @@ type aggState struct {
 	// stale (min, max) means the extreme was deleted this epoch: ext is
 	// unknown until refreshed from the min/max input table.
 	stale bool
+	// pend is a run of bigint values of a sum or avg not yet added to
+	// sum (the columnar path adds them in int64), pendN their net count;
+	// folded into sum before sum is read (foldPending).
+	pend, pendN int64
 }
 
 // decodeState reads the call's state from a result-table row.

@@ -187,8 +187,9 @@ func (p *backfillState) save(w *storage.WriteBatch) error {
 	return nil
 }
 
-// advance records that row of vnode v was emitted.
-func (p *backfillState) advance(v int, row []types.Datum) error {
+// advance records that n rows of vnode v were emitted, row (a full
+// upstream row) the last of them.
+func (p *backfillState) advance(v int, row []types.Datum, n int64) {
 	vp := &p.vnodes[v]
 	if vp.lastPK == nil {
 		vp.lastPK = make([]types.Datum, len(p.pkTypes))
@@ -196,10 +197,9 @@ func (p *backfillState) advance(v int, row []types.Datum) error {
 	for i, c := range p.upstream.PK {
 		vp.lastPK[i] = row[c]
 	}
-	vp.rows++
+	vp.rows += n
 	vp.dirty = true
-	p.rowsRead++
-	return nil
+	p.rowsRead += n
 }
 
 func (p *backfillState) finishVnode(v int) {

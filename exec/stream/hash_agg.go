@@ -54,6 +54,8 @@ type HashAgg struct {
 	globalReady bool                 // the global group's row is known to exist
 	row         []types.Datum
 	keyBuf      []byte
+	columnar    bool        // chunks take the columnar path (hash_agg_columnar.go)
+	rowGroups   []*aggGroup // the columnar path's group of each row of a chunk
 }
 
 // aggGroup is a group: dirty in the current epoch, or clean in the cache.
@@ -77,6 +79,7 @@ func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) 
 	return &HashAgg{
 		in: in, sc: sc, l: l, spec: spec, types: spec.OutTypes(), global: len(spec.GroupBy) == 0,
 		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{}, cache: map[string]*aggGroup{},
+		columnar: l.columnarAgg(),
 	}, nil
 }
 
@@ -120,6 +123,9 @@ func (h *HashAgg) Next(ctx context.Context) (Message, error) {
 }
 
 func (h *HashAgg) applyChunk(c *chunk.Chunk) error {
+	if h.columnar {
+		return h.applyColumnar(c)
+	}
 	for i := 0; i < c.NumRows(); i++ {
 		h.row = c.Row(i, h.row)
 		sign := int64(1)
@@ -182,14 +188,21 @@ func (h *HashAgg) group(row []types.Datum) (*aggGroup, error) {
 	if g, ok := h.groups[string(h.keyBuf)]; ok {
 		return g, nil
 	}
+	key := make([]types.Datum, len(h.spec.GroupBy))
+	for i, c := range h.spec.GroupBy {
+		key[i] = row[c]
+	}
+	return h.groupOf(key)
+}
+
+// groupOf returns the group of key, whose encoding is in h.keyBuf and
+// which is not dirty yet, from the cache or the result table, and makes
+// it dirty.
+func (h *HashAgg) groupOf(key []types.Datum) (*aggGroup, error) {
 	if g, ok := h.cache[string(h.keyBuf)]; ok {
 		h.groups[g.mapKey] = g
 		h.order = append(h.order, g)
 		return g, nil
-	}
-	key := make([]types.Datum, len(h.spec.GroupBy))
-	for i, c := range h.spec.GroupBy {
-		key[i] = row[c]
 	}
 	g, err := h.loadGroup(key)
 	if err != nil {
@@ -350,6 +363,11 @@ const aggCacheGroups = 1 << 16
 func (h *HashAgg) flushGroup(g *aggGroup) error {
 	if g.rowCount < 0 {
 		return fmt.Errorf("stream: hash agg: group %v has %d rows: more deletes than inserts", g.key, g.rowCount)
+	}
+	for i := range g.states {
+		if err := g.states[i].foldPending(); err != nil {
+			return wrapAggErr(h.l.calls[i].Kind.String(), err)
+		}
 	}
 	if err := h.refreshExtremes(g); err != nil {
 		return err

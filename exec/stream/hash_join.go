@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/failpoint"
@@ -15,9 +16,9 @@ import (
 // forwards each barrier once it has arrived on both (I1).
 //
 // Each input row is applied against the other side's state (see joinSide):
-// its matches are the other side's rows with the same join key (found with
-// ScanPrefix; a NULL key matches nothing) for which Cond holds. An insert
-// emits an Insert per match, a delete a Delete per match; an update pair is
+// its matches are the other side's rows with the same join key (found for
+// a whole chunk at once, see joinProbe; a NULL key matches nothing) for
+// which Cond holds. An insert emits an Insert per match, a delete a Delete per match; an update pair is
 // applied as a delete followed by an insert. Outer joins keep the NULL-padded
 // rows of a preserved side right:
 //
@@ -38,9 +39,12 @@ type HashJoin struct {
 	sides [2]*joinSide
 	out   *outQueue
 
-	row     []types.Datum
-	condRow []types.Datum
-	outRow  []types.Datum
+	probe    joinProbe
+	matchBuf [][]types.Datum
+	flat     []types.Datum   // the decoded chunk's values
+	rows     [][]types.Datum // the decoded chunk's rows, in flat
+	condRow  []types.Datum
+	outRow   []types.Datum
 }
 
 // NewHashJoin returns a join of left and right. tableIDs are the ids of
@@ -109,13 +113,37 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 }
 
 func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
-	for i := 0; i < c.NumRows(); i++ {
-		j.row = c.Row(i, j.row)
+	rows := j.decode(c)
+	me := j.sides[s]
+	if err := j.probe.reset(j.sides[1-s], j.sc.Batch(), rows, me.key); err != nil {
+		j.probe.close()
+		return err
+	}
+	err := j.applyRows(s, c, rows)
+	if cerr := j.probe.close(); err == nil {
+		err = wrapJoinErr("scan matches", cerr)
+	}
+	return err
+}
+
+// decode decodes every row of c into j.rows (reused between chunks).
+func (j *HashJoin) decode(c *chunk.Chunk) [][]types.Datum {
+	n, w := c.NumRows(), len(c.Types)
+	j.flat = slices.Grow(j.flat[:0], n*w)[:n*w]
+	j.rows = j.rows[:0]
+	for i := range n {
+		j.rows = append(j.rows, c.Row(i, j.flat[i*w:(i+1)*w:(i+1)*w]))
+	}
+	return j.rows
+}
+
+func (j *HashJoin) applyRows(s int, c *chunk.Chunk, rows [][]types.Datum) error {
+	for i, row := range rows {
 		var err error
 		if c.Op(i).IsInsert() {
-			err = j.insert(s, j.row)
+			err = j.insert(s, i, row)
 		} else {
-			err = j.delete(s, j.row)
+			err = j.delete(s, i, row)
 		}
 		if err != nil {
 			return err
@@ -124,17 +152,16 @@ func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
 	return nil
 }
 
-// insert applies the insertion of row on side s.
-func (j *HashJoin) insert(s int, row []types.Datum) error {
+// insert applies the insertion of row, row i of the chunk, on side s.
+func (j *HashJoin) insert(s, i int, row []types.Datum) error {
 	me, other := j.sides[s], j.sides[1-s]
-	key, ok := me.key(row)
-	if !ok {
+	if j.probe.rowKey[i] < 0 {
 		if me.preserved {
 			j.emitPadded(s, chunk.Insert, row)
 		}
 		return nil
 	}
-	matches, err := j.matches(s, key, row)
+	matches, err := j.matches(s, i, row)
 	if err != nil {
 		return err
 	}
@@ -152,17 +179,16 @@ func (j *HashJoin) insert(s int, row []types.Datum) error {
 	return j.store(me, row, int64(len(matches)))
 }
 
-// delete applies the deletion of row on side s.
-func (j *HashJoin) delete(s int, row []types.Datum) error {
+// delete applies the deletion of row, row i of the chunk, on side s.
+func (j *HashJoin) delete(s, i int, row []types.Datum) error {
 	me, other := j.sides[s], j.sides[1-s]
-	key, ok := me.key(row)
-	if !ok {
+	if j.probe.rowKey[i] < 0 {
 		if me.preserved {
 			j.emitPadded(s, chunk.Delete, row)
 		}
 		return nil
 	}
-	matches, err := j.matches(s, key, row)
+	matches, err := j.matches(s, i, row)
 	if err != nil {
 		return err
 	}
@@ -185,27 +211,32 @@ func (j *HashJoin) delete(s int, row []types.Datum) error {
 }
 
 // matches returns the stored rows of the side opposite s (degree column
-// included, copied) that join with row, whose join key is key.
-func (j *HashJoin) matches(s int, key, row []types.Datum) ([][]types.Datum, error) {
+// included, with this epoch's degree) that join with row, row i of the
+// chunk. A preserved side's rows are copies (bumpDegree changes and keeps
+// them); others are valid until the next chunk, and the slice until the
+// next call.
+func (j *HashJoin) matches(s, i int, row []types.Datum) ([][]types.Datum, error) {
 	other := j.sides[1-s]
-	it := other.table.ScanPrefix(j.sc.Batch(), key, false)
-	var out [][]types.Datum
-	for it.Next() {
-		m := other.current(it.Row())
+	stored, err := j.probe.stored(i)
+	if err != nil {
+		return nil, err
+	}
+	out := j.matchBuf[:0]
+	for _, st := range stored {
+		m := other.current(st)
 		ok, err := j.cond(s, row, m[:len(other.types)])
 		if err != nil {
-			it.Close()
 			return nil, err
 		}
+		if ok && other.preserved {
+			m = append([]types.Datum(nil), m...) // bumpDegree keeps it
+		}
 		if ok {
-			out = append(out, append([]types.Datum(nil), m...))
+			out = append(out, m)
 		}
 	}
-	err := it.Err()
-	if cerr := it.Close(); err == nil {
-		err = cerr
-	}
-	return out, wrapJoinErr("scan matches", err)
+	j.matchBuf = out
+	return out, nil
 }
 
 // cond evaluates the residual condition for row (of side s) and other.

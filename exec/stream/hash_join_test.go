@@ -111,6 +111,7 @@ func TestHashJoinRandom(t *testing.T) {
 		{"key", []int{1}, nil},
 		{"key+cond", []int{1}, leftLEright},
 		{"two-keys", []int{1, 2}, nil},
+		{"pk", []int{0}, leftLEright}, // the key is the state's pk: point lookups
 	}
 	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinRightOuter, JoinFullOuter} {
 		for _, c := range conds {
@@ -196,4 +197,21 @@ func refJoinMatch(spec JoinSpec, l, r trow) bool {
 	}
 	v, _ := spec.Cond.Eval(slices.Concat(l, r))
 	return v == true
+}
+
+// TestHashJoinRandomProbeBudget runs the random joins with a probe budget
+// of one row, so most keys of a chunk are fetched when their row is
+// applied, out of key order, instead of up front.
+func TestHashJoinRandomProbeBudget(t *testing.T) {
+	defer func(b int) { joinProbeBudget = b }(joinProbeBudget)
+	joinProbeBudget = 1
+	for _, kind := range []JoinKind{JoinInner, JoinFullOuter} {
+		for _, keys := range [][]int{{1}, {0}} {
+			for seed := range randomSeeds(2) {
+				t.Run(fmt.Sprintf("%s/%v/%d", kind, keys, seed), func(t *testing.T) {
+					runJoinRandom(t, seed, joinTestSpec(kind, keys, leftLEright), true)
+				})
+			}
+		}
+	}
 }

@@ -116,6 +116,8 @@ type joinSide struct {
 	// every later prefix scan must step over.
 	dirty map[string][]types.Datum
 	kbuf  []byte
+
+	storedBuf, keyVals []types.Datum // scratch of stored and key
 }
 
 // rowKey encodes a stored row's state key, to index dirty.
@@ -168,24 +170,26 @@ func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *jo
 // degreeCol is the index of the degree column of a stored row.
 func (s *joinSide) degreeCol() int { return len(s.types) }
 
-// stored returns the state-table row for row: a copy, with the degree
-// appended when the side is preserved.
+// stored returns the state-table row for row: row itself, with the degree
+// appended when the side is preserved (in a buffer reused by the next
+// call).
 func (s *joinSide) stored(row []types.Datum, degree types.Datum) []types.Datum {
-	r := append(make([]types.Datum, 0, len(s.table.Types)), row...)
-	if s.preserved {
-		r = append(r, degree)
+	if !s.preserved {
+		return row
 	}
-	return r
+	s.storedBuf = append(append(s.storedBuf[:0], row...), degree)
+	return s.storedBuf
 }
 
-// key returns the join key of row and whether it can match (no NULL).
+// key returns the join key of row and whether it can match (no NULL); the
+// key is valid until the next call.
 func (s *joinSide) key(row []types.Datum) ([]types.Datum, bool) {
-	k := make([]types.Datum, len(s.keys))
-	for i, c := range s.keys {
+	s.keyVals = s.keyVals[:0]
+	for _, c := range s.keys {
 		if row[c] == nil {
 			return nil, false
 		}
-		k[i] = row[c]
+		s.keyVals = append(s.keyVals, row[c])
 	}
-	return k, true
+	return s.keyVals, true
 }

@@ -94,9 +94,10 @@ type StreamScan struct {
 	owned   storage.VnodeBitmap
 	prog    *backfillState
 	snap    *storage.Snapshot
-	iter    storage.Iterator
-	vnode   int // the vnode being read
-	next    int // index in prog.owned of the next vnode to read
+	iter    *storage.ChunkScan
+	pending int64 // rows of vnode emitted since its position was recorded
+	vnode   int   // the vnode being read
+	next    int   // index in prog.owned of the next vnode to read
 	builder *chunk.Builder
 	logBuf  []types.Datum
 	pairBuf []types.Datum
@@ -356,7 +357,11 @@ func (s *StreamScan) nextSnapshot() (Message, bool, error) {
 			break
 		}
 		if !s.iter.Next() {
-			if err := s.iter.Err(); err != nil {
+			err := s.iter.Err()
+			if err == nil {
+				err = s.recordPosition()
+			}
+			if err != nil {
 				return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
 			}
 			s.iter.Close()
@@ -364,11 +369,13 @@ func (s *StreamScan) nextSnapshot() (Message, bool, error) {
 			s.prog.finishVnode(s.vnode)
 			continue
 		}
-		row := s.iter.Row()
-		if err := s.prog.advance(s.vnode, row); err != nil {
-			return Message{}, false, err
+		if err := s.iter.AppendTo(s.builder, chunk.Insert); err != nil {
+			return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
 		}
-		s.builder.Append(chunk.Insert, row)
+		s.pending++
+	}
+	if err := s.recordPosition(); err != nil {
+		return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
 	}
 	if n := s.builder.Len(); n > 0 {
 		s.charge(n)
@@ -383,6 +390,22 @@ func (s *StreamScan) nextSnapshot() (Message, bool, error) {
 	return Message{}, false, nil
 }
 
+// recordPosition records the rows of the vnode being read emitted since
+// the last call: how many, and the last one's pk (rows are decoded
+// straight into chunks; only this one is decoded to Datums).
+func (s *StreamScan) recordPosition() error {
+	if s.pending == 0 {
+		return nil
+	}
+	row, err := s.iter.LastRow()
+	if err != nil {
+		return err
+	}
+	s.prog.advance(s.vnode, row, s.pending)
+	s.pending = 0
+	return nil
+}
+
 // openNextVnode positions the iterator on the next unfinished owned vnode.
 func (s *StreamScan) openNextVnode() bool {
 	for s.next < len(s.prog.owned) {
@@ -392,7 +415,7 @@ func (s *StreamScan) openNextVnode() bool {
 		if v.done {
 			continue
 		}
-		s.iter = s.upstream.ScanVnode(s.snap, uint16(s.vnode), v.lastPK)
+		s.iter = s.upstream.ScanVnodeChunks(s.snap, uint16(s.vnode), v.lastPK)
 		return true
 	}
 	return false

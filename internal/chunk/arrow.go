@@ -136,6 +136,10 @@ func (b *Builder) AppendedRow(op Op) {
 	b.n++
 }
 
+// AppendDatum appends v, a Datum of the column's type, to fb, a column
+// builder of this package's Arrow types (see Columns).
+func AppendDatum(fb array.Builder, v types.Datum) { appendValue(fb, v) }
+
 // Build returns the rows appended so far as a Chunk and resets the builder,
 // with room for as many rows (and string bytes) as this chunk held, so
 // that a builder making chunks of a steady size does not grow its

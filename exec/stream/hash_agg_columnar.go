@@ -1,0 +1,186 @@
+package stream
+
+import (
+	"encoding/binary"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// The columnar path of HashAgg. When every aggregate is a count, count(*),
+// sum or avg without DISTINCT (no min/max or distinct table to write per
+// row), a chunk is applied a column at a time: each row's group is found
+// from the group columns' Arrow values (no Datum is made unless a group is
+// new), then each aggregate runs down its argument column. Sums of bigint,
+// which accumulate in numeric, add their values in int64 runs (see
+// aggState.pend) folded into the numeric sum at the barrier. The result
+// is the row-at-a-time path's (applyRow): aggregates of different calls
+// and the row counts are independent, and a group's values are applied in
+// row order.
+
+// columnarAgg reports whether the layout's chunks may take the columnar
+// path.
+func (l *aggLayout) columnarAgg() bool {
+	if len(l.minMax) > 0 || len(l.distinct) > 0 {
+		return false
+	}
+	for i := range l.calls {
+		c := &l.calls[i]
+		if c.minMax >= 0 || c.distinct >= 0 {
+			return false
+		}
+		switch c.Kind {
+		case expr.AggCount, expr.AggCountStar, expr.AggSum, expr.AggAvg:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (h *HashAgg) applyColumnar(c *chunk.Chunk) error {
+	n := c.NumRows()
+	h.rowGroups = h.rowGroups[:0]
+	for i := range n {
+		g, err := h.groupAt(c, i)
+		if err != nil {
+			return err
+		}
+		h.rowGroups = append(h.rowGroups, g)
+		g.rowCount += opSign(c.Op(i))
+	}
+	for k := range h.l.calls {
+		if err := h.accumulateColumn(c, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func opSign(op chunk.Op) int64 {
+	if op.IsInsert() {
+		return 1
+	}
+	return -1
+}
+
+// accumulateColumn applies call k to every row of c.
+func (h *HashAgg) accumulateColumn(c *chunk.Chunk, k int) error {
+	call := &h.l.calls[k]
+	if call.Kind == expr.AggCountStar {
+		for i, g := range h.rowGroups {
+			g.states[k].count += opSign(c.Op(i))
+		}
+		return nil
+	}
+	col := c.Rec.Column(call.Arg)
+	if call.Kind == expr.AggCount {
+		for i, g := range h.rowGroups {
+			if !col.IsNull(i) {
+				g.states[k].count += opSign(c.Op(i))
+			}
+		}
+		return nil
+	}
+	if a, ok := col.(*array.Int64); ok && call.argType.ID == types.IDInt64 {
+		for i, g := range h.rowGroups {
+			if a.IsNull(i) {
+				continue
+			}
+			if err := g.states[k].addInt64(a.Value(i), opSign(c.Op(i))); err != nil {
+				return wrapAggErr(call.Kind.String(), err)
+			}
+		}
+		return nil
+	}
+	for i, g := range h.rowGroups {
+		v := chunk.Value(col, call.argType, i)
+		if err := call.accumulate(&g.states[k], v, opSign(c.Op(i))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addInt64 adds (sign 1) or retracts (sign -1) a bigint value of a sum or
+// avg to the state's pending run. The run is folded into the sum when it
+// would overflow and whenever the count returns to zero (where a sum
+// resets, see expr.SumState), so folding runs gives what accumulating
+// each value would.
+func (st *aggState) addInt64(v, sign int64) error {
+	r, ok := addSigned(st.pend, v, sign)
+	if !ok {
+		if err := st.foldPending(); err != nil {
+			return err
+		}
+		if r, ok = addSigned(0, v, sign); !ok { // -MinInt64
+			return st.sum.Accumulate(v, types.TInt64, sign < 0)
+		}
+	}
+	st.pend, st.pendN = r, st.pendN+sign
+	if st.sum.Count+st.pendN == 0 {
+		return st.foldPending()
+	}
+	return nil
+}
+
+// addSigned returns acc + sign*v and whether it fits an int64.
+func addSigned(acc, v, sign int64) (int64, bool) {
+	if sign < 0 {
+		if v == -v && v != 0 { // MinInt64
+			return 0, false
+		}
+		v = -v
+	}
+	r := acc + v
+	// Overflow iff acc and v have the same sign and r's differs.
+	return r, (acc^r)&(v^r) >= 0
+}
+
+// foldPending adds the pending run to the sum.
+func (st *aggState) foldPending() error {
+	if st.pend == 0 && st.pendN == 0 {
+		return nil
+	}
+	err := st.sum.AddInt64Run(st.pend, st.pendN)
+	st.pend, st.pendN = 0, 0
+	return err
+}
+
+// groupAt returns the dirty group of row i of c (see group).
+func (h *HashAgg) groupAt(c *chunk.Chunk, i int) (*aggGroup, error) {
+	h.keyBuf = h.keyBuf[:0]
+	for _, col := range h.spec.GroupBy {
+		h.keyBuf = appendGroupValue(h.keyBuf, c.Rec.Column(col), c.Types[col], i)
+	}
+	if g, ok := h.groups[string(h.keyBuf)]; ok {
+		return g, nil
+	}
+	key := make([]types.Datum, len(h.spec.GroupBy))
+	for j, col := range h.spec.GroupBy {
+		key[j] = chunk.Value(c.Rec.Column(col), c.Types[col], i)
+	}
+	return h.groupOf(key)
+}
+
+// appendGroupValue appends the group-key encoding of row i of col (of
+// type t): appendGroupDatum of its Datum, without making the Datum for
+// integers.
+func appendGroupValue(b []byte, col arrow.Array, t types.Type, i int) []byte {
+	if col.IsNull(i) {
+		return append(b, 0)
+	}
+	switch a := col.(type) {
+	case *array.Int64:
+		return binary.BigEndian.AppendUint64(append(b, 2), uint64(a.Value(i)))
+	case *array.Int32:
+		return binary.BigEndian.AppendUint64(append(b, 2), uint64(int64(a.Value(i))))
+	case *array.Int16:
+		return binary.BigEndian.AppendUint64(append(b, 2), uint64(int64(a.Value(i))))
+	}
+	return appendGroupDatum(b, chunk.Value(col, t, i))
+}

@@ -1,0 +1,169 @@
+package stream
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// joinProbe looks up, for a chunk of one side, the other side's stored
+// rows of every join key in the chunk with one iterator, the keys in
+// ascending order (a point scan per row would make, seek and close an
+// iterator each time). The other side's table does not change while a
+// chunk of this side is applied (rows are written to this side's table;
+// the other side's degree changes wait in its dirty map until the
+// barrier), so rows fetched at the start of the chunk are those a scan at
+// each row would find. What a row then sees of them (dirty degrees, Cond)
+// is decided when it is applied, in chunk order.
+//
+// The rows fetched up front are bounded (joinProbeBudget); the keys past
+// the budget are scanned through the same iterator when their row is
+// applied.
+type joinProbe struct {
+	side *joinSide // the side probed (the other side of the chunk)
+	// point: the join key is the probed table's whole pk (the side's
+	// stream key lies within it), so a key has at most one row, found by
+	// a point lookup (storage.PrefixProbe.Get, which bloom filters speed).
+	point  bool
+	pp     *storage.PrefixProbe
+	keyBuf []byte
+	keys   [][]byte // per unique key, its encoding (sub-slices of keyBuf)
+	rowKey []int    // per chunk row, index in keys; -1: NULL key
+	order  []int    // indexes in keys, ascending by key
+	rows   [][][]types.Datum
+	// slab holds the fetched rows' values (rows[u] are sub-slices; a
+	// slab outgrown stays behind them). It is reused by the next chunk:
+	// nothing may keep a fetched row past the chunk.
+	slab   []types.Datum
+	done   []bool // rows[u] holds the key's rows
+	uniq   map[string]int
+	starts []int
+}
+
+// joinProbeBudget bounds the stored rows a joinProbe fetches ahead.
+var joinProbeBudget = 1 << 14 // a variable for tests
+
+// reset prepares the probe for a chunk of rows probing side other, as r
+// sees it; keyOf returns a row's join key (ok false: NULL, no match).
+func (p *joinProbe) reset(other *joinSide, r storage.Reader, rows [][]types.Datum,
+	keyOf func([]types.Datum) ([]types.Datum, bool)) error {
+	p.side = other
+	p.point = len(other.keys) == len(other.table.PK)
+	p.keyBuf, p.keys, p.rowKey, p.starts = p.keyBuf[:0], p.keys[:0], p.rowKey[:0], p.starts[:0]
+	clear(p.slab)
+	p.slab = p.slab[:0]
+	if p.uniq == nil {
+		p.uniq = map[string]int{}
+	}
+	clear(p.uniq)
+	for _, row := range rows {
+		key, ok := keyOf(row)
+		if !ok {
+			p.rowKey = append(p.rowKey, -1)
+			continue
+		}
+		start := len(p.keyBuf)
+		var err error
+		if p.keyBuf, err = other.table.AppendPrefixKey(p.keyBuf, key); err != nil {
+			return wrapJoinErr("scan matches", err)
+		}
+		if u, ok := p.uniq[string(p.keyBuf[start:])]; ok {
+			p.keyBuf = p.keyBuf[:start]
+			p.rowKey = append(p.rowKey, u)
+			continue
+		}
+		u := len(p.starts)
+		p.uniq[string(p.keyBuf[start:])] = u
+		p.starts = append(p.starts, start)
+		p.rowKey = append(p.rowKey, u)
+	}
+	// keyBuf may have moved while it grew: slice the keys once it is done.
+	for u, start := range p.starts {
+		end := len(p.keyBuf)
+		if u+1 < len(p.starts) {
+			end = p.starts[u+1]
+		}
+		p.keys = append(p.keys, p.keyBuf[start:end:end])
+	}
+	n := len(p.keys)
+	p.rows = slices.Grow(p.rows[:0], n)[:n]
+	p.done = slices.Grow(p.done[:0], n)[:n]
+	for u := range n {
+		p.rows[u], p.done[u] = p.rows[u][:0], false
+	}
+	if n == 0 {
+		return nil
+	}
+	pp, err := other.table.NewPrefixProbe(r)
+	if err != nil {
+		return wrapJoinErr("scan matches", err)
+	}
+	p.pp = pp
+	return p.prefetch()
+}
+
+// prefetch fetches the rows of the keys in ascending key order, until the
+// budget is spent.
+func (p *joinProbe) prefetch() error {
+	p.order = p.order[:0]
+	for u := range p.keys {
+		p.order = append(p.order, u)
+	}
+	slices.SortFunc(p.order, func(a, b int) int { return bytes.Compare(p.keys[a], p.keys[b]) })
+	fetched := 0
+	for _, u := range p.order {
+		if fetched >= joinProbeBudget {
+			break
+		}
+		if err := p.fetch(u); err != nil {
+			return err
+		}
+		fetched += len(p.rows[u])
+	}
+	return nil
+}
+
+func (p *joinProbe) fetch(u int) error {
+	keep := func(row []types.Datum) error {
+		start := len(p.slab)
+		p.slab = append(p.slab, row...)
+		p.rows[u] = append(p.rows[u], p.slab[start:len(p.slab):len(p.slab)])
+		return nil
+	}
+	var err error
+	if p.point {
+		err = p.pp.Get(p.keys[u], keep)
+	} else {
+		err = p.pp.Scan(p.keys[u], keep)
+	}
+	p.done[u] = true
+	return wrapJoinErr("scan matches", err)
+}
+
+// stored returns the stored rows (as fetched, before dirty degrees) that
+// share the join key of row i of the chunk; nil for a NULL key.
+func (p *joinProbe) stored(i int) ([][]types.Datum, error) {
+	u := p.rowKey[i]
+	if u < 0 {
+		return nil, nil
+	}
+	if !p.done[u] {
+		if err := p.fetch(u); err != nil {
+			return nil, err
+		}
+	}
+	return p.rows[u], nil
+}
+
+// close releases the iterator and the fetched rows.
+func (p *joinProbe) close() error {
+	clear(p.rows)
+	if p.pp == nil {
+		return nil
+	}
+	err := p.pp.Close()
+	p.pp = nil
+	return err
+}

@@ -1,0 +1,105 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// AppendPrefixKey appends the key prefix shared by the rows whose first
+// len(prefix) pk columns equal prefix: the rows ScanPrefix(prefix) finds.
+// The prefix must cover the DistKey columns, as for ScanPrefix.
+func (t *Table) AppendPrefixKey(buf []byte, prefix []types.Datum) ([]byte, error) {
+	vnode, err := t.pkVnode(prefix)
+	if err != nil {
+		return buf, err
+	}
+	return t.appendPKKey(buf, vnode, prefix)
+}
+
+// PrefixProbe finds rows by pk prefix (keys made by AppendPrefixKey) with
+// one iterator for many lookups: a batch of lookups asked in ascending key
+// order costs one forward walk with short seeks, instead of an iterator
+// made, positioned and closed per lookup (ScanPrefix). It sees the table as
+// r did when the probe was made. Not safe for concurrent use; Close it.
+type PrefixProbe struct {
+	t     *Table
+	it    *pebble.Iterator
+	empty bool
+	row   []types.Datum
+}
+
+// NewPrefixProbe returns a probe over the table's rows as r sees them now.
+func (t *Table) NewPrefixProbe(r Reader) (*PrefixProbe, error) {
+	pr, err := r.reader()
+	if err != nil {
+		return nil, err
+	}
+	lower := appendTablePrefix(nil, t.ID)
+	it, err := pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	if err != nil {
+		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
+	}
+	p := &PrefixProbe{t: t, it: it, empty: !it.First()}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
+	}
+	return p, nil
+}
+
+// Empty reports whether the table held no rows when the probe was made.
+func (p *PrefixProbe) Empty() bool { return p.empty }
+
+// Scan calls fn with each row whose key starts with key, in pk order. The
+// row is valid only during the call.
+func (p *PrefixProbe) Scan(key []byte, fn func(row []types.Datum) error) error {
+	if p.empty {
+		return nil
+	}
+	for ok := p.it.SeekGE(key); ok && bytes.HasPrefix(p.it.Key(), key); ok = p.it.Next() {
+		v, err := p.it.ValueAndErr()
+		if err == nil {
+			p.row, err = DecodeRow(v, p.t.Types, p.row)
+		}
+		if err != nil {
+			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+		}
+		if err := fn(p.row); err != nil {
+			return err
+		}
+	}
+	if err := p.it.Error(); err != nil {
+		return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+	}
+	return nil
+}
+
+// Get calls fn with the row whose key is key, a whole key (AppendPrefixKey
+// of every pk value), if there is one: a point lookup, which skips the
+// files whose bloom filter rules the key out (Scan must seek into every
+// level). The row is valid only during the call.
+func (p *PrefixProbe) Get(key []byte, fn func(row []types.Datum) error) error {
+	if p.empty {
+		return nil
+	}
+	if p.it.SeekPrefixGE(key) && bytes.Equal(p.it.Key(), key) {
+		v, err := p.it.ValueAndErr()
+		if err == nil {
+			p.row, err = DecodeRow(v, p.t.Types, p.row)
+		}
+		if err != nil {
+			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+		}
+		return fn(p.row)
+	}
+	if err := p.it.Error(); err != nil {
+		return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+	}
+	return nil
+}
+
+// Close releases the probe.
+func (p *PrefixProbe) Close() error { return p.it.Close() }
