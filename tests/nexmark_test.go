@@ -27,7 +27,7 @@ func TestNexmarkQueries(t *testing.T) {
 	for _, tbl := range tables {
 		mustExec(t, db, "ALTER TABLE "+tbl+" SET SOURCE_RATE_LIMIT = DEFAULT")
 	}
-	waitFor(t, 60*time.Second, "all events", func() bool {
+	waitFor(t, 3*time.Minute, "all events", func() bool {
 		for _, tbl := range tables {
 			if queryInt(t, db, "SELECT count(*) FROM "+tbl) != bench.NexmarkRows(tbl, events) {
 				return false
