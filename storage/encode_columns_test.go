@@ -65,14 +65,13 @@ func TestInsertAtEqualsInsert(t *testing.T) {
 			}
 		}
 		c := chunk.FromRows(encodeTypes, chunk.Insert, rows)
-		cs := Columns{Cols: c.Rec.Columns(), Types: c.Types, Value: chunk.Value}
 		slow, fast := s.NewWriteOnlyBatch(), s.NewWriteOnlyBatch()
 		for i := range rows {
 			row := c.Row(i, nil) // as decoded from the chunk
 			if err := tbl.Insert(slow, row); err != nil {
 				t.Fatal(err)
 			}
-			if err := tbl.InsertAt(fast, cs, i); err != nil {
+			if err := tbl.InsertAt(fast, c, i); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(slow.key, fast.key) || !bytes.Equal(slow.val, fast.val) {
@@ -81,7 +80,7 @@ func TestInsertAtEqualsInsert(t *testing.T) {
 			if err := tbl.Delete(slow, row); err != nil {
 				t.Fatal(err)
 			}
-			if err := tbl.DeleteAt(fast, cs, i); err != nil {
+			if err := tbl.DeleteAt(fast, c, i); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(slow.key, fast.key) {

@@ -45,20 +45,11 @@ type KeyProbe struct {
 
 // NewKeyProbe returns a probe over the table's rows as r sees them.
 func (t *Table) NewKeyProbe(r Reader) (*KeyProbe, error) {
-	pr, err := r.reader()
+	it, empty, err := t.probeIter(r)
 	if err != nil {
 		return nil, err
 	}
-	lower := appendTablePrefix(nil, t.ID)
-	it, err := pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
-	if err != nil {
-		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
-	}
-	p := &KeyProbe{it: it, empty: !it.First()}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
-	}
+	p := &KeyProbe{it: it, empty: empty}
 	return p, nil
 }
 
@@ -80,3 +71,23 @@ func (p *KeyProbe) Has(key []byte) (bool, error) {
 
 // Close releases the probe.
 func (p *KeyProbe) Close() error { return p.it.Close() }
+
+// probeIter returns an iterator over all of the table's rows as r sees
+// them, positioned at the first; empty says there is none.
+func (t *Table) probeIter(r Reader) (it *pebble.Iterator, empty bool, err error) {
+	pr, err := r.reader()
+	if err != nil {
+		return nil, false, err
+	}
+	lower := appendTablePrefix(nil, t.ID)
+	it, err = pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
+	}
+	empty = !it.First()
+	if err := it.Error(); err != nil {
+		it.Close()
+		return nil, false, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
+	}
+	return it, empty, nil
+}

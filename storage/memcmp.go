@@ -71,12 +71,9 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 	return appendTimeKey(buf, t, d)
 }
 
-// AppendKeyNull appends the key encoding of NULL (of any type).
-func AppendKeyNull(buf []byte) []byte { return append(buf, keyNull) }
-
-// AppendKeyInt appends the key encoding of a non-NULL int16, int32 or
+// appendIntKey appends the key encoding of a non-NULL int16, int32 or
 // int64 value: AppendKey(buf, t, v) without boxing v.
-func AppendKeyInt(buf []byte, v int64) []byte {
+func appendIntKey(buf []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint64(append(buf, keyPresent), uint64(v)^signBit)
 }
 

@@ -33,21 +33,11 @@ type PrefixProbe struct {
 
 // NewPrefixProbe returns a probe over the table's rows as r sees them now.
 func (t *Table) NewPrefixProbe(r Reader) (*PrefixProbe, error) {
-	pr, err := r.reader()
+	it, empty, err := t.probeIter(r)
 	if err != nil {
 		return nil, err
 	}
-	lower := appendTablePrefix(nil, t.ID)
-	it, err := pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
-	if err != nil {
-		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
-	}
-	p := &PrefixProbe{t: t, it: it, empty: !it.First()}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return nil, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
-	}
-	return p, nil
+	return &PrefixProbe{t: t, it: it, empty: empty}, nil
 }
 
 // Empty reports whether the table held no rows when the probe was made.

@@ -3,7 +3,6 @@ package stream
 import (
 	"context"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
@@ -145,30 +144,11 @@ func (e *Exchange) route(c *chunk.Chunk) (single int, err error) {
 }
 
 // appendKey appends the encoded distribution key of row i of c, as
-// storage.VnodeOf encodes it; integer columns are encoded straight from
-// their Arrow arrays.
+// storage.VnodeOf encodes it.
 func (e *Exchange) appendKey(buf []byte, c *chunk.Chunk, i int) ([]byte, error) {
 	for k, col := range e.key {
-		a := c.Rec.Column(col)
-		if id := e.keyTypes[k].ID; id == types.IDInt64 || id == types.IDInt32 || id == types.IDInt16 {
-			if a.IsNull(i) {
-				buf = storage.AppendKeyNull(buf)
-				continue
-			}
-			switch a := a.(type) {
-			case *array.Int64:
-				buf = storage.AppendKeyInt(buf, a.Value(i))
-				continue
-			case *array.Int32:
-				buf = storage.AppendKeyInt(buf, int64(a.Value(i)))
-				continue
-			case *array.Int16:
-				buf = storage.AppendKeyInt(buf, int64(a.Value(i)))
-				continue
-			}
-		}
 		var err error
-		if buf, err = storage.AppendKey(buf, e.keyTypes[k], chunk.Value(a, c.Types[col], i)); err != nil {
+		if buf, err = storage.AppendKeyAt(buf, e.keyTypes[k], c, col, i); err != nil {
 			return buf, err
 		}
 	}

@@ -159,7 +159,6 @@ func (m *Materialize) ingest(msg Message) (Message, error) {
 // rows straight from the chunk's Arrow columns.
 func (m *Materialize) write(c *chunk.Chunk) error {
 	w := m.sc.Batch()
-	cs := storage.Columns{Cols: c.Rec.Columns(), Types: c.Types, Value: chunk.Value}
 	for i := 0; i < c.NumRows(); i++ {
 		if invariants {
 			m.row = c.Row(i, m.row)
@@ -167,9 +166,9 @@ func (m *Materialize) write(c *chunk.Chunk) error {
 		}
 		var err error
 		if c.Op(i).IsInsert() {
-			err = m.table.InsertAt(w, cs, i)
+			err = m.table.InsertAt(w, c, i)
 		} else {
-			err = m.table.DeleteAt(w, cs, i)
+			err = m.table.DeleteAt(w, c, i)
 		}
 		if err != nil {
 			return fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
