@@ -150,14 +150,15 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 		// began: its actor writes the rows (the ingest is dropped).
 		t.ingest = nil
 	}
-	if err := t.send(rt.source, done, first, next); err != nil {
+	mark, err := t.send(rt.source, done, first, next)
+	if err != nil {
 		return err
 	}
 	// Once sent, the changes commit with the next barrier whatever the
 	// client does; wait for that regardless of cancellation. CommitSource
 	// (not Checkpoint) fails if the graph the changes went into was torn
 	// down before they committed, even when a rebuilt graph serves the call.
-	if err := t.db.coord.CommitSource(context.Background(), rt.source); err != nil {
+	if err := t.db.coord.CommitSource(context.Background(), rt.source, mark); err != nil {
 		if errors.Is(err, storage.ErrStoreFailed) {
 			return err // not a retry: the store takes no more writes
 		}
@@ -167,28 +168,29 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 }
 
 // send sends c and the chunks after it into src, which it holds, and
-// releases src.
-func (t *dmlTarget) send(src *stream.Source, done <-chan struct{}, c *chunk.Chunk, next func() (*chunk.Chunk, error)) error {
+// releases src. It returns the source's mark of what it sent.
+func (t *dmlTarget) send(src *stream.Source, done <-chan struct{}, c *chunk.Chunk, next func() (*chunk.Chunk, error)) (uint64, error) {
 	for c != nil {
 		select {
 		case src.C <- stream.Message{Chunk: c, Ingest: t.ingest}:
 		case <-done:
 			c.Release()
 			src.Release()
-			return t.restarted()
+			return 0, t.restarted()
 		case <-src.Dead():
 			c.Release()
 			src.Release()
-			return t.restarted()
+			return 0, t.restarted()
 		}
 		var err error
 		if c, err = next(); err != nil {
 			t.abort(src, err)
-			return err
+			return 0, err
 		}
 	}
+	mark := src.Mark()
 	src.Release()
-	return nil
+	return mark, nil
 }
 
 // abort fails the epoch that part of the statement's changes went into,

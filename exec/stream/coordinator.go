@@ -57,6 +57,14 @@ type epochState struct {
 	expected map[ActorID]bool
 	batches  []*storage.WriteBatch
 	all      chan struct{} // closed when every expected actor collected
+	// marks are the sources the barrier was injected into, each with
+	// the barrier's number in that source (Source.injected).
+	marks []sourceMark
+}
+
+type sourceMark struct {
+	src *Source
+	n   uint64
 }
 
 // request asks the barrier loop for a barrier, optionally with a mutation
@@ -65,9 +73,11 @@ type request struct {
 	mutation Mutation
 	actors   []*Actor
 	sources  map[ActorID]*Source
-	// source, when set, must be one the barrier was injected into: else
-	// what was sent into it is lost and the request fails.
+	// source, when set, asks for what was sent into it before mark
+	// (Source.Mark) to be committed: the request succeeds once it is,
+	// and fails once the source is gone without it.
 	source *Source
+	mark   uint64
 	// gen, when not zero, is the graph generation the mutation and the
 	// actors were made for (MutateIn).
 	gen  uint64
@@ -200,12 +210,16 @@ func (c *Coordinator) Checkpoint(ctx context.Context) error {
 	return c.submit(ctx, request{})
 }
 
-// CommitSource waits until everything sent into src before the call is
-// committed. Unlike Checkpoint it fails (ErrGraphFailed) when src's graph
-// was torn down first, also when the barrier that serves the call runs on
-// a rebuilt graph: the changes sent into src are then lost, not committed.
-func (c *Coordinator) CommitSource(ctx context.Context, src *Source) error {
-	return c.submit(ctx, request{source: src})
+// CommitSource waits until everything sent into src before mark was
+// taken (Source.Mark) is committed. Unlike Checkpoint it fails
+// (ErrGraphFailed) when src's graph was torn down first, also when the
+// barrier that serves the call runs on a rebuilt graph: the changes sent
+// into src are then lost, not committed. It succeeds when they are
+// committed, also when the barrier that committed them came before the
+// one serving the call and that one failed: an error means the changes
+// are not committed.
+func (c *Coordinator) CommitSource(ctx context.Context, src *Source, mark uint64) error {
+	return c.submit(ctx, request{source: src, mark: mark})
 }
 
 // Mutate injects a barrier carrying m, starting actors (and registering
@@ -308,17 +322,26 @@ func (c *Coordinator) loop() {
 			}
 		}
 		batch = c.dropStale(c.drain(batch))
-		injected, err := c.barrier(batch)
+		err := c.barrier(batch)
 		for _, r := range batch {
-			if err == nil && r.source != nil && !injected[r.source] {
+			switch {
+			case r.source == nil:
+				r.done <- err
+			case r.source.Committed(r.mark):
+				// Committed, by this barrier or one before it (whose
+				// commit came after the request was made).
+				r.done <- nil
+			case err != nil:
+				r.done <- err
+			default:
+				// Not committed, and the barrier that was not injected
+				// into the source: its graph is gone.
 				cause := c.lastCause
 				if cause == nil {
 					cause = errors.New("the source written to was torn down before its changes committed")
 				}
 				r.done <- &graphFailedError{cause: cause}
-				continue
 			}
-			r.done <- err
 		}
 	}
 }
@@ -362,9 +385,10 @@ func (c *Coordinator) drain(batch []request) []request {
 }
 
 // barrier injects one barrier, waits for every actor to collect it and
-// commits the epoch; it returns the sources it was injected into. On
-// failure it tears the graph down and asks for a rebuild.
-func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
+// commits the epoch, and marks what it committed in each source it was
+// injected into. On failure it tears the graph down and asks for a
+// rebuild.
+func (c *Coordinator) barrier(reqs []request) error {
 	var m Mutation
 	c.mu.Lock()
 	for _, r := range reqs {
@@ -376,10 +400,8 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 	upd, _ := m.(*UpdateMutation)
 	es := c.newEpochLocked(m)
 	sources := make([]*Source, 0, len(c.sources))
-	injected := make(map[*Source]bool, len(c.sources))
 	for _, ch := range c.sources {
 		sources = append(sources, ch)
-		injected[ch] = true
 	}
 	ctx := c.graphCtx
 	c.mu.Unlock()
@@ -389,6 +411,11 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 		err = c.store.CommitEpoch(es.barrier.Prev, es.batches)
 		if err != nil {
 			err = fmt.Errorf("stream: committing epoch %d: %w", es.barrier.Prev, err)
+		}
+	}
+	if err == nil {
+		for _, m := range es.marks {
+			m.src.committed.Store(m.n)
 		}
 	}
 	es.barrier.commit.err = err
@@ -408,10 +435,10 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 			c.lastCause, c.storeFailed = err, err
 			c.teardown()
 			c.opts.Logger.Error("the store failed; the streaming graph stops until the database is reopened", "err", err)
-			return nil, err
+			return err
 		}
 		c.recoverGraph(err)
-		return nil, &graphFailedError{cause: err}
+		return &graphFailedError{cause: err}
 	}
 	if upd != nil {
 		// The replaced actors are gone; the new ones start on the state
@@ -423,7 +450,7 @@ func (c *Coordinator) barrier(reqs []request) (map[*Source]bool, error) {
 		c.startLocked(upd.Start, upd.Sources)
 		c.mu.Unlock()
 	}
-	return injected, nil
+	return nil
 }
 
 func (c *Coordinator) newEpochLocked(m Mutation) *epochState {
@@ -442,7 +469,7 @@ func (c *Coordinator) newEpochLocked(m Mutation) *epochState {
 
 func (c *Coordinator) injectAndCollect(ctx context.Context, es *epochState, sources []*Source) error {
 	for _, src := range sources {
-		if err := c.inject(ctx, src, es.barrier); err != nil {
+		if err := c.inject(ctx, src, es); err != nil {
 			return err
 		}
 	}
@@ -456,8 +483,8 @@ func (c *Coordinator) injectAndCollect(ctx context.Context, es *epochState, sour
 	}
 }
 
-// inject sends b into src once no statement holds it.
-func (c *Coordinator) inject(ctx context.Context, src *Source, b *Barrier) error {
+// inject sends the epoch's barrier into src once no statement holds it.
+func (c *Coordinator) inject(ctx context.Context, src *Source, es *epochState) error {
 	select {
 	case src.lock <- struct{}{}:
 	case <-ctx.Done():
@@ -467,7 +494,9 @@ func (c *Coordinator) inject(ctx context.Context, src *Source, b *Barrier) error
 	}
 	defer src.Release()
 	select {
-	case src.C <- Message{Barrier: b}:
+	case src.C <- Message{Barrier: es.barrier}:
+		src.injected++
+		es.marks = append(es.marks, sourceMark{src, src.injected})
 		return nil
 	case <-ctx.Done():
 		return c.failure()

@@ -563,7 +563,7 @@ func TestCoordinatorAddWhileWriting(t *testing.T) {
 			default:
 			}
 			for _, cs := range rel.epoch(40) {
-				if err := sendCtx(tn, cs...); err != nil {
+				if _, err := sendCtx(tn, cs...); err != nil {
 					return
 				}
 			}
@@ -601,18 +601,19 @@ func TestCoordinatorAddWhileWriting(t *testing.T) {
 }
 
 // sendCtx is send without the testing.T (for writer goroutines).
-func sendCtx(tn *tableNode, cs ...change) error {
+// sendCtx sends cs into tn's source and returns the source's mark of it.
+func sendCtx(tn *tableNode, cs ...change) (uint64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	if err := tn.src.Acquire(ctx); err != nil {
-		return err
+		return 0, err
 	}
 	defer tn.src.Release()
 	select {
 	case tn.src.C <- chunkMsg(kvTypes, cs...):
-		return nil
+		return tn.src.Mark(), nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
 }
 
@@ -937,8 +938,8 @@ func TestCoordinatorLostSourceData(t *testing.T) {
 	}
 	// The innocent write goes into the failed graph's source (maybe
 	// already torn down and rebuilt without it).
-	lost := sendCtx(other, ins(int64(7), int64(7)))
-	commit := h.bounded("CommitSource", func() error { return h.c.CommitSource(context.Background(), other.src) })
+	mark, lost := sendCtx(other, ins(int64(7), int64(7)))
+	commit := h.bounded("CommitSource", func() error { return h.c.CommitSource(context.Background(), other.src, mark) })
 	// The checkpoint is served by the failed barrier or, when the actor
 	// failed before it was taken, by one of the rebuilt graph.
 	if err := h.bounded("Checkpoint", func() error { return <-errs }); err != nil && !errors.Is(err, ErrGraphFailed) {
@@ -956,6 +957,58 @@ func TestCoordinatorLostSourceData(t *testing.T) {
 	case <-other.src.Dead():
 	default:
 		t.Fatal("source of the failed graph is not marked dead")
+	}
+}
+
+// TestCoordinatorCommittedBeforeFailure: changes that a barrier
+// committed are reported committed to a CommitSource that the next
+// barrier serves, even when that barrier fails. (A statement's request
+// can reach the barrier loop after the barrier that carries its changes
+// was injected; that barrier commits them and the next one, failing,
+// answered the request: the client got 40001 for a committed row.)
+func TestCoordinatorCommittedBeforeFailure(t *testing.T) {
+	h := newHarness(t)
+	fg := &failGraph{h: h}
+	h.rebuild = func(error) { h.c.Restart(fg.build()) }
+	acts, srcs := fg.build()
+	other := h.newTable(9)
+	h.c.Start(append(acts, other.actor), mergeSources(srcs, other.sources()))
+	tn, _ := fg.cur()
+	mark, err := sendCtx(other, ins(int64(7), int64(7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.src.Committed(mark) {
+		t.Fatal("a change is marked committed before any barrier")
+	}
+	h.mustCheckpoint()
+	if !other.src.Committed(mark) {
+		t.Fatal("a committed change is not marked committed")
+	}
+	graphDone := h.c.Done()
+	h.send(tn, ins(int64(1), int64(-1))) // poison: the next barrier fails
+	if err := h.checkpoint(); !errors.Is(err, ErrGraphFailed) {
+		t.Fatalf("poisoned checkpoint: %v, want ErrGraphFailed", err)
+	}
+	select {
+	case <-graphDone:
+	case <-time.After(waitLimit):
+		t.Fatal("graph never failed")
+	}
+	if err := h.bounded("CommitSource", func() error { return h.c.CommitSource(context.Background(), other.src, mark) }); err != nil {
+		t.Fatalf("CommitSource of a committed change after a failure: %v", err)
+	}
+	// What was sent after the commit into the dead source is lost, and
+	// reported so.
+	select {
+	case other.src.C <- chunkMsg(kvTypes, ins(int64(8), int64(8))):
+	default:
+	}
+	if err := h.bounded("CommitSource", func() error { return h.c.CommitSource(context.Background(), other.src, mark+1) }); !errors.Is(err, ErrGraphFailed) {
+		t.Fatalf("CommitSource of a change lost with its graph: %v, want ErrGraphFailed", err)
+	}
+	if n := len(tableRows(t, h.st, other.layout)); n != 1 {
+		t.Fatalf("other holds %d rows, want 1", n)
 	}
 }
 

@@ -51,9 +51,11 @@
 // Stop barrier, or an epoch that fails to commit makes the Coordinator
 // tear the graph down, join every actor, and call OnFailure, which
 // rebuilds the graph from committed state. Statements waiting on the
-// failed epoch then get ErrGraphFailed; DML waits with CommitSource,
-// which fails unless the barrier that committed was injected into its
-// source. When recoveries follow each other with no epoch committed, the
+// failed epoch then get ErrGraphFailed; DML waits with CommitSource for
+// its source's mark (Source.Mark), which succeeds once a barrier injected
+// into that source after the changes has committed, even when the barrier
+// that answers the request fails, and fails once the source's graph is
+// gone without it: an error always means not committed. When recoveries follow each other with no epoch committed, the
 // next barrier waits a growing backoff. A store that fails a write
 // (storage.ErrStoreFailed) stops the graph for good: every request gets
 // the store's error until the database is reopened.

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Source is where a table's changes enter the graph: DML statements send
@@ -23,6 +24,13 @@ type Source struct {
 
 	dead     chan struct{}
 	deadOnce sync.Once
+
+	// injected counts the barriers sent into C; written by the
+	// coordinator while it holds the source, read by holders (Mark).
+	injected uint64
+	// committed is the count of injected barriers whose epoch committed:
+	// everything sent before barrier number committed is durable.
+	committed atomic.Uint64
 }
 
 // NewSource returns a source whose channel holds up to capacity messages.
@@ -50,3 +58,14 @@ func (s *Source) Acquire(ctx context.Context) error {
 
 // Release gives the source back.
 func (s *Source) Release() { <-s.lock }
+
+// Mark, called while holding the source, names what was sent into it so
+// far: it is committed once the next barrier injected into the source
+// commits (see Coordinator.CommitSource). A statement's changes can be
+// committed by a barrier that was in flight before the statement asked
+// to wait for them; the mark tells the coordinator so, and a later
+// barrier's failure is then not reported as theirs.
+func (s *Source) Mark() uint64 { return s.injected + 1 }
+
+// Committed reports whether what was sent before mark is committed.
+func (s *Source) Committed(mark uint64) bool { return s.committed.Load() >= mark }
