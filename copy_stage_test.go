@@ -116,9 +116,15 @@ func copyTempDirs(t *testing.T) []string {
 // key runs merge, duplicates across runs are found, and the files go.
 func TestCopySpilled(t *testing.T) {
 	withStagingLimits(t, 64<<10, 64<<10)
+	// A temporary directory of its own: other test processes (go test
+	// runs packages in parallel) stage COPYs in the shared one.
+	t.Setenv("TMPDIR", t.TempDir())
 	db := openCopyDB(t)
 	ctx := context.Background()
 	before := len(copyTempDirs(t))
+	if before != 0 {
+		t.Fatalf("%d staging directories in a new TMPDIR", before)
+	}
 	const n = 60000
 	res, err := db.CopyFrom(ctx, "COPY t FROM STDIN", genRows(0, n))
 	if err != nil || res.RowsAffected != n {

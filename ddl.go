@@ -198,14 +198,31 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 		return nil, err
 	}
 	db.register(rel, sj)
+	// The job is known before its actors start: a recovery that rebuilds
+	// the graph after they started (even before MutateIn returns) gives
+	// it the rebuilt scans' progress. Registered after, it would wait on
+	// the progress of scans that no longer run, forever.
+	j := newJob(rel, sj.Progress)
+	db.mu.Lock()
+	db.jobs[rel.ID] = j
+	db.mu.Unlock()
 	if err := db.coord.MutateIn(ctx, gen, add, sj.Actors, nil); err != nil {
+		db.mu.Lock()
+		delete(db.jobs, rel.ID)
+		db.mu.Unlock()
 		db.abandonViewLocked(rel, err)
 		return nil, err
 	}
-	j := newJob(rel, sj.Progress)
+	if testHookViewAdded != nil {
+		testHookViewAdded(db)
+	}
 	db.startJob(j)
 	return j, nil
 }
+
+// testHookViewAdded, when set (by tests), runs after a new view's actors
+// started and before its job's goroutine does.
+var testHookViewAdded func(*DB)
 
 // attachInlets connects a new job's scans to the running top actors of
 // their upstreams: the Add mutation that attaches the exchanges at the
