@@ -1,6 +1,10 @@
 package sql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+)
 
 // noLimit is the LIMIT count written for an OFFSET or FETCH without a
 // count (TiDB needs LIMIT before OFFSET); the binder reads it as no limit.
@@ -94,6 +98,17 @@ func rewriteLimitAt(query string, toks []Token, i int, e *edits) (int, error) {
 			j = end + 1
 		}
 	}
+	// TiDB reads a number or a parameter there; Postgres any constant
+	// expression. The forms people write: LIMIT NULL (no limit), OFFSET
+	// NULL (none), and a negative number (an error, as Postgres gives
+	// when it evaluates the clause).
+	var err error
+	if count, rewrite, err = limitOperand(query, count, rewrite, "LIMIT", "2201W", nil); err != nil {
+		return 0, err
+	}
+	if offset, rewrite, err = limitOperand(query, offset, rewrite, "OFFSET", "2201X", []Token{raw("0", toks[i])}); err != nil {
+		return 0, err
+	}
 	if haveOffset && (!haveCount || toks[i].isWord("offset")) {
 		rewrite = true
 	}
@@ -114,6 +129,22 @@ func rewriteLimitAt(query string, toks []Token, i int, e *edits) (int, error) {
 	e.remove(i, j)
 	e.insert(j, out...)
 	return j, nil
+}
+
+// limitOperand rewrites the tokens of a LIMIT or OFFSET value TiDB does
+// not read: NULL becomes ifNull (nil: no limit), -0 becomes 0, and -n
+// is the error Postgres gives for a negative count.
+func limitOperand(query string, v []Token, rewrite bool, clause, code string, ifNull []Token) ([]Token, bool, error) {
+	switch {
+	case len(v) == 1 && v[0].isWord("null"):
+		return ifNull, true, nil
+	case len(v) == 2 && v[0].isPunct("-") && v[1].Kind == TokNumber:
+		if strings.Trim(v[1].Text, "0.") == "" {
+			return v[1:], true, nil // -0
+		}
+		return nil, false, pgerr.New(code, "%s must not be negative", clause).WithPosition(position(query, v[0].Pos))
+	}
+	return v, rewrite, nil
 }
 
 // rewriteExtract turns extract(field FROM x) into __sdb_extract('field', x):

@@ -200,7 +200,25 @@ func (b *binder) binary(op string, l, r expr.Expr) (expr.Expr, error) {
 	} else if l, r, err = b.decidePair(l, r); err != nil {
 		return nil, err
 	}
+	if l, r, err = b.regLiteral(l, r); err != nil {
+		return nil, err
+	}
 	return expr.Binary(op, l, r)
+}
+
+// regLiteral reads a string literal compared with a reg* value as that
+// type, as Postgres does (an unknown literal takes the other operand's
+// type): aggtransfn = 'int8inc' looks the function up, where reading the
+// literal as an oid would fail.
+func (b *binder) regLiteral(l, r expr.Expr) (expr.Expr, expr.Expr, error) {
+	var err error
+	switch {
+	case l.Type().IsReg() && r.Type().ID == types.IDUnknown:
+		r, err = b.convert(r, l.Type())
+	case r.Type().IsReg() && l.Type().ID == types.IDUnknown:
+		l, err = b.convert(l, r.Type())
+	}
+	return l, r, err
 }
 
 func (b *binder) bindUnary(c *exprCtx, n *ast.UnaryOperationExpr) (expr.Expr, error) {
