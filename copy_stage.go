@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/streamdb/streamdb/internal/chunk"
@@ -67,16 +70,14 @@ type copyStage struct {
 	types []types.Type
 	b     *chunk.Builder
 	dir   *tempDir
-
-	mem      []*chunk.Chunk // the first chunks, in memory
-	memBytes int
-	spill    *chunkSpill // the chunks after them, on disk; nil until needed
-	keys     *keySorter  // the rows' keys and values (see bulk.go)
-	rows     int64
+	held  chunkStage
+	keys  *keySorter // the rows' keys and values (see bulk.go)
+	rows  int64
 }
 
 func newCopyStage(ts []types.Type) *copyStage {
 	s := &copyStage{types: ts, b: chunk.NewBuilder(ts), dir: &tempDir{}}
+	s.held = chunkStage{types: ts, dir: s.dir}
 	s.keys = newKeySorter(s.dir)
 	return s
 }
@@ -98,7 +99,45 @@ func (s *copyStage) flushChunk() error {
 	if s.b.Len() == 0 {
 		return nil
 	}
-	c := s.b.Build()
+	return s.held.put(s.b.Build())
+}
+
+// finish ends staging: the last chunk is built and the keys sorted.
+func (s *copyStage) finish() error {
+	if err := s.flushChunk(); err != nil {
+		return err
+	}
+	if err := s.held.finish(); err != nil {
+		return err
+	}
+	return s.keys.finish()
+}
+
+// chunks returns the staged chunks in order, each handed over to the
+// caller (who releases it); nil at the end.
+func (s *copyStage) chunks() func() (*chunk.Chunk, error) { return s.held.chunks() }
+
+// close releases what the stage holds and removes its files.
+func (s *copyStage) close() {
+	s.b.Release()
+	s.held.close()
+	s.dir.remove()
+}
+
+// chunkStage holds a statement's chunks in order: in memory up to
+// copyMemBytes, the rest in a temporary file of dir (with their change
+// operations when ops is set; else they come back as inserts).
+type chunkStage struct {
+	types    []types.Type
+	ops      bool
+	dir      *tempDir
+	mem      []*chunk.Chunk // the first chunks, in memory
+	memBytes int
+	spill    *chunkSpill // the chunks after them, on disk; nil until needed
+}
+
+// put stages c, which it takes over.
+func (s *chunkStage) put(c *chunk.Chunk) error {
 	if s.spill == nil && s.memBytes < copyMemBytes {
 		s.mem = append(s.mem, c)
 		s.memBytes += chunkBytes(c)
@@ -110,27 +149,22 @@ func (s *copyStage) flushChunk() error {
 		if err != nil {
 			return err
 		}
-		s.spill = newChunkSpill(f, s.types)
+		s.spill = newChunkSpill(f, s.types, s.ops)
 	}
 	return s.spill.write(c)
 }
 
-// finish ends staging: the last chunk is built and the keys sorted.
-func (s *copyStage) finish() error {
-	if err := s.flushChunk(); err != nil {
-		return err
-	}
+// finish ends staging; chunks may then be read.
+func (s *chunkStage) finish() error {
 	if s.spill != nil {
-		if err := s.spill.finish(); err != nil {
-			return err
-		}
+		return s.spill.finish()
 	}
-	return s.keys.finish()
+	return nil
 }
 
 // chunks returns the staged chunks in order, each handed over to the
 // caller (who releases it); nil at the end.
-func (s *copyStage) chunks() func() (*chunk.Chunk, error) {
+func (s *chunkStage) chunks() func() (*chunk.Chunk, error) {
 	return func() (*chunk.Chunk, error) {
 		if len(s.mem) > 0 {
 			c := s.mem[0]
@@ -144,9 +178,9 @@ func (s *copyStage) chunks() func() (*chunk.Chunk, error) {
 	}
 }
 
-// close releases what the stage holds and removes its files.
-func (s *copyStage) close() {
-	s.b.Release()
+// close releases the chunks still held (not the directory: its owner
+// removes it).
+func (s *chunkStage) close() {
 	for _, c := range s.mem {
 		c.Release()
 	}
@@ -154,7 +188,6 @@ func (s *copyStage) close() {
 	if s.spill != nil {
 		s.spill.close()
 	}
-	s.dir.remove()
 }
 
 // chunkBytes estimates the memory of a chunk's buffers.
@@ -171,23 +204,43 @@ func chunkBytes(c *chunk.Chunk) int {
 }
 
 // chunkSpill writes chunks to a file in Arrow IPC stream format and reads
-// them back in order.
+// them back in order. With ops, each row's change operation is kept too
+// (in an extra column); without, chunks come back as inserts.
 type chunkSpill struct {
-	f     *os.File
-	types []types.Type
-	bw    *bufio.Writer
-	w     *ipc.Writer
-	r     *ipc.Reader
+	f      *os.File
+	types  []types.Type
+	schema *arrow.Schema // of the file: the columns, then the ops
+	ops    bool
+	bw     *bufio.Writer
+	w      *ipc.Writer
+	r      *ipc.Reader
 }
 
-func newChunkSpill(f *os.File, ts []types.Type) *chunkSpill {
+func newChunkSpill(f *os.File, ts []types.Type, ops bool) *chunkSpill {
 	bw := bufio.NewWriterSize(f, spillBufferSize)
-	return &chunkSpill{f: f, types: ts, bw: bw,
-		w: ipc.NewWriter(bw, ipc.WithSchema(chunk.Schema(ts)), ipc.WithAllocator(memory.DefaultAllocator))}
+	schema := chunk.Schema(ts)
+	if ops {
+		schema = arrow.NewSchema(append(schema.Fields(), arrow.Field{Name: "op", Type: arrow.PrimitiveTypes.Uint8}), nil)
+	}
+	return &chunkSpill{f: f, types: ts, schema: schema, ops: ops, bw: bw,
+		w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))}
 }
 
 func (s *chunkSpill) write(c *chunk.Chunk) error {
-	if err := s.w.Write(c.Rec); err != nil {
+	rec := c.Rec
+	if s.ops {
+		n := len(c.Ops)
+		b := make([]byte, n)
+		for i, op := range c.Ops {
+			b[i] = byte(op)
+		}
+		ops := array.NewUint8Data(array.NewData(arrow.PrimitiveTypes.Uint8, n,
+			[]*memory.Buffer{nil, memory.NewBufferBytes(b)}, nil, 0, 0))
+		defer ops.Release()
+		rec = array.NewRecordBatch(s.schema, append(slices.Clone(c.Rec.Columns()), ops), int64(n))
+		defer rec.Release()
+	}
+	if err := s.w.Write(rec); err != nil {
 		return fmt.Errorf("streamdb: COPY: writing staged rows: %w", err)
 	}
 	return nil
@@ -221,8 +274,17 @@ func (s *chunkSpill) next() (*chunk.Chunk, error) {
 		return nil, nil
 	}
 	rec := s.r.RecordBatch()
-	rec.Retain()
-	return &chunk.Chunk{Rec: rec, Ops: make([]chunk.Op, rec.NumRows()), Types: s.types}, nil
+	ops := make([]chunk.Op, rec.NumRows())
+	if !s.ops {
+		rec.Retain()
+		return &chunk.Chunk{Rec: rec, Ops: ops, Types: s.types}, nil
+	}
+	n := len(s.types)
+	for i, op := range rec.Column(n).(*array.Uint8).Uint8Values() {
+		ops[i] = chunk.Op(op)
+	}
+	data := array.NewRecordBatch(chunk.Schema(s.types), rec.Columns()[:n], rec.NumRows())
+	return &chunk.Chunk{Rec: data, Ops: ops, Types: s.types}, nil
 }
 
 func (s *chunkSpill) close() {

@@ -216,12 +216,12 @@ func TestCopyAbortMidSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	copyBeforeSend = func(s *copyStage) {
-		fi, err := s.spill.f.Stat()
+		fi, err := s.held.spill.f.Stat()
 		if err != nil {
 			t.Error(err)
 			return
 		}
-		if err := s.spill.f.Truncate(fi.Size() / 2); err != nil {
+		if err := s.held.spill.f.Truncate(fi.Size() / 2); err != nil {
 			t.Error(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -380,20 +381,98 @@ func scanOf(rel *catalog.Relation) *planner.Scan {
 	return &planner.Scan{Rel: rel, Cols: cols}
 }
 
+// eachMatching calls fn with the rows of the table (in the statement's
+// snapshot) that filter accepts, a chunk at a time, and returns how many
+// there were.
+func (t *dmlTarget) eachMatching(ctx context.Context, filter expr.Expr, fn func(*chunk.Chunk) error) (int64, error) {
+	var plan planner.Node = scanOf(t.rel)
+	if filter != nil {
+		plan = &planner.Filter{Input: plan, Cond: filter}
+	}
+	ex, err := planner.BuildBatch(plan, &snapshotSource{db: t.db, snap: t.snap})
+	if err != nil {
+		return 0, err
+	}
+	defer ex.Close()
+	var n int64
+	for {
+		c, err := ex.Next(ctx)
+		if err != nil || c == nil {
+			return n, err
+		}
+		n += int64(c.NumRows())
+		err = fn(c)
+		c.Release()
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// changeStage stages the changes of a DELETE or UPDATE, as COPY stages
+// its rows (copy_stage.go): in memory up to copyMemBytes, then in a
+// temporary file, so that a statement over millions of rows does not hold
+// them all in memory.
+type changeStage struct {
+	b    *chunk.Builder
+	dir  *tempDir
+	held chunkStage
+}
+
+func newChangeStage(ts []types.Type) *changeStage {
+	s := &changeStage{b: chunk.NewBuilder(ts), dir: &tempDir{}}
+	s.held = chunkStage{types: ts, ops: true, dir: s.dir}
+	return s
+}
+
+func (s *changeStage) add(op chunk.Op, row []types.Datum) error {
+	s.b.Append(op, row)
+	if s.b.Len() >= dmlChunkRows {
+		return s.held.put(s.b.Build())
+	}
+	return nil
+}
+
+func (s *changeStage) finish() error {
+	if s.b.Len() > 0 {
+		if err := s.held.put(s.b.Build()); err != nil {
+			return err
+		}
+	}
+	return s.held.finish()
+}
+
+func (s *changeStage) close() {
+	s.b.Release()
+	s.held.close()
+	s.dir.remove()
+}
+
 func (db *DB) delete(ctx context.Context, del *planner.Delete) (int64, error) {
 	t, err := db.lockTable(del.Rel)
 	if err != nil {
 		return 0, err
 	}
 	defer t.unlock()
-	rows, err := t.matching(ctx, del.Filter)
+	stage := newChangeStage(t.rel.ColumnTypes())
+	defer stage.close()
+	var row []types.Datum
+	n, err := t.eachMatching(ctx, del.Filter, func(c *chunk.Chunk) error {
+		for i := 0; i < c.NumRows(); i++ {
+			row = c.Row(i, row)
+			if err := stage.add(chunk.Delete, row); err != nil {
+				return err
+			}
+		}
+		return ctx.Err()
+	})
+	if err == nil {
+		err = stage.finish()
+	}
 	if err != nil {
 		return 0, err
 	}
-	for _, r := range rows {
-		t.add(chunk.Delete, r)
-	}
-	return int64(len(rows)), t.commit(ctx, int64(len(rows)))
+	return n, t.commitStream(ctx, n, stage.held.chunks())
 }
 
 func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
@@ -402,6 +481,9 @@ func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
 		return 0, err
 	}
 	defer t.unlock()
+	if !setsKey(up) {
+		return t.updateInPlace(ctx, up)
+	}
 	olds, err := t.matching(ctx, up.Filter)
 	if err != nil {
 		return 0, err
@@ -448,6 +530,57 @@ func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
 		}
 	}
 	return int64(len(olds)), t.commit(ctx, int64(len(olds)))
+}
+
+// setsKey reports whether an UPDATE assigns a primary-key column.
+func setsKey(up *planner.Update) bool {
+	for _, c := range up.Cols {
+		if slices.Contains(up.Rel.PK, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// updateInPlace runs an UPDATE that leaves every primary key as it is
+// (each row stays where it is, so no key can collide), staging its
+// changes instead of holding them in memory.
+func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update) (int64, error) {
+	stage := newChangeStage(t.rel.ColumnTypes())
+	defer stage.close()
+	var old []types.Datum
+	nw := make([]types.Datum, len(t.rel.Columns))
+	n, err := t.eachMatching(ctx, up.Filter, func(c *chunk.Chunk) error {
+		for i := 0; i < c.NumRows(); i++ {
+			old = c.Row(i, old)
+			copy(nw, old)
+			for j, col := range up.Cols {
+				v, err := up.Set[j].Eval(old)
+				if err != nil {
+					return err
+				}
+				nw[col] = v
+			}
+			if err := t.checkNotNull(nw); err != nil {
+				return err
+			}
+			// The pair stays in one chunk (dmlChunkRows is even).
+			if err := stage.add(chunk.UpdateDelete, old); err != nil {
+				return err
+			}
+			if err := stage.add(chunk.UpdateInsert, nw); err != nil {
+				return err
+			}
+		}
+		return ctx.Err()
+	})
+	if err == nil {
+		err = stage.finish()
+	}
+	if err != nil {
+		return 0, err
+	}
+	return n, t.commitStream(ctx, n, stage.held.chunks())
 }
 
 // checkMovedKeys checks that an UPDATE that changes primary keys leaves
