@@ -32,6 +32,7 @@ type nexmark struct {
 	gapUS   float64         // event-time gap between events, µs
 	base    int64           // event time of event 0, µs
 	rateMax int64
+	arena   strArena // the current event's text (not safe for concurrent use)
 }
 
 type nexmarkTable uint8
@@ -313,38 +314,66 @@ func (r *rng) next() uint64 {
 func (r *rng) intn(n int64) int64 { return int64(r.next() % uint64(n)) }
 func (r *rng) float() float64     { return float64(r.next()>>11) / (1 << 53) }
 
-// str returns n random lowercase letters, ten per 64-bit draw (each
-// letter is the integer part of 26 times the remaining fraction).
-func (r *rng) str(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	b := make([]byte, n)
+// appendStr appends n random lowercase letters to b, ten per 64-bit draw
+// (each letter is the integer part of 26 times the remaining fraction).
+func (r *rng) appendStr(b []byte, n int) []byte {
 	for i := 0; i < n; {
 		x := r.next()
 		for k := 0; k < 10 && i < n; k++ {
 			var d uint64
 			d, x = bits.Mul64(x, 26)
-			b[i] = byte('a' + d)
+			b = append(b, byte('a'+d))
 			i++
 		}
 	}
-	return unsafe.String(&b[0], n)
+	return b
 }
 
-// extra pads an event to about avg bytes, as the reference's nextExtra.
-func (r *rng) extra(size, avg int) string {
+// extraLen is the length of the padding that brings an event to about
+// avg bytes, as the reference's nextExtra.
+func (r *rng) extraLen(size, avg int) int {
 	if size >= avg {
-		return ""
+		return 0
 	}
 	want := avg - size
-	n := int(float64(want) * (0.9 + 0.2*r.float()))
-	return r.str(n)
+	return int(float64(want) * (0.9 + 0.2*r.float()))
 }
 
 // price is log-uniform from 100 to 10^8 (cents), as the reference's
-// nextPrice.
-func (r *rng) price() int64 { return int64(math.Round(math.Pow(10, r.float()*6) * 100)) }
+// nextPrice: 10^(6u) * 100, computed as e^(6u ln 10), which costs half
+// of math.Pow.
+func (r *rng) price() int64 { return int64(math.Round(math.Exp(r.float()*(6*math.Ln10)) * 100)) }
+
+// strArena holds the text of one event: the strings of a nexEvent point
+// into it, valid until the next event (Row clones them; AppendRow copies
+// them into the builders), so an event allocates nothing.
+type strArena struct {
+	b     []byte
+	start int
+}
+
+func (a *strArena) reset() { a.b, a.start = a.b[:0], 0 }
+
+// add appends s to the string being built.
+func (a *strArena) add(s string) { a.b = append(a.b, s...) }
+
+// int appends n in decimal to the string being built.
+func (a *strArena) int(n int64) { a.b = strconv.AppendInt(a.b, n, 10) }
+
+// letters appends n random letters to the string being built.
+func (a *strArena) letters(r *rng, n int) { a.b = r.appendStr(a.b, n) }
+
+// end returns the string built since the last end. When the arena grew
+// meanwhile, strings returned before still point into the old array,
+// which stays valid.
+func (a *strArena) end() string {
+	s := a.b[a.start:]
+	a.start = len(a.b)
+	if len(s) == 0 {
+		return ""
+	}
+	return unsafe.String(&s[0], len(s))
+}
 
 // nexEvent holds the fields of one event: integer and timestamp fields
 // in ints, text fields in strs, both indexed by nexmarkColumn.
@@ -371,7 +400,7 @@ func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
 	for _, c := range g.fill {
 		switch {
 		case nexTextColumn(c):
-			dst = append(dst, ev.strs[c])
+			dst = append(dst, strings.Clone(ev.strs[c]))
 		case c == nexDateTime || c == nexExpires:
 			dst = append(dst, types.Timestamp(ev.ints[c]))
 		default:
@@ -424,23 +453,39 @@ func (g *nexmark) AppendRow(i int64, cols []array.Builder) {
 	}
 }
 
-// event computes the fields of row i.
+// event computes the fields of row i; its strings are valid until the
+// next call.
 func (g *nexmark) event(i int64, ev *nexEvent) {
 	id := g.eventID(i)
 	r := &rng{s: uint64(id)*0x9e3779b97f4a7c15 ^ 0x5deece66d}
+	a := &g.arena
+	a.reset()
 	at := g.base + int64(float64(id)*g.gapUS)
 	ev.ints[nexDateTime] = at
 	switch g.table {
 	case nexmarkPerson:
 		ev.ints[nexID] = lastBase0PersonID(id) + firstPersonID
-		name := nexFirstNames[r.intn(int64(len(nexFirstNames)))] + " " + nexLastNames[r.intn(int64(len(nexLastNames)))]
-		email := r.str(7) + "@" + r.str(5) + ".com"
-		card := strconv.Itoa(1000+int(r.intn(9000))) + " " + strconv.Itoa(1000+int(r.intn(9000))) + " " +
-			strconv.Itoa(1000+int(r.intn(9000))) + " " + strconv.Itoa(1000+int(r.intn(9000)))
+		a.add(nexFirstNames[r.intn(int64(len(nexFirstNames)))])
+		a.add(" ")
+		a.add(nexLastNames[r.intn(int64(len(nexLastNames)))])
+		name := a.end()
+		a.letters(r, 7)
+		a.add("@")
+		a.letters(r, 5)
+		a.add(".com")
+		email := a.end()
+		for k := 0; k < 4; k++ {
+			if k > 0 {
+				a.add(" ")
+			}
+			a.int(1000 + r.intn(9000))
+		}
+		card := a.end()
 		city := nexCities[r.intn(int64(len(nexCities)))]
 		state := nexStates[r.intn(int64(len(nexStates)))]
 		ev.strs[nexName], ev.strs[nexEmail], ev.strs[nexCreditCard], ev.strs[nexCity], ev.strs[nexState] = name, email, card, city, state
-		ev.strs[nexExtra] = r.extra(len(name)+len(email)+len(card)+len(city)+len(state)+8+8, avgPersonBytes)
+		a.letters(r, r.extraLen(len(name)+len(email)+len(card)+len(city)+len(state)+8+8, avgPersonBytes))
+		ev.strs[nexExtra] = a.end()
 	case nexmarkAuction:
 		ev.ints[nexID] = lastBase0AuctionID(id) + firstAuctionID
 		var seller int64
@@ -450,14 +495,18 @@ func (g *nexmark) event(i int64, ev *nexEvent) {
 			seller = nextBase0(r, lastBase0PersonID(id), numActivePeople)
 		}
 		initial := r.price()
-		item, desc := r.str(20), r.str(100)
+		a.letters(r, 20)
+		item := a.end()
+		a.letters(r, 100)
+		desc := a.end()
 		ev.strs[nexItemName], ev.strs[nexDescription] = item, desc
 		ev.ints[nexInitialBid], ev.ints[nexReserve] = initial, initial+r.price()
 		// Auctions last a few event-time seconds to a few minutes.
 		ev.ints[nexExpires] = at + 1_000_000 + r.intn(600_000_000)
 		ev.ints[nexSeller] = seller + firstPersonID
 		ev.ints[nexCategory] = firstCategoryID + r.intn(numCategories)
-		ev.strs[nexExtra] = r.extra(len(item)+len(desc)+8*6, avgAuctionBytes)
+		a.letters(r, r.extraLen(len(item)+len(desc)+8*6, avgAuctionBytes))
+		ev.strs[nexExtra] = a.end()
 	default:
 		var auction, bidder int64
 		if r.intn(hotAuctionRatio) > 0 {
@@ -479,11 +528,21 @@ func (g *nexmark) event(i int64, ev *nexEvent) {
 			url = nexChannelURLs[k]
 		} else {
 			k := r.intn(10000)
-			channel = "channel-" + strconv.FormatInt(k, 10)
-			url = "https://www.nexmark.com/" + r.str(5) + "/" + r.str(5) + "/" + r.str(5) + "/item.htm?query=1&channel_id=" + strconv.FormatInt(k, 10)
+			a.add("channel-")
+			a.int(k)
+			channel = a.end()
+			a.add("https://www.nexmark.com/")
+			for j := 0; j < 3; j++ {
+				a.letters(r, 5)
+				a.add("/")
+			}
+			a.add("item.htm?query=1&channel_id=")
+			a.int(k)
+			url = a.end()
 		}
 		ev.strs[nexChannel], ev.strs[nexURL] = channel, url
-		ev.strs[nexExtra] = r.extra(len(channel)+len(url)+8*4, avgBidBytes)
+		a.letters(r, r.extraLen(len(channel)+len(url)+8*4, avgBidBytes))
+		ev.strs[nexExtra] = a.end()
 	}
 }
 
