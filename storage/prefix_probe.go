@@ -46,6 +46,12 @@ func (p *PrefixProbe) Empty() bool { return p.empty }
 // Scan calls fn with each row whose key starts with key, in pk order. The
 // row is valid only during the call.
 func (p *PrefixProbe) Scan(key []byte, fn func(row []types.Datum) error) error {
+	return p.ScanKeys(key, func(_ []byte, row []types.Datum) error { return fn(row) })
+}
+
+// ScanKeys is Scan, and fn is also given each row's key (valid, like the
+// row, only during the call).
+func (p *PrefixProbe) ScanKeys(key []byte, fn func(key []byte, row []types.Datum) error) error {
 	if p.empty {
 		return nil
 	}
@@ -57,7 +63,7 @@ func (p *PrefixProbe) Scan(key []byte, fn func(row []types.Datum) error) error {
 		if err != nil {
 			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
 		}
-		if err := fn(p.row); err != nil {
+		if err := fn(p.it.Key(), p.row); err != nil {
 			return err
 		}
 	}

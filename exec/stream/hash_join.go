@@ -28,9 +28,12 @@ import (
 //     before the first joined row is emitted, and one whose degree goes
 //     1 -> 0 re-emits it after the last joined row is retracted.
 //
-// All state is written to the epoch batch as rows are applied, so nothing
-// is pending at a barrier and an executor built over committed state
-// continues correctly (I6).
+// State is read as the committed state (the Store) overlaid with the
+// epoch's own writes, which are kept in memory (epochWrites) as rows are
+// applied and written to the epoch batch at the barrier, so the batch is
+// never read (Pebble need not index it), nothing is pending after a
+// barrier, and an executor built over committed state continues correctly
+// (I6).
 type HashJoin struct {
 	align *Align
 	sc    *StateContext
@@ -96,8 +99,11 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 		}
 		if msg.Barrier != nil {
 			for _, side := range j.sides {
-				if err := side.flushDirty(j.sc.Batch()); err != nil {
+				if err := side.flushDirty(); err != nil {
 					return Message{}, wrapJoinErr("write degrees", err)
+				}
+				if err := side.flushEpoch(j.sc.Batch()); err != nil {
+					return Message{}, wrapJoinErr("write state", err)
 				}
 			}
 			j.out.barrier(msg.Barrier)
@@ -115,7 +121,7 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
 	rows := j.decode(c)
 	me := j.sides[s]
-	if err := j.probe.reset(j.sides[1-s], j.sc.Batch(), rows, me.key); err != nil {
+	if err := j.probe.reset(j.sides[1-s], j.sc.Store, rows, me.key); err != nil {
 		j.probe.close()
 		return err
 	}
@@ -207,7 +213,7 @@ func (j *HashJoin) delete(s, i int, row []types.Datum) error {
 	if len(me.dirty) > 0 {
 		delete(me.dirty, me.rowKey(st))
 	}
-	return wrapJoinErr("delete row", me.table.Delete(j.sc.Batch(), st))
+	return wrapJoinErr("delete row", me.stage(st, true))
 }
 
 // matches returns the stored rows of the side opposite s (degree column
@@ -288,7 +294,7 @@ func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64) error {
 	if len(me.dirty) > 0 {
 		delete(me.dirty, me.rowKey(st))
 	}
-	return wrapJoinErr("store row", me.table.Insert(j.sc.Batch(), st))
+	return wrapJoinErr("store row", me.stage(st, false))
 }
 
 // emitJoined emits row (of side s) joined with the other side's stored row m.

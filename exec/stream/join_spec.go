@@ -116,6 +116,9 @@ type joinSide struct {
 	// every later prefix scan must step over.
 	dirty map[string][]types.Datum
 	kbuf  []byte
+	// epoch holds this epoch's writes to the table (see epochWrites).
+	epoch      *epochWrites
+	wkey, wval []byte // scratch of stage
 
 	storedBuf, keyVals []types.Datum // scratch of stored and key
 }
@@ -141,15 +144,52 @@ func (s *joinSide) current(m []types.Datum) []types.Datum {
 	return m
 }
 
-// flushDirty writes the rows whose degree changed.
-func (s *joinSide) flushDirty(w *storage.WriteBatch) error {
+// flushDirty stages the rows whose degree changed.
+func (s *joinSide) flushDirty() error {
 	for k, row := range s.dirty {
-		if err := s.table.Insert(w, row); err != nil {
+		if err := s.stage(row, false); err != nil {
 			return err
 		}
 		delete(s.dirty, k)
 	}
 	return nil
+}
+
+// stage stages the write (del: the deletion) of stored, a row of the
+// state table whose join key has no NULL, in the epoch's writes.
+func (s *joinSide) stage(stored []types.Datum, del bool) error {
+	key, ok := s.key(stored)
+	if !ok {
+		return fmt.Errorf("stream: hash join: staging a row with a NULL join key")
+	}
+	var err error
+	if s.wkey, err = s.table.AppendPrefixKey(s.wkey[:0], key); err != nil {
+		return err
+	}
+	plen := len(s.wkey)
+	for _, c := range s.table.PK[len(s.keys):] {
+		if s.wkey, err = storage.AppendKey(s.wkey, s.table.Types[c], stored[c]); err != nil {
+			return err
+		}
+	}
+	s.wval = s.wval[:0]
+	if !del {
+		if s.wval, err = storage.EncodeRow(s.wval, s.table.Types, stored); err != nil {
+			return err
+		}
+	}
+	s.epoch.put(s.wkey, plen, s.wval, del)
+	return nil
+}
+
+// flushEpoch writes the epoch's staged writes to w.
+func (s *joinSide) flushEpoch(w *storage.WriteBatch) error {
+	return s.epoch.flush(func(key, val []byte, del bool) error {
+		if del {
+			return w.Delete(key)
+		}
+		return w.Set(key, val)
+	})
 }
 
 func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *joinSide {
@@ -164,7 +204,7 @@ func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *jo
 		}
 	}
 	t := &storage.Table{ID: id, Types: tableTypes, PK: tpk, DistKey: slices.Clone(keys)}
-	return &joinSide{types: ts, keys: keys, table: t, preserved: preserved}
+	return &joinSide{types: ts, keys: keys, table: t, preserved: preserved, epoch: newEpochWrites()}
 }
 
 // degreeCol is the index of the degree column of a stored row.
