@@ -71,6 +71,11 @@ func NewHashJoinInputs(left, right []*Receiver, sc *StateContext, spec JoinSpec,
 	j.sides[0] = newJoinSide(tableIDs[0], spec.LeftTypes, spec.LeftKeys, spec.LeftPK, spec.Kind.preserves(0))
 	j.sides[1] = newJoinSide(tableIDs[1], spec.RightTypes, spec.RightKeys, spec.RightPK, spec.Kind.preserves(1))
 	j.outRow = make([]types.Datum, len(spec.LeftTypes)+len(spec.RightTypes))
+	same := true
+	for i := range spec.LeftKeys {
+		same = same && spec.LeftTypes[spec.LeftKeys[i]] == spec.RightTypes[spec.RightKeys[i]]
+	}
+	j.sides[0].sameKeys, j.sides[1].sameKeys = same, same
 	return j, nil
 }
 
@@ -102,7 +107,7 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 				if err := side.flushDirty(); err != nil {
 					return Message{}, wrapJoinErr("write degrees", err)
 				}
-				if err := side.flushEpoch(j.sc.Batch()); err != nil {
+				if err := side.flushEpoch(j.sc.Store, j.sc.Batch()); err != nil {
 					return Message{}, wrapJoinErr("write state", err)
 				}
 			}
@@ -182,7 +187,7 @@ func (j *HashJoin) insert(s, i int, row []types.Datum) error {
 	if me.preserved && len(matches) == 0 {
 		j.emitPadded(s, chunk.Insert, row)
 	}
-	return j.store(me, row, int64(len(matches)))
+	return j.store(me, row, int64(len(matches)), j.probe.key(i))
 }
 
 // delete applies the deletion of row, row i of the chunk, on side s.
@@ -213,7 +218,7 @@ func (j *HashJoin) delete(s, i int, row []types.Datum) error {
 	if len(me.dirty) > 0 {
 		delete(me.dirty, me.rowKey(st))
 	}
-	return wrapJoinErr("delete row", me.stage(st, true))
+	return wrapJoinErr("delete row", me.stage(st, true, j.probe.key(i)))
 }
 
 // matches returns the stored rows of the side opposite s (degree column
@@ -288,13 +293,14 @@ func (j *HashJoin) bumpDegree(s int, m []types.Datum, delta int64) error {
 	return nil
 }
 
-// store writes row of side me with its degree.
-func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64) error {
+// store writes row of side me with its degree; probed is the other
+// side's prefix key of its join key.
+func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64, probed []byte) error {
 	st := me.stored(row, degree)
 	if len(me.dirty) > 0 {
 		delete(me.dirty, me.rowKey(st))
 	}
-	return wrapJoinErr("store row", me.stage(st, false))
+	return wrapJoinErr("store row", me.stage(st, false, probed))
 }
 
 // emitJoined emits row (of side s) joined with the other side's stored row m.

@@ -2,8 +2,12 @@ package stream
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
+
+	"github.com/streamdb/streamdb/storage"
 )
 
 // epochWrites holds one join side's state writes of the current epoch,
@@ -16,50 +20,83 @@ import (
 // epoch batch is then never read, so Pebble need not index it: an
 // indexed batch inserts every write into a skiplist, and the first read
 // copies all earlier writes into one; a backfill writes a whole table of
-// join state that way. At the barrier the writes go to the epoch batch in
-// the order they were made (flush) and the set is emptied.
+// join state that way.
+//
+// At the barrier the writes leave (flush): a few go to the epoch batch,
+// in the order they were made; many (a backfill's) are sorted, the latest
+// write of each key kept, and written as an sstable ingested with the
+// epoch (storage.IngestWriter, WriteBatch.AddIngest), which spares the
+// batch's copies, the WAL, the memtable and its flush. Ingested writes
+// take effect after the rest of the epoch's batch; that is right because
+// all of the epoch's writes to the table are in the sstable, and no one
+// else writes the vnodes this actor owns (I4).
 type epochWrites struct {
-	seed  maphash.Seed
-	arena []byte // keys and values
-	ents  []epochWrite
+	seed   maphash.Seed
+	blocks [][]byte // the keys and values, in blocks never reallocated
+	cur    int      // the block being filled
+	size   int      // bytes of keys and values
+	ents   []epochWrite
 	// heads maps the hash of a join key's prefix (see epochWrite.plen) to
 	// the latest write under it; each write links the one before it with
 	// the same hash.
 	heads map[uint64]int32
 	found []int32 // scratch of versions
+	order []sortedWrite
 }
 
-// epochWrite is one staged write: the key at arena[off:off+klen], the
-// value (vlen bytes, -1 for a deletion) after it.
+// epochWrite is one staged write: the key at blocks[block][off:off+klen],
+// the value (vlen bytes, -1 for a deletion) after it.
 type epochWrite struct {
-	off  int
-	klen int32
-	vlen int32
-	plen int32 // the key's join key prefix is key[:plen]
-	next int32 // the previous write with the same prefix hash; -1: none
+	block int32
+	off   int32
+	klen  int32
+	vlen  int32
+	plen  int32 // the key's join key prefix is key[:plen]
+	next  int32 // the previous write with the same prefix hash; -1: none
 }
+
+// sortedWrite orders writes by key: pfx holds the key's bytes after the
+// table id, a shortcut for most comparisons.
+type sortedWrite struct {
+	pfx uint64
+	i   int32
+}
+
+const (
+	epochBlockSize = 1 << 20
+	// tableIDPrefixLen is the bytes a state table's keys all share: the
+	// namespace byte and the table id.
+	tableIDPrefixLen = 5
+)
+
+// joinIngestBytes is the size of an epoch's writes to one side from
+// which they are ingested as an sstable rather than batched.
+var joinIngestBytes = 1 << 20 // a variable for tests
 
 func newEpochWrites() *epochWrites {
 	return &epochWrites{seed: maphash.MakeSeed(), heads: map[uint64]int32{}}
 }
 
-func (e *epochWrites) key(i int32) []byte {
+func (e *epochWrites) bytesOf(i int32) []byte {
 	w := &e.ents[i]
-	return e.arena[w.off : w.off+int(w.klen)]
+	b := e.blocks[w.block]
+	return b[w.off : int(w.off)+int(w.klen)+max(0, int(w.vlen))]
+}
+
+func (e *epochWrites) key(i int32) []byte {
+	return e.bytesOf(i)[:e.ents[i].klen]
 }
 
 // value returns the value of write i, nil for a deletion.
 func (e *epochWrites) value(i int32) []byte {
-	w := &e.ents[i]
-	if w.vlen < 0 {
+	if e.ents[i].vlen < 0 {
 		return nil
 	}
-	start := w.off + int(w.klen)
-	return e.arena[start : start+int(w.vlen)]
+	return e.bytesOf(i)[e.ents[i].klen:]
 }
 
-// put stages key = val (val nil: a deletion); key[:plen] is its join key
-// prefix (storage.Table.AppendPrefixKey of the row's join key).
+// put stages key = val (del: the deletion of key); key[:plen] is its join
+// key prefix (storage.Table.AppendPrefixKey of the row's join key).
 func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 	h := maphash.Bytes(e.seed, key[:plen])
 	next, ok := e.heads[h]
@@ -68,11 +105,27 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 	}
 	vlen := int32(len(val))
 	if del {
-		vlen = -1
+		vlen, val = -1, nil
 	}
-	e.ents = append(e.ents, epochWrite{off: len(e.arena), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: next})
-	e.arena = append(append(e.arena, key...), val...)
+	n := len(key) + len(val)
+	bi := e.block(n)
+	b := e.blocks[bi]
+	e.ents = append(e.ents, epochWrite{block: int32(bi), off: int32(len(b)), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: next})
+	e.blocks[bi] = append(append(b, key...), val...)
+	e.size += n
 	e.heads[h] = int32(len(e.ents) - 1)
+}
+
+// block returns the index of a block with room for n more bytes.
+func (e *epochWrites) block(n int) int {
+	for ; e.cur < len(e.blocks); e.cur++ {
+		if b := e.blocks[e.cur]; len(b)+n <= cap(b) {
+			return e.cur
+		}
+	}
+	e.blocks = append(e.blocks, make([]byte, 0, max(epochBlockSize, n)))
+	e.cur = len(e.blocks) - 1
+	return e.cur
 }
 
 // latest returns the latest write of exactly key, a whole key that is its
@@ -111,29 +164,105 @@ func (e *epochWrites) versions(prefix []byte) []int32 {
 	return e.found
 }
 
-// empty reports whether nothing is staged.
-func (e *epochWrites) empty() bool { return len(e.ents) == 0 }
+// flush hands the writes to the epoch (see epochWrites) and empties the
+// set.
+func (e *epochWrites) flush(st *storage.Store, w *storage.WriteBatch) error {
+	var err error
+	if e.size >= joinIngestBytes {
+		err = e.ingest(st, w)
+	} else {
+		err = e.batch(w)
+	}
+	e.reset()
+	return err
+}
 
-// flush passes the writes, in the order they were made, to set, and
-// empties the set.
-func (e *epochWrites) flush(set func(key, val []byte, del bool) error) error {
+// batch writes the writes to w in the order they were made.
+func (e *epochWrites) batch(w *storage.WriteBatch) error {
 	for i := range e.ents {
-		if err := set(e.key(int32(i)), e.value(int32(i)), e.ents[i].vlen < 0); err != nil {
+		var err error
+		if v := e.value(int32(i)); v == nil {
+			err = w.Delete(e.key(int32(i)))
+		} else {
+			err = w.Set(e.key(int32(i)), v)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	e.reset()
 	return nil
 }
 
-// reset empties the set, keeping its buffers when they are modest.
-func (e *epochWrites) reset() {
-	const keep = 16 << 20
-	if cap(e.arena) > keep {
-		e.arena, e.ents = nil, nil
+// ingest writes the latest write of each key, in key order, to an
+// sstable ingested with w's epoch.
+func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
+	iw, err := st.NewIngestWriter()
+	if err != nil {
+		return err
 	}
-	e.arena, e.ents = e.arena[:0], e.ents[:0]
-	if len(e.heads) > keep/64 {
+	for _, s := range e.sorted() {
+		k := e.key(s.i)
+		if v := e.value(s.i); v == nil {
+			err = iw.Delete(k)
+		} else {
+			err = iw.Add(k, v)
+		}
+		if err != nil {
+			iw.Abort()
+			return err
+		}
+	}
+	in, err := iw.Finish()
+	if err != nil || in == nil {
+		return err
+	}
+	if err := w.AddIngest(in); err != nil {
+		in.Discard()
+		return err
+	}
+	return nil
+}
+
+// sorted returns the latest write of each key, in key order.
+func (e *epochWrites) sorted() []sortedWrite {
+	e.order = slices.Grow(e.order[:0], len(e.ents))
+	for i := range e.ents {
+		k := e.key(int32(i))
+		var pfx [8]byte
+		copy(pfx[:], k[min(len(k), tableIDPrefixLen):])
+		e.order = append(e.order, sortedWrite{pfx: binary.BigEndian.Uint64(pfx[:]), i: int32(i)})
+	}
+	// By key, and the latest write of a key first.
+	slices.SortFunc(e.order, func(a, b sortedWrite) int {
+		if c := cmp.Compare(a.pfx, b.pfx); c != 0 {
+			return c
+		}
+		if c := bytes.Compare(e.key(a.i), e.key(b.i)); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.i, a.i)
+	})
+	return slices.CompactFunc(e.order, func(a, b sortedWrite) bool {
+		return a.pfx == b.pfx && bytes.Equal(e.key(a.i), e.key(b.i))
+	})
+}
+
+// reset empties the set, keeping a few of its blocks.
+func (e *epochWrites) reset() {
+	const keepBlocks = 4
+	if len(e.blocks) > keepBlocks {
+		clear(e.blocks[keepBlocks:])
+		e.blocks = e.blocks[:keepBlocks]
+	}
+	for i := range e.blocks {
+		e.blocks[i] = e.blocks[i][:0]
+	}
+	e.cur = 0
+	if cap(e.ents) > 1<<18 {
+		e.ents, e.order = nil, nil
+	}
+	e.ents, e.size = e.ents[:0], 0
+	if len(e.heads) > 1<<16 {
 		e.heads = map[uint64]int32{} // a map never shrinks
 	} else {
 		clear(e.heads)

@@ -212,6 +212,15 @@ func (p *joinProbe) stored(i int) ([][]types.Datum, error) {
 	return p.rows[u], nil
 }
 
+// key returns the probed side's prefix key of the join key of row i of
+// the chunk; nil for a NULL key.
+func (p *joinProbe) key(i int) []byte {
+	if u := p.rowKey[i]; u >= 0 {
+		return p.keys[u]
+	}
+	return nil
+}
+
 // close releases the iterator and the fetched rows.
 func (p *joinProbe) close() error {
 	clear(p.rows)

@@ -119,6 +119,10 @@ type joinSide struct {
 	// epoch holds this epoch's writes to the table (see epochWrites).
 	epoch      *epochWrites
 	wkey, wval []byte // scratch of stage
+	// sameKeys: the other side's join key columns have the same types,
+	// so the prefix keys of a join key in the two tables differ only in
+	// the table id.
+	sameKeys bool
 
 	storedBuf, keyVals []types.Datum // scratch of stored and key
 }
@@ -147,7 +151,7 @@ func (s *joinSide) current(m []types.Datum) []types.Datum {
 // flushDirty stages the rows whose degree changed.
 func (s *joinSide) flushDirty() error {
 	for k, row := range s.dirty {
-		if err := s.stage(row, false); err != nil {
+		if err := s.stage(row, false, nil); err != nil {
 			return err
 		}
 		delete(s.dirty, k)
@@ -156,15 +160,23 @@ func (s *joinSide) flushDirty() error {
 }
 
 // stage stages the write (del: the deletion) of stored, a row of the
-// state table whose join key has no NULL, in the epoch's writes.
-func (s *joinSide) stage(stored []types.Datum, del bool) error {
-	key, ok := s.key(stored)
-	if !ok {
-		return fmt.Errorf("stream: hash join: staging a row with a NULL join key")
-	}
+// state table whose join key has no NULL, in the epoch's writes. probed,
+// when not nil, is the other side's prefix key (AppendPrefixKey) of the
+// row's join key, which gives this side's when the key types agree (see
+// sameKeys).
+func (s *joinSide) stage(stored []types.Datum, del bool, probed []byte) error {
 	var err error
-	if s.wkey, err = s.table.AppendPrefixKey(s.wkey[:0], key); err != nil {
-		return err
+	if probed != nil && s.sameKeys {
+		s.wkey = append(s.wkey[:0], probed...)
+		s.wkey = storage.SetKeyTable(s.wkey, s.table.ID)
+	} else {
+		key, ok := s.key(stored)
+		if !ok {
+			return fmt.Errorf("stream: hash join: staging a row with a NULL join key")
+		}
+		if s.wkey, err = s.table.AppendPrefixKey(s.wkey[:0], key); err != nil {
+			return err
+		}
 	}
 	plen := len(s.wkey)
 	for _, c := range s.table.PK[len(s.keys):] {
@@ -182,14 +194,9 @@ func (s *joinSide) stage(stored []types.Datum, del bool) error {
 	return nil
 }
 
-// flushEpoch writes the epoch's staged writes to w.
-func (s *joinSide) flushEpoch(w *storage.WriteBatch) error {
-	return s.epoch.flush(func(key, val []byte, del bool) error {
-		if del {
-			return w.Delete(key)
-		}
-		return w.Set(key, val)
-	})
+// flushEpoch hands the epoch's staged writes to w's epoch.
+func (s *joinSide) flushEpoch(st *storage.Store, w *storage.WriteBatch) error {
+	return s.epoch.flush(st, w)
 }
 
 func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *joinSide {
