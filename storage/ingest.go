@@ -64,7 +64,7 @@ var pendingIngestKey = metaKey(reservedMetaPrefix + "pending_ingest")
 // discarded (its files removed) unless a CommitEpoch takes it.
 type Ingest struct {
 	s      *Store
-	files  []string    // names in the staging directory
+	files  []string     // names in the staging directory
 	bounds []fileBounds // of files, in order
 	rows   int64
 	state  atomic.Int32
