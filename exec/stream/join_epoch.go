@@ -35,13 +35,22 @@ type epochWrites struct {
 	blocks [][]byte // the keys and values, in blocks never reallocated
 	cur    int      // the block being filled
 	size   int      // bytes of keys and values
-	ents   []epochWrite
+	// ents are the writes, write i at ents[i/entsPerPage][i%entsPerPage]
+	// (pages, so that they never move either); n counts them.
+	ents [][]epochWrite
+	n    int
 	// heads maps the hash of a join key's prefix (see epochWrite.plen) to
 	// the latest write under it; each write links the one before it with
 	// the same hash.
-	heads map[uint64]int32
+	heads headTable
 	found []int32 // scratch of versions
 	order []sortedWrite
+}
+
+const entsPerPage = 1 << 13
+
+func (e *epochWrites) ent(i int32) *epochWrite {
+	return &e.ents[i/entsPerPage][i%entsPerPage]
 }
 
 // epochWrite is one staged write: the key at blocks[block][off:off+klen],
@@ -74,35 +83,33 @@ const (
 var joinIngestBytes = 1 << 20 // a variable for tests
 
 func newEpochWrites() *epochWrites {
-	return &epochWrites{seed: maphash.MakeSeed(), heads: map[uint64]int32{}}
+	return &epochWrites{seed: maphash.MakeSeed()}
 }
 
-func (e *epochWrites) bytesOf(i int32) []byte {
-	w := &e.ents[i]
+func (e *epochWrites) bytesOf(w *epochWrite) []byte {
 	b := e.blocks[w.block]
 	return b[w.off : int(w.off)+int(w.klen)+max(0, int(w.vlen))]
 }
 
 func (e *epochWrites) key(i int32) []byte {
-	return e.bytesOf(i)[:e.ents[i].klen]
+	w := e.ent(i)
+	return e.bytesOf(w)[:w.klen]
 }
 
 // value returns the value of write i, nil for a deletion.
 func (e *epochWrites) value(i int32) []byte {
-	if e.ents[i].vlen < 0 {
+	w := e.ent(i)
+	if w.vlen < 0 {
 		return nil
 	}
-	return e.bytesOf(i)[e.ents[i].klen:]
+	return e.bytesOf(w)[w.klen:]
 }
 
 // put stages key = val (del: the deletion of key); key[:plen] is its join
 // key prefix (storage.Table.AppendPrefixKey of the row's join key).
 func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
-	h := maphash.Bytes(e.seed, key[:plen])
-	next, ok := e.heads[h]
-	if !ok {
-		next = -1
-	}
+	head := e.heads.slot(maphash.Bytes(e.seed, key[:plen]))
+	next, fresh := head.head-1, head.head == 0
 	vlen := int32(len(val))
 	if del {
 		vlen, val = -1, nil
@@ -110,10 +117,17 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 	n := len(key) + len(val)
 	bi := e.block(n)
 	b := e.blocks[bi]
-	e.ents = append(e.ents, epochWrite{block: int32(bi), off: int32(len(b)), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: next})
+	if e.n%entsPerPage == 0 && e.n/entsPerPage == len(e.ents) {
+		e.ents = append(e.ents, make([]epochWrite, entsPerPage))
+	}
+	*e.ent(int32(e.n)) = epochWrite{block: int32(bi), off: int32(len(b)), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: next}
 	e.blocks[bi] = append(append(b, key...), val...)
 	e.size += n
-	e.heads[h] = int32(len(e.ents) - 1)
+	e.n++
+	head.head = int32(e.n) // the write's index + 1
+	if fresh {
+		e.heads.added()
+	}
 }
 
 // block returns the index of a block with room for n more bytes.
@@ -131,11 +145,10 @@ func (e *epochWrites) block(n int) int {
 // latest returns the latest write of exactly key, a whole key that is its
 // own prefix (the join key covers the pk); ok is false when there is none.
 func (e *epochWrites) latest(key []byte) (i int32, ok bool) {
-	if len(e.ents) == 0 {
+	if e.n == 0 {
 		return -1, false
 	}
-	i, ok = e.heads[maphash.Bytes(e.seed, key)]
-	for ; ok && i >= 0; i = e.ents[i].next {
+	for i = e.heads.find(maphash.Bytes(e.seed, key)); i >= 0; i = e.ent(i).next {
 		if bytes.Equal(e.key(i), key) {
 			return i, true
 		}
@@ -148,12 +161,11 @@ func (e *epochWrites) latest(key []byte) (i int32, ok bool) {
 // next call.
 func (e *epochWrites) versions(prefix []byte) []int32 {
 	e.found = e.found[:0]
-	if len(e.ents) == 0 {
+	if e.n == 0 {
 		return nil
 	}
-	i, ok := e.heads[maphash.Bytes(e.seed, prefix)]
-	for ; ok && i >= 0; i = e.ents[i].next {
-		if int(e.ents[i].plen) == len(prefix) && bytes.HasPrefix(e.key(i), prefix) {
+	for i := e.heads.find(maphash.Bytes(e.seed, prefix)); i >= 0; i = e.ent(i).next {
+		if int(e.ent(i).plen) == len(prefix) && bytes.HasPrefix(e.key(i), prefix) {
 			e.found = append(e.found, i)
 		}
 	}
@@ -179,7 +191,7 @@ func (e *epochWrites) flush(st *storage.Store, w *storage.WriteBatch) error {
 
 // batch writes the writes to w in the order they were made.
 func (e *epochWrites) batch(w *storage.WriteBatch) error {
-	for i := range e.ents {
+	for i := range e.n {
 		var err error
 		if v := e.value(int32(i)); v == nil {
 			err = w.Delete(e.key(int32(i)))
@@ -225,8 +237,8 @@ func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
 
 // sorted returns the latest write of each key, in key order.
 func (e *epochWrites) sorted() []sortedWrite {
-	e.order = slices.Grow(e.order[:0], len(e.ents))
-	for i := range e.ents {
+	e.order = slices.Grow(e.order[:0], e.n)
+	for i := range e.n {
 		k := e.key(int32(i))
 		var pfx [8]byte
 		copy(pfx[:], k[min(len(k), tableIDPrefixLen):])
@@ -258,13 +270,93 @@ func (e *epochWrites) reset() {
 		e.blocks[i] = e.blocks[i][:0]
 	}
 	e.cur = 0
-	if cap(e.ents) > 1<<18 {
-		e.ents, e.order = nil, nil
+	const keepPages = 32
+	if len(e.ents) > keepPages {
+		clear(e.ents[keepPages:])
+		e.ents, e.order = e.ents[:keepPages], nil
 	}
-	e.ents, e.size = e.ents[:0], 0
-	if len(e.heads) > 1<<16 {
-		e.heads = map[uint64]int32{} // a map never shrinks
+	e.n, e.size = 0, 0
+	e.heads.reset()
+}
+
+// headTable is a hash table from a 64-bit hash to the index + 1 of a
+// write (0: no entry): open addressing, linear probing, one slot read
+// for most lookups (a Go map reads a group's control word, then a slot).
+type headTable struct {
+	slots []headSlot // a power of two of them
+	n     int
+}
+
+type headSlot struct {
+	h    uint64
+	head int32
+}
+
+const minHeadSlots = 1 << 10
+
+// slot returns the slot of h, an empty one (head 0) when h has none;
+// added must follow the filling of an empty one.
+func (t *headTable) slot(h uint64) *headSlot {
+	if len(t.slots) == 0 {
+		t.slots = make([]headSlot, minHeadSlots)
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.head == 0 {
+			s.h = h
+			return s
+		}
+		if s.h == h {
+			return s
+		}
+	}
+}
+
+// added counts an empty slot filled, growing the table past 3/4 full.
+func (t *headTable) added() {
+	t.n++
+	if 4*t.n < 3*len(t.slots) {
+		return
+	}
+	old := t.slots
+	t.slots = make([]headSlot, 2*len(old))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s.head == 0 {
+			continue
+		}
+		i := s.h & mask
+		for t.slots[i].head != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// find returns the write index stored for h; -1: none.
+func (t *headTable) find(h uint64) int32 {
+	if len(t.slots) == 0 {
+		return -1
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.head == 0 {
+			return -1
+		}
+		if s.h == h {
+			return s.head - 1
+		}
+	}
+}
+
+// reset empties the table, keeping its slots unless they are many.
+func (t *headTable) reset() {
+	if len(t.slots) > 1<<19 {
+		t.slots = nil
 	} else {
-		clear(e.heads)
+		clear(t.slots)
 	}
+	t.n = 0
 }
