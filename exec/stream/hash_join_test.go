@@ -220,8 +220,8 @@ func TestHashJoinRandomProbeBudget(t *testing.T) {
 // writes ingested as sstables (as a backfill's are): deletions,
 // overwrites and degree changes included.
 func TestHashJoinRandomIngest(t *testing.T) {
-	defer func(b int) { joinIngestBytes = b }(joinIngestBytes)
-	joinIngestBytes = 0
+	defer func(b int) { epochIngestBytes = b }(epochIngestBytes)
+	epochIngestBytes = 0
 	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinFullOuter} {
 		for _, keys := range [][]int{{1}, {0}, {1, 2}} {
 			for seed := range randomSeeds(2) {

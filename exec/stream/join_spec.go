@@ -211,7 +211,7 @@ func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *jo
 		}
 	}
 	t := &storage.Table{ID: id, Types: tableTypes, PK: tpk, DistKey: slices.Clone(keys)}
-	return &joinSide{types: ts, keys: keys, table: t, preserved: preserved, epoch: newEpochWrites()}
+	return &joinSide{types: ts, keys: keys, table: t, preserved: preserved, epoch: newEpochWrites(true)}
 }
 
 // degreeCol is the index of the degree column of a stored row.

@@ -15,7 +15,7 @@ import (
 // a table's keys do.
 func TestEpochWrites(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	e := newEpochWrites()
+	e := newEpochWrites(true)
 	for epoch := range 2 {
 		type write struct {
 			val []byte

@@ -10,9 +10,10 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// epochWrites holds one join side's state writes of the current epoch,
-// encoded (keys as the side's state table makes them, values as
-// storage.EncodeRow), findable by join key.
+// epochWrites holds an executor's writes to one state table in the
+// current epoch, encoded (keys as the table makes them, values as
+// storage.EncodeRow), and hands them to the epoch at the barrier (flush).
+// A join side's are also findable by join key (indexed).
 //
 // The join reads its state as the committed state (the Store: an actor
 // touches no state while its last epoch commits, so the Store holds
@@ -22,6 +23,9 @@ import (
 // copies all earlier writes into one; a backfill writes a whole table of
 // join state that way.
 //
+// A Materialize that only writes keeps its writes here too, for the
+// same way out:
+//
 // At the barrier the writes leave (flush): a few go to the epoch batch,
 // in the order they were made; many (a backfill's) are sorted, the latest
 // write of each key kept, and written as an sstable ingested with the
@@ -29,9 +33,14 @@ import (
 // batch's copies, the WAL, the memtable and its flush. Ingested writes
 // take effect after the rest of the epoch's batch; that is right because
 // all of the epoch's writes to the table are in the sstable, and no one
-// else writes the vnodes this actor owns (I4).
+// else writes the vnodes this actor owns (I4). (A table's bulk statements
+// also ingest rows into it, keys that no other write of the epoch
+// touches.) Readers that see an epoch's batch without its ingests read
+// through the Store (see storage.Ingest); every reader of a view or table
+// uses a Snapshot, and a join reads its state only from its own actor.
 type epochWrites struct {
-	seed   maphash.Seed
+	indexed bool // keep heads
+	seed    maphash.Seed
 	blocks [][]byte // the keys and values, in blocks never reallocated
 	cur    int      // the block being filled
 	size   int      // bytes of keys and values
@@ -78,12 +87,14 @@ const (
 	tableIDPrefixLen = 5
 )
 
-// joinIngestBytes is the size of an epoch's writes to one side from
+// epochIngestBytes is the size of an epoch's writes to one table from
 // which they are ingested as an sstable rather than batched.
-var joinIngestBytes = 1 << 20 // a variable for tests
+var epochIngestBytes = 1 << 20 // a variable for tests
 
-func newEpochWrites() *epochWrites {
-	return &epochWrites{seed: maphash.MakeSeed()}
+// newEpochWrites returns an empty set; indexed ones can be read back
+// (latest, versions).
+func newEpochWrites(indexed bool) *epochWrites {
+	return &epochWrites{indexed: indexed, seed: maphash.MakeSeed()}
 }
 
 func (e *epochWrites) bytesOf(w *epochWrite) []byte {
@@ -105,11 +116,15 @@ func (e *epochWrites) value(i int32) []byte {
 	return e.bytesOf(w)[w.klen:]
 }
 
-// put stages key = val (del: the deletion of key); key[:plen] is its join
-// key prefix (storage.Table.AppendPrefixKey of the row's join key).
+// put stages key = val (del: the deletion of key); in an indexed set
+// key[:plen] is its join key prefix (storage.Table.AppendPrefixKey of the
+// row's join key).
 func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
-	head := e.heads.slot(maphash.Bytes(e.seed, key[:plen]))
-	next, fresh := head.head-1, head.head == 0
+	head, next, fresh := (*headSlot)(nil), int32(-1), false
+	if e.indexed {
+		head = e.heads.slot(maphash.Bytes(e.seed, key[:plen]))
+		next, fresh = head.head-1, head.head == 0
+	}
 	vlen := int32(len(val))
 	if del {
 		vlen, val = -1, nil
@@ -124,7 +139,9 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 	e.blocks[bi] = append(append(b, key...), val...)
 	e.size += n
 	e.n++
-	head.head = int32(e.n) // the write's index + 1
+	if head != nil {
+		head.head = int32(e.n) // the write's index + 1
+	}
 	if fresh {
 		e.heads.added()
 	}
@@ -179,8 +196,11 @@ func (e *epochWrites) versions(prefix []byte) []int32 {
 // flush hands the writes to the epoch (see epochWrites) and empties the
 // set.
 func (e *epochWrites) flush(st *storage.Store, w *storage.WriteBatch) error {
+	if e.n == 0 {
+		return nil
+	}
 	var err error
-	if e.size >= joinIngestBytes {
+	if e.size >= epochIngestBytes {
 		err = e.ingest(st, w)
 	} else {
 		err = e.batch(w)
