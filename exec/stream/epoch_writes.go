@@ -41,9 +41,9 @@ import (
 type epochWrites struct {
 	indexed bool // keep heads
 	seed    maphash.Seed
-	blocks [][]byte // the keys and values, in blocks never reallocated
-	cur    int      // the block being filled
-	size   int      // bytes of keys and values
+	blocks  [][]byte // the keys and values, in blocks never reallocated
+	cur     int      // the block being filled
+	size    int      // bytes of keys and values
 	// ents are the writes, write i at ents[i/entsPerPage][i%entsPerPage]
 	// (pages, so that they never move either); n counts them.
 	ents [][]epochWrite
@@ -143,7 +143,7 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 		head.head = int32(e.n) // the write's index + 1
 	}
 	if fresh {
-		e.heads.added()
+		e.heads.added(e)
 	}
 }
 
@@ -279,9 +279,11 @@ func (e *epochWrites) sorted() []sortedWrite {
 	})
 }
 
-// reset empties the set, keeping a few of its blocks.
+// reset empties the set. It keeps about a megabyte of its buffers: an
+// idle executor should not hold a backfill's worth of memory, and one
+// that writes as much every epoch allocates what it needs again.
 func (e *epochWrites) reset() {
-	const keepBlocks = 4
+	const keepBlocks = 1
 	if len(e.blocks) > keepBlocks {
 		clear(e.blocks[keepBlocks:])
 		e.blocks = e.blocks[:keepBlocks]
@@ -290,7 +292,7 @@ func (e *epochWrites) reset() {
 		e.blocks[i] = e.blocks[i][:0]
 	}
 	e.cur = 0
-	const keepPages = 32
+	const keepPages = 2
 	if len(e.ents) > keepPages {
 		clear(e.ents[keepPages:])
 		e.ents, e.order = e.ents[:keepPages], nil
@@ -300,15 +302,19 @@ func (e *epochWrites) reset() {
 }
 
 // headTable is a hash table from a 64-bit hash to the index + 1 of a
-// write (0: no entry): open addressing, linear probing, one slot read
-// for most lookups (a Go map reads a group's control word, then a slot).
+// write (0: no entry): open addressing, linear probing, at most half
+// full, so most lookups read one slot (a Go map reads a group's control
+// word, then a slot). A slot keeps 32 bits of the hash besides those its
+// position gives: two hashes that share them share a slot, whose chain
+// then holds the writes of both (readers check the keys).
 type headTable struct {
 	slots []headSlot // a power of two of them
 	n     int
+	last  int // n at the last reset: the next table is sized for it
 }
 
 type headSlot struct {
-	h    uint64
+	tag  uint32 // the hash's high bits
 	head int32
 }
 
@@ -318,39 +324,42 @@ const minHeadSlots = 1 << 10
 // added must follow the filling of an empty one.
 func (t *headTable) slot(h uint64) *headSlot {
 	if len(t.slots) == 0 {
-		t.slots = make([]headSlot, minHeadSlots)
+		n := minHeadSlots
+		for n < 2*t.last+2 {
+			n *= 2
+		}
+		t.slots = make([]headSlot, n)
 	}
-	mask := uint64(len(t.slots) - 1)
+	mask, tag := uint64(len(t.slots)-1), uint32(h>>32)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.head == 0 {
-			s.h = h
+			s.tag = tag
 			return s
 		}
-		if s.h == h {
+		if s.tag == tag {
 			return s
 		}
 	}
 }
 
-// added counts an empty slot filled, growing the table past 3/4 full.
-func (t *headTable) added() {
+// added counts an empty slot filled, growing the table past half full.
+// A slot's position in the larger table needs hash bits the slot does
+// not keep: the chains are rebuilt from the writes' keys, oldest write
+// first, so that each chain runs newest to oldest again.
+func (t *headTable) added(e *epochWrites) {
 	t.n++
-	if 4*t.n < 3*len(t.slots) {
+	if 2*t.n < len(t.slots) {
 		return
 	}
-	old := t.slots
-	t.slots = make([]headSlot, 2*len(old))
-	mask := uint64(len(t.slots) - 1)
-	for _, s := range old {
+	t.slots, t.n = make([]headSlot, 2*len(t.slots)), 0
+	for i := range int32(e.n) {
+		w := e.ent(i)
+		s := t.slot(maphash.Bytes(e.seed, e.key(i)[:w.plen]))
 		if s.head == 0 {
-			continue
+			t.n++
 		}
-		i := s.h & mask
-		for t.slots[i].head != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
+		w.next, s.head = s.head-1, i+1
 	}
 }
 
@@ -359,13 +368,13 @@ func (t *headTable) find(h uint64) int32 {
 	if len(t.slots) == 0 {
 		return -1
 	}
-	mask := uint64(len(t.slots) - 1)
+	mask, tag := uint64(len(t.slots)-1), uint32(h>>32)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.head == 0 {
 			return -1
 		}
-		if s.h == h {
+		if s.tag == tag {
 			return s.head - 1
 		}
 	}
@@ -373,10 +382,10 @@ func (t *headTable) find(h uint64) int32 {
 
 // reset empties the table, keeping its slots unless they are many.
 func (t *headTable) reset() {
-	if len(t.slots) > 1<<19 {
+	if len(t.slots) > 1<<16 {
 		t.slots = nil
 	} else {
 		clear(t.slots)
 	}
-	t.n = 0
+	t.n, t.last = 0, t.n
 }
