@@ -45,9 +45,13 @@ type epochWrites struct {
 	cur     int      // the block being filled
 	size    int      // bytes of keys and values
 	// ents are the writes, write i at ents[i/entsPerPage][i%entsPerPage]
-	// (pages, so that they never move either); n counts them.
-	ents [][]epochWrite
-	n    int
+	// (pages, so that they never move either); n counts them, the first
+	// linked of them are in heads, and pend holds the prefix hashes of the
+	// others.
+	ents   [][]epochWrite
+	n      int
+	linked int
+	pend   []uint64
 	// heads maps the hash of a join key's prefix (see epochWrite.plen) to
 	// the latest write under it; each write links the one before it with
 	// the same hash.
@@ -119,11 +123,11 @@ func (e *epochWrites) value(i int32) []byte {
 // put stages key = val (del: the deletion of key); in an indexed set
 // key[:plen] is its join key prefix (storage.Table.AppendPrefixKey of the
 // row's join key).
+//
+// The write is findable (latest, versions) once link has run.
 func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
-	head, next, fresh := (*headSlot)(nil), int32(-1), false
 	if e.indexed {
-		head = e.heads.slot(maphash.Bytes(e.seed, key[:plen]))
-		next, fresh = head.head-1, head.head == 0
+		e.pend = append(e.pend, e.hash(key[:plen]))
 	}
 	vlen := int32(len(val))
 	if del {
@@ -135,16 +139,32 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 	if e.n%entsPerPage == 0 && e.n/entsPerPage == len(e.ents) {
 		e.ents = append(e.ents, make([]epochWrite, entsPerPage))
 	}
-	*e.ent(int32(e.n)) = epochWrite{block: int32(bi), off: int32(len(b)), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: next}
+	*e.ent(int32(e.n)) = epochWrite{block: int32(bi), off: int32(len(b)), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: -1}
 	e.blocks[bi] = append(append(b, key...), val...)
 	e.size += n
 	e.n++
-	if head != nil {
-		head.head = int32(e.n) // the write's index + 1
+}
+
+// hash hashes a join key prefix for the head table.
+func (e *epochWrites) hash(prefix []byte) uint64 { return maphash.Bytes(e.seed, prefix) }
+
+// link makes the writes put since the last call findable, each the
+// newest of its chain. The head table is far larger than a CPU cache:
+// the slots of all of them are read first, so that their cache misses
+// overlap, then linked.
+func (e *epochWrites) link() {
+	e.heads.touch(e.pend)
+	for _, h := range e.pend {
+		i := int32(e.linked)
+		s := e.heads.slot(h)
+		fresh := s.head == 0
+		e.ent(i).next, s.head = s.head-1, i+1
+		e.linked++
+		if fresh {
+			e.heads.added(e)
+		}
 	}
-	if fresh {
-		e.heads.added(e)
-	}
+	e.pend = e.pend[:0]
 }
 
 // block returns the index of a block with room for n more bytes.
@@ -162,10 +182,15 @@ func (e *epochWrites) block(n int) int {
 // latest returns the latest write of exactly key, a whole key that is its
 // own prefix (the join key covers the pk); ok is false when there is none.
 func (e *epochWrites) latest(key []byte) (i int32, ok bool) {
-	if e.n == 0 {
+	return e.latestHashed(key, e.hash(key))
+}
+
+// latestHashed is latest of a key whose hash is h.
+func (e *epochWrites) latestHashed(key []byte, h uint64) (i int32, ok bool) {
+	if e.linked == 0 {
 		return -1, false
 	}
-	for i = e.heads.find(maphash.Bytes(e.seed, key)); i >= 0; i = e.ent(i).next {
+	for i = e.heads.find(h); i >= 0; i = e.ent(i).next {
 		if bytes.Equal(e.key(i), key) {
 			return i, true
 		}
@@ -178,10 +203,10 @@ func (e *epochWrites) latest(key []byte) (i int32, ok bool) {
 // next call.
 func (e *epochWrites) versions(prefix []byte) []int32 {
 	e.found = e.found[:0]
-	if e.n == 0 {
+	if e.linked == 0 {
 		return nil
 	}
-	for i := e.heads.find(maphash.Bytes(e.seed, prefix)); i >= 0; i = e.ent(i).next {
+	for i := e.heads.find(e.hash(prefix)); i >= 0; i = e.ent(i).next {
 		if int(e.ent(i).plen) == len(prefix) && bytes.HasPrefix(e.key(i), prefix) {
 			e.found = append(e.found, i)
 		}
@@ -297,7 +322,7 @@ func (e *epochWrites) reset() {
 		clear(e.ents[keepPages:])
 		e.ents, e.order = e.ents[:keepPages], nil
 	}
-	e.n, e.size = 0, 0
+	e.n, e.size, e.linked, e.pend = 0, 0, 0, e.pend[:0]
 	e.heads.reset()
 }
 
@@ -311,6 +336,7 @@ type headTable struct {
 	slots []headSlot // a power of two of them
 	n     int
 	last  int // n at the last reset: the next table is sized for it
+	sink  int32
 }
 
 type headSlot struct {
@@ -318,14 +344,14 @@ type headSlot struct {
 	head int32
 }
 
-const minHeadSlots = 1 << 10
+const minHeadSlots = 1 << 12
 
 // slot returns the slot of h, an empty one (head 0) when h has none;
 // added must follow the filling of an empty one.
 func (t *headTable) slot(h uint64) *headSlot {
 	if len(t.slots) == 0 {
 		n := minHeadSlots
-		for n < 2*t.last+2 {
+		for n < 4*t.last {
 			n *= 2
 		}
 		t.slots = make([]headSlot, n)
@@ -343,24 +369,47 @@ func (t *headTable) slot(h uint64) *headSlot {
 	}
 }
 
-// added counts an empty slot filled, growing the table past half full.
-// A slot's position in the larger table needs hash bits the slot does
-// not keep: the chains are rebuilt from the writes' keys, oldest write
-// first, so that each chain runs newest to oldest again.
+// added counts an empty slot filled, growing the table past half full,
+// fourfold (each growth rehashes every write so far). A slot's position
+// in the larger table needs hash bits the slot does not keep: the chains
+// are rebuilt from the writes' keys, oldest write first, so that each
+// chain runs newest to oldest again.
 func (t *headTable) added(e *epochWrites) {
 	t.n++
 	if 2*t.n < len(t.slots) {
 		return
 	}
-	t.slots, t.n = make([]headSlot, 2*len(t.slots)), 0
-	for i := range int32(e.n) {
-		w := e.ent(i)
-		s := t.slot(maphash.Bytes(e.seed, e.key(i)[:w.plen]))
-		if s.head == 0 {
-			t.n++
+	t.slots, t.n = make([]headSlot, 4*len(t.slots)), 0
+	var hs [256]uint64
+	for start := int32(0); start < int32(e.linked); start += int32(len(hs)) {
+		end := min(start+int32(len(hs)), int32(e.linked))
+		for i := start; i < end; i++ {
+			w := e.ent(i)
+			hs[i-start] = e.hash(e.key(i)[:w.plen])
 		}
-		w.next, s.head = s.head-1, i+1
+		t.touch(hs[:end-start])
+		for i := start; i < end; i++ {
+			s := t.slot(hs[i-start])
+			if s.head == 0 {
+				t.n++
+			}
+			w := e.ent(i)
+			w.next, s.head = s.head-1, i+1
+		}
 	}
+}
+
+// touch reads the slots of hs (see epochWrites.link).
+func (t *headTable) touch(hs []uint64) {
+	if len(t.slots) == 0 {
+		return
+	}
+	mask := uint64(len(t.slots) - 1)
+	var sum int32
+	for _, h := range hs {
+		sum += t.slots[h&mask].head
+	}
+	t.sink = sum
 }
 
 // find returns the write index stored for h; -1: none.

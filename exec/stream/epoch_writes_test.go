@@ -36,7 +36,11 @@ func TestEpochWrites(t *testing.T) {
 			}
 			e.put(key, len(prefix), w.val, w.del)
 			want[string(key)] = w
+			if rng.IntN(100) == 0 {
+				e.link()
+			}
 		}
+		e.link()
 		if e.n != n {
 			t.Fatalf("%d writes, want %d", e.n, n)
 		}

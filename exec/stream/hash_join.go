@@ -131,6 +131,7 @@ func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
 		return err
 	}
 	err := j.applyRows(s, c, rows)
+	me.epoch.link()
 	if cerr := j.probe.close(); err == nil {
 		err = wrapJoinErr("scan matches", cerr)
 	}

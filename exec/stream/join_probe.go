@@ -38,6 +38,7 @@ type joinProbe struct {
 	// nothing may keep a fetched row past the chunk.
 	slab   []types.Datum
 	dec    []types.Datum // scratch of staged rows' decoding
+	hashes []uint64      // per key, its hash in the probed side's epochWrites
 	done   []bool        // rows[u] holds the key's rows
 	uniq   map[string]int
 	starts []int
@@ -113,6 +114,15 @@ func (p *joinProbe) prefetch() error {
 		p.order = append(p.order, u)
 	}
 	slices.SortFunc(p.order, func(a, b int) int { return bytes.Compare(p.keys[a], p.keys[b]) })
+	if p.point && p.side.epoch.linked > 0 {
+		// Hash the keys, and read their slots all at once (see
+		// epochWrites.link).
+		p.hashes = p.hashes[:0]
+		for _, k := range p.keys {
+			p.hashes = append(p.hashes, p.side.epoch.hash(k))
+		}
+		p.side.epoch.heads.touch(p.hashes)
+	}
 	fetched := 0
 	for _, u := range p.order {
 		if fetched >= joinProbeBudget {
@@ -161,8 +171,10 @@ func (p *joinProbe) keepStaged(u int, i int32) error {
 }
 
 func (p *joinProbe) fetchPoint(u int) error {
-	if i, ok := p.side.epoch.latest(p.keys[u]); ok {
-		return p.keepStaged(u, i)
+	if ep := p.side.epoch; ep.linked > 0 {
+		if i, ok := ep.latestHashed(p.keys[u], p.hashes[u]); ok {
+			return p.keepStaged(u, i)
+		}
 	}
 	return p.pp.Get(p.keys[u], func(row []types.Datum) error {
 		p.keep(u, row)
