@@ -56,6 +56,10 @@ type epochWrites struct {
 	// the latest write under it; each write links the one before it with
 	// the same hash.
 	heads headTable
+	// seen, when not nil, holds every join key written through the set
+	// since the executor found its table empty (see keyFilter); it
+	// outlives epochs.
+	seen  *keyFilter
 	found []int32 // scratch of versions
 	order []sortedWrite
 }
@@ -149,11 +153,17 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 func (e *epochWrites) hash(prefix []byte) uint64 { return maphash.Bytes(e.seed, prefix) }
 
 // link makes the writes put since the last call findable, each the
-// newest of its chain. The head table is far larger than a CPU cache:
+// newest of its chain (and adds their keys to seen). The head table is far larger than a CPU cache:
 // the slots of all of them are read first, so that their cache misses
 // overlap, then linked.
 func (e *epochWrites) link() {
 	e.heads.touch(e.pend)
+	if e.seen != nil {
+		e.seen.touch(e.pend)
+		for _, h := range e.pend {
+			e.seen.add(h)
+		}
+	}
 	for _, h := range e.pend {
 		i := int32(e.linked)
 		s := e.heads.slot(h)
@@ -223,6 +233,11 @@ func (e *epochWrites) versions(prefix []byte) []int32 {
 func (e *epochWrites) flush(st *storage.Store, w *storage.WriteBatch) error {
 	if e.n == 0 {
 		return nil
+	}
+	if e.seen != nil {
+		for _, h := range e.pend { // written since the last link
+			e.seen.add(h)
+		}
 	}
 	var err error
 	if e.size >= epochIngestBytes {

@@ -43,6 +43,7 @@ type HashJoin struct {
 	out   *outQueue
 
 	probe    joinProbe
+	started  bool // start has run
 	matchBuf [][]types.Datum
 	flat     []types.Datum   // the decoded chunk's values
 	rows     [][]types.Datum // the decoded chunk's rows, in flat
@@ -111,6 +112,7 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 					return Message{}, wrapJoinErr("write state", err)
 				}
 			}
+			j.forget(msg.Barrier.Mutation)
 			j.out.barrier(msg.Barrier)
 			continue
 		}
@@ -124,6 +126,11 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 }
 
 func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
+	if !j.started {
+		if err := j.start(); err != nil {
+			return err
+		}
+	}
 	rows := j.decode(c)
 	me := j.sides[s]
 	if err := j.probe.reset(j.sides[1-s], j.sc.Store, rows, me.key); err != nil {
@@ -136,6 +143,43 @@ func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
 		err = wrapJoinErr("scan matches", cerr)
 	}
 	return err
+}
+
+// start runs before the executor applies its first chunk: each side
+// whose state table is empty gets a keyFilter of the keys written from
+// then on. Every later write to the vnodes the actor owns is then its
+// own (another actor's writes are to other vnodes, and vnodes move only
+// by replacing the actors, see forget), so a key it has not written has
+// no state.
+func (j *HashJoin) start() error {
+	j.started = true
+	for _, side := range j.sides {
+		pp, err := side.table.NewPrefixProbe(j.sc.Store)
+		if err != nil {
+			return wrapJoinErr("open state", err)
+		}
+		if pp.Empty() {
+			side.epoch.seen = newKeyFilter()
+		}
+		if err := pp.Close(); err != nil {
+			return wrapJoinErr("open state", err)
+		}
+	}
+	return nil
+}
+
+// forget drops the key filters at a barrier that may change what the
+// actor owns or who else writes its state (any mutation but flow
+// control): a filter is right only while the actor has written every
+// key of its vnodes.
+func (j *HashJoin) forget(m Mutation) {
+	switch m.(type) {
+	case nil, *ThrottleMutation:
+		return
+	}
+	for _, side := range j.sides {
+		side.epoch.seen = nil
+	}
 }
 
 // decode decodes every row of c into j.rows (reused between chunks).

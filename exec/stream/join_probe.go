@@ -114,14 +114,20 @@ func (p *joinProbe) prefetch() error {
 		p.order = append(p.order, u)
 	}
 	slices.SortFunc(p.order, func(a, b int) int { return bytes.Compare(p.keys[a], p.keys[b]) })
-	if p.point && p.side.epoch.linked > 0 {
+	ep := p.side.epoch
+	if p.point && ep.linked > 0 || ep.seen != nil {
 		// Hash the keys, and read their slots all at once (see
 		// epochWrites.link).
 		p.hashes = p.hashes[:0]
 		for _, k := range p.keys {
-			p.hashes = append(p.hashes, p.side.epoch.hash(k))
+			p.hashes = append(p.hashes, ep.hash(k))
 		}
-		p.side.epoch.heads.touch(p.hashes)
+		if ep.seen != nil {
+			ep.seen.touch(p.hashes)
+		}
+		if p.point && ep.linked > 0 {
+			ep.heads.touch(p.hashes)
+		}
 	}
 	fetched := 0
 	for _, u := range p.order {
@@ -139,6 +145,10 @@ func (p *joinProbe) prefetch() error {
 // fetch fetches the rows of key u: the committed rows, as the epoch's
 // writes (the side's epochWrites) left them.
 func (p *joinProbe) fetch(u int) error {
+	if seen := p.side.epoch.seen; seen != nil && !seen.mayContain(p.hashes[u]) {
+		p.done[u] = true // never written: no rows
+		return nil
+	}
 	var err error
 	if p.point {
 		err = p.fetchPoint(u)
