@@ -13,31 +13,32 @@ import (
 // epochWrites holds an executor's writes to one state table in the
 // current epoch, encoded (keys as the table makes them, values as
 // storage.EncodeRow), and hands them to the epoch at the barrier (flush).
-// A join side's are also findable by join key (indexed).
+// Two executors keep their writes here:
 //
-// The join reads its state as the committed state (the Store: an actor
-// touches no state while its last epoch commits, so the Store holds
-// exactly the epochs before this one) overlaid with these writes. Its
-// epoch batch is then never read, so Pebble need not index it: an
-// indexed batch inserts every write into a skiplist, and the first read
-// copies all earlier writes into one; a backfill writes a whole table of
-// join state that way.
+//   - A HashJoin side, whose writes are also findable by join key
+//     (indexed: latest, versions). The join reads its state as the
+//     committed state (the Store: an actor touches no state while its
+//     last epoch commits, so the Store holds exactly the epochs before
+//     this one) overlaid with these writes. Its epoch batch is then never
+//     read, so Pebble need not index it: an indexed batch inserts every
+//     write into a skiplist, and the first read copies all earlier
+//     writes into one; a backfill writes a whole table of join state.
+//   - A Materialize that writes without reading its table (Trusted, or a
+//     view's in release builds).
 //
-// A Materialize that only writes keeps its writes here too, for the
-// same way out:
-//
-// At the barrier the writes leave (flush): a few go to the epoch batch,
-// in the order they were made; many (a backfill's) are sorted, the latest
-// write of each key kept, and written as an sstable ingested with the
-// epoch (storage.IngestWriter, WriteBatch.AddIngest), which spares the
-// batch's copies, the WAL, the memtable and its flush. Ingested writes
-// take effect after the rest of the epoch's batch; that is right because
-// all of the epoch's writes to the table are in the sstable, and no one
-// else writes the vnodes this actor owns (I4). (A table's bulk statements
-// also ingest rows into it, keys that no other write of the epoch
-// touches.) Readers that see an epoch's batch without its ingests read
-// through the Store (see storage.Ingest); every reader of a view or table
-// uses a Snapshot, and a join reads its state only from its own actor.
+// At the barrier the writes leave: a few go to the epoch batch, in the
+// order they were made; many (a backfill's) are sorted, the latest write
+// of each key kept, and written as an sstable ingested with the epoch
+// (storage.IngestWriter, WriteBatch.AddIngest), which spares the batch's
+// copies, the WAL, the memtable and its flush, and the commit during
+// which every actor waits. Ingested writes take effect after the rest of
+// the epoch's batch; that is right because all of the epoch's writes to
+// the table are in the sstable, and no one else writes the vnodes this
+// actor owns (I4). (A table's bulk statements also ingest rows into it,
+// keys that no other write of the epoch touches.) A reader of the Store
+// may see an epoch's batch before its ingests (see storage.Ingest), but
+// every reader of a view or table uses a Snapshot, and a join reads its
+// own state only.
 type epochWrites struct {
 	indexed bool // keep heads
 	seed    maphash.Seed
