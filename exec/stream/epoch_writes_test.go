@@ -121,3 +121,46 @@ func TestEpochWritesSortedTableKeys(t *testing.T) {
 		t.Fatal("sorted state keys out of order")
 	}
 }
+
+// BenchmarkEpochWritesPoint stages a backfill's join state as a point
+// join does: in chunks of 1024 rows, each side in turn, each row first
+// looked up in the other side's writes (where the other side's row of
+// the same key is, for all but the first side's chunk); per row.
+func BenchmarkEpochWritesPoint(b *testing.B) {
+	spec := joinTestSpec(JoinInner, []int{0}, nil)
+	sides := [2]*joinSide{
+		newJoinSide(7, spec.LeftTypes, spec.LeftKeys, spec.LeftPK, false),
+		newJoinSide(8, spec.RightTypes, spec.RightKeys, spec.RightPK, false),
+	}
+	const rows = 200_000
+	var keys [2][][]byte // per side, the other side's prefix key of row i
+	for s := range sides {
+		for i := range rows {
+			k, err := sides[1-s].table.AppendPrefixKey(nil, trow{int64(i)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys[s] = append(keys[s], k)
+		}
+	}
+	row := trow{nil, int64(1), int64(2)}
+	b.ResetTimer()
+	for range b.N / (2 * rows) {
+		for start := 0; start < rows; start += 1024 {
+			for s, side := range sides {
+				other := sides[1-s].epoch
+				for i := start; i < min(start+1024, rows); i++ {
+					other.latest(keys[s][i])
+					row[0] = int64(i)
+					if err := side.stage(row, false, keys[s][i]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				side.epoch.link()
+			}
+		}
+		for _, side := range sides {
+			side.epoch.reset()
+		}
+	}
+}
