@@ -155,6 +155,15 @@ func (w *WriteBatch) delete(key []byte) error {
 	return w.b.Delete(key, nil)
 }
 
+// Set stages key = value, a row of a table: key made by the table's key
+// functions (AppendRowKey), value by EncodeRow. For writers that encode
+// rows themselves (for instance to keep them in memory too).
+func (w *WriteBatch) Set(key, value []byte) error { return w.set(key, value) }
+
+// Delete stages the deletion of key, a key made by a table's key
+// functions.
+func (w *WriteBatch) Delete(key []byte) error { return w.delete(key) }
+
 // CommitEpoch atomically applies batches (nil entries ignored), whose
 // keys must be disjoint (they are applied in no particular order), and
 // records epoch as committed,
@@ -189,7 +198,7 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	if len(ingest) > 0 {
 		defer func() {
 			if !tried {
-				s.removeStaged(ingest)
+				s.removeStaged(stagedNames(ingest))
 			}
 		}()
 		if err := b.Set(pendingIngestKey, encodePendingIngest(epoch, ingest), nil); err != nil {

@@ -46,6 +46,28 @@ func (t *Table) checkWidth(c *chunk.Chunk) error {
 	return nil
 }
 
+// AppendRowKeyAt appends the key of row i of c, a chunk of the table's
+// rows (AppendRowKey without Datums).
+func (t *Table) AppendRowKeyAt(buf []byte, c *chunk.Chunk, i int) ([]byte, error) {
+	if err := t.checkWidth(c); err != nil {
+		return buf, err
+	}
+	return t.appendRowKeyAt(buf, c, i)
+}
+
+// AppendRowAt appends the value encoding (EncodeRow) of row i of c, a
+// chunk of the table's rows.
+func (t *Table) AppendRowAt(buf []byte, c *chunk.Chunk, i int) ([]byte, error) {
+	if err := t.checkWidth(c); err != nil {
+		return buf, err
+	}
+	buf, err := encodeRowAt(buf, t.Types, c, i)
+	if err != nil {
+		return buf, fmt.Errorf("table %d: %w", t.ID, err)
+	}
+	return buf, nil
+}
+
 // appendRowKeyAt is appendRowKey of row i of c.
 func (t *Table) appendRowKeyAt(buf []byte, c *chunk.Chunk, i int) ([]byte, error) {
 	start := len(buf)

@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -61,10 +63,21 @@ var pendingIngestKey = metaKey(reservedMetaPrefix + "pending_ingest")
 // Ingest is a set of staged sstables holding rows for one commit. It is
 // discarded (its files removed) unless a CommitEpoch takes it.
 type Ingest struct {
-	s     *Store
-	files []string // names in the staging directory
-	rows  int64
-	state atomic.Int32
+	s      *Store
+	files  []string     // names in the staging directory
+	bounds []fileBounds // of files, in order
+	rows   int64
+	state  atomic.Int32
+}
+
+// fileBounds are the smallest and largest keys of a staged file.
+type fileBounds struct{ first, last []byte }
+
+// stagedFile is a staged file of a commit; bounds nil when unknown (a
+// redo at Open).
+type stagedFile struct {
+	name   string
+	bounds *fileBounds
 }
 
 const (
@@ -93,11 +106,12 @@ func (in *Ingest) claim() bool {
 // IngestWriter writes rows in strictly ascending key order into staged
 // sstables. Not safe for concurrent use.
 type IngestWriter struct {
-	s     *Store
-	files []string
-	w     *sstable.Writer
-	rows  int64
-	done  bool
+	s      *Store
+	files  []string
+	bounds []fileBounds
+	w      *sstable.Writer
+	rows   int64
+	done   bool
 }
 
 // NewIngestWriter returns a writer of staged sstables; Finish or Abort it.
@@ -146,14 +160,35 @@ func (s *Store) stagedPath(name string) string { return s.fs.PathJoin(s.ingestDi
 
 // Add appends a row; keys must be strictly ascending.
 func (w *IngestWriter) Add(key, value []byte) error {
+	return w.add(key, value, false)
+}
+
+// Delete appends the deletion of key (hiding the committed row of key, if
+// any); keys, those of Add included, must be strictly ascending.
+func (w *IngestWriter) Delete(key []byte) error {
+	return w.add(key, nil, true)
+}
+
+func (w *IngestWriter) add(key, value []byte, del bool) error {
 	if w.w == nil {
 		if err := w.open(); err != nil {
 			return err
 		}
 	}
-	if err := w.w.Set(key, value); err != nil {
+	var err error
+	if del {
+		err = w.w.Delete(key)
+	} else {
+		err = w.w.Set(key, value)
+	}
+	if err != nil {
 		return fmt.Errorf("storage: ingest write: %w", err)
 	}
+	b := &w.bounds[len(w.bounds)-1]
+	if b.first == nil {
+		b.first = append([]byte(nil), key...)
+	}
+	b.last = append(b.last[:0], key...)
 	w.rows++
 	// The size estimate is not free: look every so many rows.
 	if w.rows%1024 == 0 && w.w.Raw().EstimatedSize() >= ingestFileBytes {
@@ -169,6 +204,7 @@ func (w *IngestWriter) open() error {
 		return fmt.Errorf("storage: ingest create: %w", err)
 	}
 	w.files = append(w.files, name)
+	w.bounds = append(w.bounds, fileBounds{})
 	opts := w.s.popts.MakeWriterOptions(0, w.s.db.TableFormat())
 	w.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), opts)
 	return nil
@@ -202,7 +238,7 @@ func (w *IngestWriter) Finish() (*Ingest, error) {
 		w.Abort()
 		return nil, err
 	}
-	return &Ingest{s: w.s, files: w.files, rows: w.rows}, nil
+	return &Ingest{s: w.s, files: w.files, bounds: w.bounds, rows: w.rows}, nil
 }
 
 // Abort drops what the writer wrote. Harmless after Finish.
@@ -259,8 +295,8 @@ func (w *WriteBatch) discardIngests() {
 
 // claimIngests takes the ingests of batches for a commit and returns
 // their files.
-func claimIngests(batches []*WriteBatch) ([]string, error) {
-	var files []string
+func claimIngests(batches []*WriteBatch) ([]stagedFile, error) {
+	var files []stagedFile
 	for _, w := range batches {
 		if w == nil {
 			continue
@@ -269,17 +305,31 @@ func claimIngests(batches []*WriteBatch) ([]string, error) {
 			if !in.claim() {
 				return nil, errors.New("storage: commit of a discarded ingest")
 			}
-			files = append(files, in.files...)
+			for i, f := range in.files {
+				var b *fileBounds
+				if i < len(in.bounds) {
+					b = &in.bounds[i]
+				}
+				files = append(files, stagedFile{name: f, bounds: b})
+			}
 		}
 	}
 	return files, nil
 }
 
-func encodePendingIngest(epoch uint64, files []string) []byte {
+func stagedNames(files []stagedFile) []string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.name
+	}
+	return names
+}
+
+func encodePendingIngest(epoch uint64, files []stagedFile) []byte {
 	v := binary.BigEndian.AppendUint64(nil, epoch)
 	for _, f := range files {
-		v = binary.AppendUvarint(v, uint64(len(f)))
-		v = append(v, f...)
+		v = binary.AppendUvarint(v, uint64(len(f.name)))
+		v = append(v, f.name...)
 	}
 	return v
 }
@@ -305,17 +355,38 @@ func decodePendingIngest(v []byte) (uint64, []string, error) {
 // deletes the pending record and the files (steps 2 and 3 above). The
 // staged files stay until the record is gone: Pebble consumes links to
 // them.
-func (s *Store) applyIngest(files []string) error {
+//
+// Pebble ingests files together only when their key ranges do not
+// overlap; the files of an epoch (of several tables, or of one table's
+// vnodes written by several actors) have disjoint keys but may have
+// overlapping ranges, so they are ingested in groups of files whose
+// ranges do not overlap (and one at a time when their bounds are
+// unknown). Their keys being disjoint, the grouping does not change the
+// result.
+func (s *Store) applyIngest(files []stagedFile) error {
 	if failpoint.Enabled {
 		if err := failpoint.Hit(failpoint.StorageIngest); err != nil {
 			return err
 		}
 	}
+	for _, group := range ingestGroups(files) {
+		if err := s.ingestGroup(group); err != nil {
+			return err
+		}
+	}
+	if err := s.guard(func() error { return s.db.Delete(pendingIngestKey, pebble.Sync) }); err != nil {
+		return fmt.Errorf("storage: ingest: clearing its record: %w", err)
+	}
+	s.removeStaged(stagedNames(files))
+	return nil
+}
+
+func (s *Store) ingestGroup(files []stagedFile) error {
 	links := make([]string, len(files))
 	for i, f := range files {
-		links[i] = s.stagedPath(f + ".ingesting")
+		links[i] = s.stagedPath(f.name + ".ingesting")
 		_ = s.fs.Remove(links[i])
-		if err := s.fs.Link(s.stagedPath(f), links[i]); err != nil {
+		if err := s.fs.Link(s.stagedPath(f.name), links[i]); err != nil {
 			return fmt.Errorf("storage: ingest link: %w", err)
 		}
 	}
@@ -326,11 +397,37 @@ func (s *Store) applyIngest(files []string) error {
 		}
 		return fmt.Errorf("storage: ingest: %w", err)
 	}
-	if err := s.guard(func() error { return s.db.Delete(pendingIngestKey, pebble.Sync) }); err != nil {
-		return fmt.Errorf("storage: ingest: clearing its record: %w", err)
-	}
-	s.removeStaged(files)
 	return nil
+}
+
+// ingestGroups splits files into groups Pebble can ingest at once: files
+// of known bounds, ordered by smallest key, each group taking the files
+// that begin after the last one it took ends; a file of unknown bounds is
+// a group of its own.
+func ingestGroups(files []stagedFile) [][]stagedFile {
+	var groups [][]stagedFile
+	var known []stagedFile
+	for _, f := range files {
+		if f.bounds == nil || f.bounds.first == nil {
+			groups = append(groups, []stagedFile{f})
+		} else {
+			known = append(known, f)
+		}
+	}
+	slices.SortFunc(known, func(a, b stagedFile) int { return bytes.Compare(a.bounds.first, b.bounds.first) })
+	for len(known) > 0 {
+		var group, rest []stagedFile
+		for _, f := range known {
+			if len(group) == 0 || bytes.Compare(group[len(group)-1].bounds.last, f.bounds.first) < 0 {
+				group = append(group, f)
+			} else {
+				rest = append(rest, f)
+			}
+		}
+		groups = append(groups, group)
+		known = rest
+	}
+	return groups
 }
 
 // recoverIngest, at Open, redoes the ingest of a committed epoch that a
@@ -341,9 +438,13 @@ func (s *Store) recoverIngest() error {
 		return err
 	}
 	if ok {
-		epoch, files, err := decodePendingIngest(v)
+		epoch, names, err := decodePendingIngest(v)
 		if err != nil {
 			return err
+		}
+		files := make([]stagedFile, len(names))
+		for i, n := range names {
+			files[i] = stagedFile{name: n}
 		}
 		if epoch != s.epoch.Load() {
 			return errCorrupt("pending ingest record", fmt.Sprintf("epoch %d, committed %d", epoch, s.epoch.Load()))

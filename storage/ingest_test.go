@@ -264,3 +264,100 @@ func TestIngestSnapshotsSeeWholeEpochs(t *testing.T) {
 		t.Fatal(e)
 	}
 }
+
+// stageKVWrites writes, for the keys of vnodes [lo, hi) among [0, n),
+// k -> v for the keys in vals and deletions for the keys in dels, into
+// an Ingest: the files of two such writers overlap in range when their
+// vnodes interleave, though their keys do not.
+func stageKVWrites(t *testing.T, s *Store, n int64, keep func(vnode uint16) bool, vals map[int64]int64, dels map[int64]bool) *Ingest {
+	t.Helper()
+	type kv struct {
+		k, v []byte
+		del  bool
+	}
+	var kvs []kv
+	for k := int64(0); k < n; k++ {
+		v, set := vals[k]
+		if !set && !dels[k] || !keep(kvTable.Vnode([]types.Datum{k, int64(0)})) {
+			continue
+		}
+		row := []types.Datum{k, v}
+		key, err := kvTable.AppendRowKey(nil, row)
+		mustDo(t, err)
+		val, err := EncodeRow(nil, kvTable.Types, row)
+		mustDo(t, err)
+		kvs = append(kvs, kv{key, val, !set})
+	}
+	slices.SortFunc(kvs, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	w, err := s.NewIngestWriter()
+	mustDo(t, err)
+	for _, e := range kvs {
+		if e.del {
+			mustDo(t, w.Delete(e.k))
+		} else {
+			mustDo(t, w.Add(e.k, e.v))
+		}
+	}
+	in, err := w.Finish()
+	mustDo(t, err)
+	return in
+}
+
+// TestIngestDeletesAndOverlap: ingested files may delete and overwrite
+// committed rows, and the files of one epoch may overlap in range (two
+// writers whose vnodes interleave) as long as their keys are disjoint.
+func TestIngestDeletesAndOverlap(t *testing.T) {
+	for _, reopen := range []bool{false, true} {
+		t.Run(fmt.Sprintf("redo=%v", reopen), func(t *testing.T) {
+			if reopen && !failpoint.Enabled {
+				t.Skip("failpoints need -tags invariants")
+			}
+			fs := vfs.NewCrashableMem()
+			s, err := open("db", Options{}, fs)
+			mustDo(t, err)
+			defer func() { s.Close() }()
+			w := s.NewWriteBatch()
+			for k := int64(0); k < 100; k++ {
+				mustDo(t, kvTable.Insert(w, []types.Datum{k, k * 10}))
+			}
+			mustDo(t, s.CommitEpoch(1, []*WriteBatch{w}))
+			vals, dels := map[int64]int64{}, map[int64]bool{}
+			want := readKV(t, s)
+			for k := int64(0); k < 150; k += 3 {
+				vals[k], want[k] = -k, -k
+			}
+			for k := int64(1); k < 150; k += 5 {
+				if _, ok := vals[k]; !ok {
+					dels[k] = true
+					delete(want, k)
+				}
+			}
+			even := func(v uint16) bool { return v%2 == 0 }
+			odd := func(v uint16) bool { return v%2 == 1 }
+			a := stageKVWrites(t, s, 150, even, vals, dels)
+			b := stageKVWrites(t, s, 150, odd, vals, dels)
+			wa, wb := s.NewWriteBatch(), s.NewWriteBatch()
+			mustDo(t, wa.AddIngest(a))
+			mustDo(t, wb.AddIngest(b))
+			if reopen {
+				// The commit stops after the batch: Open redoes the ingest
+				// without the files' bounds.
+				off, err := failpoint.Enable(failpoint.StorageIngest, failpoint.Spec{Action: failpoint.Error, Times: 1})
+				mustDo(t, err)
+				if err := s.CommitEpoch(2, []*WriteBatch{wa, wb}); !errors.Is(err, ErrStoreFailed) {
+					t.Fatalf("CommitEpoch with a failed ingest: %v, want ErrStoreFailed", err)
+				}
+				off()
+				crash := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
+				s.Close()
+				s, err = open("db", Options{}, crash)
+				mustDo(t, err)
+			} else {
+				mustDo(t, s.CommitEpoch(2, []*WriteBatch{wa, wb}))
+			}
+			if got := readKV(t, s); !equalMaps(got, want) {
+				t.Fatalf("store holds %v\nwant %v", got, want)
+			}
+		})
+	}
+}

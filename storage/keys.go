@@ -34,3 +34,11 @@ func prefixEnd(prefix []byte) []byte {
 	}
 	return nil
 }
+
+// SetKeyTable rewrites the table id of key, a key of a table's rows, to
+// id and returns it: the key of the same pk in table id, when its pk
+// columns have the same types (and its DistKey the same columns).
+func SetKeyTable(key []byte, id uint32) []byte {
+	binary.BigEndian.PutUint32(key[1:5], id)
+	return key
+}

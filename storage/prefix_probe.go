@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -12,11 +13,46 @@ import (
 // len(prefix) pk columns equal prefix: the rows ScanPrefix(prefix) finds.
 // The prefix must cover the DistKey columns, as for ScanPrefix.
 func (t *Table) AppendPrefixKey(buf []byte, prefix []types.Datum) ([]byte, error) {
-	vnode, err := t.pkVnode(prefix)
-	if err != nil {
-		return buf, err
+	if !t.distLeadsPK() || len(prefix) < len(t.DistKey) {
+		vnode, err := t.pkVnode(prefix)
+		if err != nil {
+			return buf, err
+		}
+		return t.appendPKKey(buf, vnode, prefix)
 	}
-	return t.appendPKKey(buf, vnode, prefix)
+	// The DistKey columns lead the pk: their encoding, which the vnode
+	// hashes, is the start of the prefix's.
+	start := len(buf)
+	buf, err := t.appendPKKey(buf, 0, prefix[:len(t.DistKey)])
+	if err != nil {
+		return buf[:start], err
+	}
+	pkStart := start + tableKeyPrefixLen
+	binary.BigEndian.PutUint16(buf[pkStart-2:], vnodeOfDistKey(buf[pkStart:]))
+	for j := len(t.DistKey); j < len(prefix); j++ {
+		typ, err := t.colType(t.PK[j])
+		if err != nil {
+			return buf[:start], err
+		}
+		if buf, err = AppendKey(buf, typ, prefix[j]); err != nil {
+			return buf[:start], fmt.Errorf("table %d pk column %d: %w", t.ID, t.PK[j], err)
+		}
+	}
+	return buf, nil
+}
+
+// distLeadsPK reports whether the DistKey columns are the leading PK
+// columns, in order.
+func (t *Table) distLeadsPK() bool {
+	if len(t.DistKey) > len(t.PK) {
+		return false
+	}
+	for i, c := range t.DistKey {
+		if t.PK[i] != c {
+			return false
+		}
+	}
+	return true
 }
 
 // PrefixProbe finds rows by pk prefix (keys made by AppendPrefixKey) with
@@ -46,6 +82,12 @@ func (p *PrefixProbe) Empty() bool { return p.empty }
 // Scan calls fn with each row whose key starts with key, in pk order. The
 // row is valid only during the call.
 func (p *PrefixProbe) Scan(key []byte, fn func(row []types.Datum) error) error {
+	return p.ScanKeys(key, func(_ []byte, row []types.Datum) error { return fn(row) })
+}
+
+// ScanKeys is Scan, and fn is also given each row's key (valid, like the
+// row, only during the call).
+func (p *PrefixProbe) ScanKeys(key []byte, fn func(key []byte, row []types.Datum) error) error {
 	if p.empty {
 		return nil
 	}
@@ -57,7 +99,7 @@ func (p *PrefixProbe) Scan(key []byte, fn func(row []types.Datum) error) error {
 		if err != nil {
 			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
 		}
-		if err := fn(p.row); err != nil {
+		if err := fn(p.it.Key(), p.row); err != nil {
 			return err
 		}
 	}

@@ -126,3 +126,47 @@ func scanAll(t *testing.T, it Iterator) [][]types.Datum {
 	it.Close()
 	return rows
 }
+
+// TestAppendPrefixKeyLayouts: the prefix of every pk value is the row's
+// key, and a shorter prefix starts it, whether the DistKey columns lead
+// the pk (encoded once) or not, over text and integer columns.
+func TestAppendPrefixKeyLayouts(t *testing.T) {
+	ts := []types.Type{types.TInt64, types.TText, types.TInt32}
+	row := []types.Datum{int64(-7), "a\x00b", int64(3)}
+	for _, tc := range []struct{ pk, dist []int }{
+		{[]int{0, 1}, []int{0}},
+		{[]int{1, 0, 2}, []int{1, 0}},
+		{[]int{0, 1}, nil},
+		{[]int{2, 0}, []int{0}}, // DistKey not leading: hashed apart
+		{[]int{0, 2}, []int{2, 0}},
+	} {
+		tbl := &Table{ID: 9, Types: ts, PK: tc.pk, DistKey: tc.dist}
+		key, err := tbl.Key(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pk []types.Datum
+		for _, c := range tc.pk {
+			pk = append(pk, row[c])
+		}
+		for n := len(tc.pk); n >= 1; n-- {
+			// Only prefixes that cover the DistKey have a vnode.
+			covered := true
+			for _, c := range tc.dist {
+				if !slices.Contains(tc.pk[:n], c) {
+					covered = false
+				}
+			}
+			if !covered {
+				continue
+			}
+			got, err := tbl.AppendPrefixKey([]byte("x"), pk[:n])
+			if err != nil {
+				t.Fatalf("pk %v dist %v: %v", tc.pk, tc.dist, err)
+			}
+			if got[0] != 'x' || !bytes.HasPrefix(key, got[1:]) || n == len(pk) && !bytes.Equal(key, got[1:]) {
+				t.Fatalf("pk %v dist %v, %d columns: prefix %x of key %x", tc.pk, tc.dist, n, got[1:], key)
+			}
+		}
+	}
+}

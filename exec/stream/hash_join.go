@@ -28,9 +28,12 @@ import (
 //     before the first joined row is emitted, and one whose degree goes
 //     1 -> 0 re-emits it after the last joined row is retracted.
 //
-// All state is written to the epoch batch as rows are applied, so nothing
-// is pending at a barrier and an executor built over committed state
-// continues correctly (I6).
+// State is read as the committed state (the Store) overlaid with the
+// epoch's own writes, which are kept in memory (epochWrites) as rows are
+// applied and written to the epoch batch at the barrier, so the batch is
+// never read (Pebble need not index it), nothing is pending after a
+// barrier, and an executor built over committed state continues correctly
+// (I6).
 type HashJoin struct {
 	align *Align
 	sc    *StateContext
@@ -40,6 +43,7 @@ type HashJoin struct {
 	out   *outQueue
 
 	probe    joinProbe
+	started  bool // start has run
 	matchBuf [][]types.Datum
 	flat     []types.Datum   // the decoded chunk's values
 	rows     [][]types.Datum // the decoded chunk's rows, in flat
@@ -68,6 +72,11 @@ func NewHashJoinInputs(left, right []*Receiver, sc *StateContext, spec JoinSpec,
 	j.sides[0] = newJoinSide(tableIDs[0], spec.LeftTypes, spec.LeftKeys, spec.LeftPK, spec.Kind.preserves(0))
 	j.sides[1] = newJoinSide(tableIDs[1], spec.RightTypes, spec.RightKeys, spec.RightPK, spec.Kind.preserves(1))
 	j.outRow = make([]types.Datum, len(spec.LeftTypes)+len(spec.RightTypes))
+	same := true
+	for i := range spec.LeftKeys {
+		same = same && spec.LeftTypes[spec.LeftKeys[i]] == spec.RightTypes[spec.RightKeys[i]]
+	}
+	j.sides[0].sameKeys, j.sides[1].sameKeys = same, same
 	return j, nil
 }
 
@@ -96,10 +105,14 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 		}
 		if msg.Barrier != nil {
 			for _, side := range j.sides {
-				if err := side.flushDirty(j.sc.Batch()); err != nil {
+				if err := side.flushDirty(); err != nil {
 					return Message{}, wrapJoinErr("write degrees", err)
 				}
+				if err := side.flushEpoch(j.sc.Store, j.sc.Batch()); err != nil {
+					return Message{}, wrapJoinErr("write state", err)
+				}
 			}
+			j.forget(msg.Barrier.Mutation)
 			j.out.barrier(msg.Barrier)
 			continue
 		}
@@ -113,17 +126,60 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 }
 
 func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
+	if !j.started {
+		if err := j.start(); err != nil {
+			return err
+		}
+	}
 	rows := j.decode(c)
 	me := j.sides[s]
-	if err := j.probe.reset(j.sides[1-s], j.sc.Batch(), rows, me.key); err != nil {
+	if err := j.probe.reset(j.sides[1-s], j.sc.Store, rows, me.key); err != nil {
 		j.probe.close()
 		return err
 	}
 	err := j.applyRows(s, c, rows)
+	me.epoch.link()
 	if cerr := j.probe.close(); err == nil {
 		err = wrapJoinErr("scan matches", cerr)
 	}
 	return err
+}
+
+// start runs before the executor applies its first chunk: each side
+// whose state table is empty gets a keyFilter of the keys written from
+// then on. Every later write to the vnodes the actor owns is then its
+// own (another actor's writes are to other vnodes, and vnodes move only
+// by replacing the actors, see forget), so a key it has not written has
+// no state.
+func (j *HashJoin) start() error {
+	j.started = true
+	for _, side := range j.sides {
+		pp, err := side.table.NewPrefixProbe(j.sc.Store)
+		if err != nil {
+			return wrapJoinErr("open state", err)
+		}
+		if pp.Empty() {
+			side.epoch.seen = newKeyFilter()
+		}
+		if err := pp.Close(); err != nil {
+			return wrapJoinErr("open state", err)
+		}
+	}
+	return nil
+}
+
+// forget drops the key filters at a barrier that may change what the
+// actor owns or who else writes its state (any mutation but flow
+// control): a filter is right only while the actor has written every
+// key of its vnodes.
+func (j *HashJoin) forget(m Mutation) {
+	switch m.(type) {
+	case nil, *ThrottleMutation:
+		return
+	}
+	for _, side := range j.sides {
+		side.epoch.seen = nil
+	}
 }
 
 // decode decodes every row of c into j.rows (reused between chunks).
@@ -176,7 +232,7 @@ func (j *HashJoin) insert(s, i int, row []types.Datum) error {
 	if me.preserved && len(matches) == 0 {
 		j.emitPadded(s, chunk.Insert, row)
 	}
-	return j.store(me, row, int64(len(matches)))
+	return j.store(me, row, int64(len(matches)), j.probe.key(i))
 }
 
 // delete applies the deletion of row, row i of the chunk, on side s.
@@ -207,7 +263,7 @@ func (j *HashJoin) delete(s, i int, row []types.Datum) error {
 	if len(me.dirty) > 0 {
 		delete(me.dirty, me.rowKey(st))
 	}
-	return wrapJoinErr("delete row", me.table.Delete(j.sc.Batch(), st))
+	return wrapJoinErr("delete row", me.stage(st, true, j.probe.key(i)))
 }
 
 // matches returns the stored rows of the side opposite s (degree column
@@ -282,13 +338,14 @@ func (j *HashJoin) bumpDegree(s int, m []types.Datum, delta int64) error {
 	return nil
 }
 
-// store writes row of side me with its degree.
-func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64) error {
+// store writes row of side me with its degree; probed is the other
+// side's prefix key of its join key.
+func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64, probed []byte) error {
 	st := me.stored(row, degree)
 	if len(me.dirty) > 0 {
 		delete(me.dirty, me.rowKey(st))
 	}
-	return wrapJoinErr("store row", me.table.Insert(j.sc.Batch(), st))
+	return wrapJoinErr("store row", me.stage(st, false, probed))
 }
 
 // emitJoined emits row (of side s) joined with the other side's stored row m.

@@ -37,7 +37,9 @@ type joinProbe struct {
 	// slab outgrown stays behind them). It is reused by the next chunk:
 	// nothing may keep a fetched row past the chunk.
 	slab   []types.Datum
-	done   []bool // rows[u] holds the key's rows
+	dec    []types.Datum // scratch of staged rows' decoding
+	hashes []uint64      // per key, its hash in the probed side's epochWrites
+	done   []bool        // rows[u] holds the key's rows
 	uniq   map[string]int
 	starts []int
 }
@@ -45,8 +47,8 @@ type joinProbe struct {
 // joinProbeBudget bounds the stored rows a joinProbe fetches ahead.
 var joinProbeBudget = 1 << 14 // a variable for tests
 
-// reset prepares the probe for a chunk of rows probing side other, as r
-// sees it; keyOf returns a row's join key (ok false: NULL, no match).
+// reset prepares the probe for a chunk of rows probing side other, whose
+// committed state r holds (the epoch's writes are other.epoch); keyOf returns a row's join key (ok false: NULL, no match).
 func (p *joinProbe) reset(other *joinSide, r storage.Reader, rows [][]types.Datum,
 	keyOf func([]types.Datum) ([]types.Datum, bool)) error {
 	p.side = other
@@ -112,6 +114,21 @@ func (p *joinProbe) prefetch() error {
 		p.order = append(p.order, u)
 	}
 	slices.SortFunc(p.order, func(a, b int) int { return bytes.Compare(p.keys[a], p.keys[b]) })
+	ep := p.side.epoch
+	if p.point && ep.linked > 0 || ep.seen != nil {
+		// Hash the keys, and read their slots all at once (see
+		// epochWrites.link).
+		p.hashes = p.hashes[:0]
+		for _, k := range p.keys {
+			p.hashes = append(p.hashes, ep.hash(k))
+		}
+		if ep.seen != nil {
+			ep.seen.touch(p.hashes)
+		}
+		if p.point && ep.linked > 0 {
+			ep.heads.touch(p.hashes)
+		}
+	}
 	fetched := 0
 	for _, u := range p.order {
 		if fetched >= joinProbeBudget {
@@ -125,21 +142,81 @@ func (p *joinProbe) prefetch() error {
 	return nil
 }
 
+// fetch fetches the rows of key u: the committed rows, as the epoch's
+// writes (the side's epochWrites) left them.
 func (p *joinProbe) fetch(u int) error {
-	keep := func(row []types.Datum) error {
-		start := len(p.slab)
-		p.slab = append(p.slab, row...)
-		p.rows[u] = append(p.rows[u], p.slab[start:len(p.slab):len(p.slab)])
+	if seen := p.side.epoch.seen; seen != nil && !seen.mayContain(p.hashes[u]) {
+		p.done[u] = true // never written: no rows
 		return nil
 	}
 	var err error
 	if p.point {
-		err = p.pp.Get(p.keys[u], keep)
+		err = p.fetchPoint(u)
 	} else {
-		err = p.pp.Scan(p.keys[u], keep)
+		err = p.fetchPrefix(u)
 	}
 	p.done[u] = true
 	return wrapJoinErr("scan matches", err)
+}
+
+// keep adds row to the rows of key u.
+func (p *joinProbe) keep(u int, row []types.Datum) {
+	start := len(p.slab)
+	p.slab = append(p.slab, row...)
+	p.rows[u] = append(p.rows[u], p.slab[start:len(p.slab):len(p.slab)])
+}
+
+// keepStaged adds the row of staged write i (none for a deletion).
+func (p *joinProbe) keepStaged(u int, i int32) error {
+	v := p.side.epoch.value(i)
+	if v == nil {
+		return nil
+	}
+	var err error
+	if p.dec, err = storage.DecodeRow(v, p.side.table.Types, p.dec); err != nil {
+		return err
+	}
+	p.keep(u, p.dec)
+	return nil
+}
+
+func (p *joinProbe) fetchPoint(u int) error {
+	if ep := p.side.epoch; ep.linked > 0 {
+		if i, ok := ep.latestHashed(p.keys[u], p.hashes[u]); ok {
+			return p.keepStaged(u, i)
+		}
+	}
+	return p.pp.Get(p.keys[u], func(row []types.Datum) error {
+		p.keep(u, row)
+		return nil
+	})
+}
+
+// fetchPrefix merges the committed rows of key u with the epoch's latest
+// writes under it, in key order: a write replaces (or deletes) the
+// committed row of its key.
+func (p *joinProbe) fetchPrefix(u int) error {
+	ep := p.side.epoch
+	staged := ep.versions(p.keys[u])
+	err := p.pp.ScanKeys(p.keys[u], func(key []byte, row []types.Datum) error {
+		for len(staged) > 0 && bytes.Compare(ep.key(staged[0]), key) < 0 {
+			if err := p.keepStaged(u, staged[0]); err != nil {
+				return err
+			}
+			staged = staged[1:]
+		}
+		if len(staged) > 0 && bytes.Equal(ep.key(staged[0]), key) {
+			err := p.keepStaged(u, staged[0])
+			staged = staged[1:]
+			return err
+		}
+		p.keep(u, row)
+		return nil
+	})
+	for ; err == nil && len(staged) > 0; staged = staged[1:] {
+		err = p.keepStaged(u, staged[0])
+	}
+	return err
 }
 
 // stored returns the stored rows (as fetched, before dirty degrees) that
@@ -155,6 +232,15 @@ func (p *joinProbe) stored(i int) ([][]types.Datum, error) {
 		}
 	}
 	return p.rows[u], nil
+}
+
+// key returns the probed side's prefix key of the join key of row i of
+// the chunk; nil for a NULL key.
+func (p *joinProbe) key(i int) []byte {
+	if u := p.rowKey[i]; u >= 0 {
+		return p.keys[u]
+	}
+	return nil
 }
 
 // close releases the iterator and the fetched rows.

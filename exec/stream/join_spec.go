@@ -116,6 +116,13 @@ type joinSide struct {
 	// every later prefix scan must step over.
 	dirty map[string][]types.Datum
 	kbuf  []byte
+	// epoch holds this epoch's writes to the table (see epochWrites).
+	epoch      *epochWrites
+	wkey, wval []byte // scratch of stage
+	// sameKeys: the other side's join key columns have the same types,
+	// so the prefix keys of a join key in the two tables differ only in
+	// the table id.
+	sameKeys bool
 
 	storedBuf, keyVals []types.Datum // scratch of stored and key
 }
@@ -141,15 +148,55 @@ func (s *joinSide) current(m []types.Datum) []types.Datum {
 	return m
 }
 
-// flushDirty writes the rows whose degree changed.
-func (s *joinSide) flushDirty(w *storage.WriteBatch) error {
+// flushDirty stages the rows whose degree changed.
+func (s *joinSide) flushDirty() error {
 	for k, row := range s.dirty {
-		if err := s.table.Insert(w, row); err != nil {
+		if err := s.stage(row, false, nil); err != nil {
 			return err
 		}
 		delete(s.dirty, k)
 	}
 	return nil
+}
+
+// stage stages the write (del: the deletion) of stored, a row of the
+// state table whose join key has no NULL, in the epoch's writes. probed,
+// when not nil, is the other side's prefix key (AppendPrefixKey) of the
+// row's join key, which gives this side's when the key types agree (see
+// sameKeys).
+func (s *joinSide) stage(stored []types.Datum, del bool, probed []byte) error {
+	var err error
+	if probed != nil && s.sameKeys {
+		s.wkey = append(s.wkey[:0], probed...)
+		s.wkey = storage.SetKeyTable(s.wkey, s.table.ID)
+	} else {
+		key, ok := s.key(stored)
+		if !ok {
+			return fmt.Errorf("stream: hash join: staging a row with a NULL join key")
+		}
+		if s.wkey, err = s.table.AppendPrefixKey(s.wkey[:0], key); err != nil {
+			return err
+		}
+	}
+	plen := len(s.wkey)
+	for _, c := range s.table.PK[len(s.keys):] {
+		if s.wkey, err = storage.AppendKey(s.wkey, s.table.Types[c], stored[c]); err != nil {
+			return err
+		}
+	}
+	s.wval = s.wval[:0]
+	if !del {
+		if s.wval, err = storage.EncodeRow(s.wval, s.table.Types, stored); err != nil {
+			return err
+		}
+	}
+	s.epoch.put(s.wkey, plen, s.wval, del)
+	return nil
+}
+
+// flushEpoch hands the epoch's staged writes to w's epoch.
+func (s *joinSide) flushEpoch(st *storage.Store, w *storage.WriteBatch) error {
+	return s.epoch.flush(st, w)
 }
 
 func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *joinSide {
@@ -164,7 +211,7 @@ func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *jo
 		}
 	}
 	t := &storage.Table{ID: id, Types: tableTypes, PK: tpk, DistKey: slices.Clone(keys)}
-	return &joinSide{types: ts, keys: keys, table: t, preserved: preserved}
+	return &joinSide{types: ts, keys: keys, table: t, preserved: preserved, epoch: newEpochWrites(true)}
 }
 
 // degreeCol is the index of the degree column of a stored row.

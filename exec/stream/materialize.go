@@ -27,8 +27,11 @@ import (
 //   - a Delete or UpdateDelete of a missing pk is dropped (and the
 //     UpdateInsert that followed it becomes an Insert).
 //
-// Repairs are counted in Conflicts. All writes go to the epoch batch as
-// rows arrive; nothing is pending at a barrier.
+// Repairs are counted in Conflicts. Checked writes go to the epoch batch
+// as rows arrive; unchecked ones (Trusted, ViewInput) are kept in an
+// epochWrites and leave at the barrier (an epoch's many writes, such as a
+// view's backfill, as an ingested sstable); nothing is pending after a
+// barrier.
 type Materialize struct {
 	in    Executor
 	sc    *StateContext
@@ -59,6 +62,9 @@ type Materialize struct {
 	demote  []int    // rows of b to turn from UpdateDelete into Delete
 	cur     *chunk.Chunk
 	curRow  int
+	// staged holds the epoch's unchecked writes (see write).
+	staged     *epochWrites
+	wkey, wval []byte
 }
 
 // NewMaterialize returns an executor maintaining table from in.
@@ -83,6 +89,11 @@ func (m *Materialize) Next(ctx context.Context) (Message, error) {
 			}
 		}
 		if msg.Chunk == nil {
+			if msg.Barrier != nil && m.staged != nil {
+				if err := m.staged.flush(m.sc.Store, m.sc.Batch()); err != nil {
+					return Message{}, fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
+				}
+			}
 			return msg, nil
 		}
 		if msg.Ingest != nil {
@@ -155,25 +166,38 @@ func (m *Materialize) ingest(msg Message) (Message, error) {
 	return Message{Chunk: msg.Chunk}, nil
 }
 
-// write applies a trusted chunk's changes without checks, encoding the
+// write stages a trusted chunk's changes without checks, encoding the
 // rows straight from the chunk's Arrow columns.
 func (m *Materialize) write(c *chunk.Chunk) error {
-	w := m.sc.Batch()
+	if m.staged == nil {
+		m.staged = newEpochWrites(false)
+	}
 	for i := 0; i < c.NumRows(); i++ {
 		if invariants {
 			m.row = c.Row(i, m.row)
 			m.checkOwnedRow(m.row)
 		}
-		var err error
-		if c.Op(i).IsInsert() {
-			err = m.table.InsertAt(w, c, i)
-		} else {
-			err = m.table.DeleteAt(w, c, i)
-		}
-		if err != nil {
+		if err := m.stage(c, i); err != nil {
 			return fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
 		}
 	}
+	return nil
+}
+
+// stage stages the change of row i of c.
+func (m *Materialize) stage(c *chunk.Chunk, i int) error {
+	var err error
+	if m.wkey, err = m.table.AppendRowKeyAt(m.wkey[:0], c, i); err != nil {
+		return err
+	}
+	del := !c.Op(i).IsInsert()
+	m.wval = m.wval[:0]
+	if !del {
+		if m.wval, err = m.table.AppendRowAt(m.wval, c, i); err != nil {
+			return err
+		}
+	}
+	m.staged.put(m.wkey, 0, m.wval, del)
 	return nil
 }
 

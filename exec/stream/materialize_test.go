@@ -2,6 +2,7 @@ package stream
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -91,5 +92,48 @@ func TestMaterializeConflicts(t *testing.T) {
 	}
 	if d := tab.diff(multisetOf([]trow{{int64(1), "moved"}, {int64(8), "new"}})); d != "" {
 		t.Fatalf("table:\n%s", d)
+	}
+}
+
+// TestMaterializeTrustedEpochs: a trusted Materialize's table equals its
+// input's relation after every epoch, whether the epoch's writes leave
+// through the batch or as an ingested sstable (updates and deletes of
+// committed rows included).
+func TestMaterializeTrustedEpochs(t *testing.T) {
+	defer func(b int) { epochIngestBytes = b }(epochIngestBytes)
+	for _, ingestBytes := range []int{1 << 30, 0, 200} {
+		t.Run(fmt.Sprintf("ingest>=%d", ingestBytes), func(t *testing.T) {
+			epochIngestBytes = ingestBytes
+			rng := rand.New(rand.NewPCG(9, uint64(ingestBytes)))
+			rel := newRandRel(rng, func(rng *rand.Rand, pk int64) trow {
+				return trow{pk, fmt.Sprintf("v%d", rng.IntN(1000))}
+			})
+			rel.pInsert = 0.7
+			var msgs []Message
+			var wants [][]trow
+			for e := range 12 {
+				for _, cs := range rel.epoch(40) {
+					msgs = append(msgs, chunkMsg(mvTypes, cs...))
+				}
+				msgs = append(msgs, barrierMsg(uint64(e+1)))
+				wants = append(wants, rel.snapshot())
+			}
+			st := newTestStore(t)
+			table := &storage.Table{ID: 7, Types: mvTypes, PK: []int{0}, DistKey: []int{0}}
+			sc := NewStateContext(st)
+			m := NewMaterialize(&scriptExec{typs: mvTypes, msgs: msgs}, sc, table)
+			m.Trusted = true
+			epoch := 0
+			(&epochRunner{t: t, st: st, sc: sc, onEpoch: func(uint64, []change) {
+				got, want := multisetOf(tableRows(t, st, table)), multisetOf(wants[epoch])
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("epoch %d: table holds %v\nwant %v", epoch+1, got, want)
+				}
+				epoch++
+			}}).run(m)
+			if epoch != len(wants) {
+				t.Fatalf("%d epochs, want %d", epoch, len(wants))
+			}
+		})
 	}
 }

@@ -1,0 +1,456 @@
+package stream
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+
+	"github.com/streamdb/streamdb/storage"
+)
+
+// epochWrites holds an executor's writes to one state table in the
+// current epoch, encoded (keys as the table makes them, values as
+// storage.EncodeRow), and hands them to the epoch at the barrier (flush).
+// Two executors keep their writes here:
+//
+//   - A HashJoin side, whose writes are also findable by join key
+//     (indexed: latest, versions). The join reads its state as the
+//     committed state (the Store: an actor touches no state while its
+//     last epoch commits, so the Store holds exactly the epochs before
+//     this one) overlaid with these writes. Its epoch batch is then never
+//     read, so Pebble need not index it: an indexed batch inserts every
+//     write into a skiplist, and the first read copies all earlier
+//     writes into one; a backfill writes a whole table of join state.
+//   - A Materialize that writes without reading its table (Trusted, or a
+//     view's in release builds).
+//
+// At the barrier the writes leave: a few go to the epoch batch, in the
+// order they were made; many (a backfill's) are sorted, the latest write
+// of each key kept, and written as an sstable ingested with the epoch
+// (storage.IngestWriter, WriteBatch.AddIngest), which spares the batch's
+// copies, the WAL, the memtable and its flush, and the commit during
+// which every actor waits. Ingested writes take effect after the rest of
+// the epoch's batch; that is right because all of the epoch's writes to
+// the table are in the sstable, and no one else writes the vnodes this
+// actor owns (I4). (A table's bulk statements also ingest rows into it,
+// keys that no other write of the epoch touches.) A reader of the Store
+// may see an epoch's batch before its ingests (see storage.Ingest), but
+// every reader of a view or table uses a Snapshot, and a join reads its
+// own state only.
+type epochWrites struct {
+	indexed bool // keep heads
+	seed    maphash.Seed
+	blocks  [][]byte // the keys and values, in blocks never reallocated
+	cur     int      // the block being filled
+	size    int      // bytes of keys and values
+	// ents are the writes, write i at ents[i/entsPerPage][i%entsPerPage]
+	// (pages, so that they never move either); n counts them, the first
+	// linked of them are in heads, and pend holds the prefix hashes of the
+	// others.
+	ents   [][]epochWrite
+	n      int
+	linked int
+	pend   []uint64
+	// heads maps the hash of a join key's prefix (see epochWrite.plen) to
+	// the latest write under it; each write links the one before it with
+	// the same hash.
+	heads headTable
+	// seen, when not nil, holds every join key written through the set
+	// since the executor found its table empty (see keyFilter); it
+	// outlives epochs.
+	seen  *keyFilter
+	found []int32 // scratch of versions
+	order []sortedWrite
+}
+
+const entsPerPage = 1 << 13
+
+func (e *epochWrites) ent(i int32) *epochWrite {
+	return &e.ents[i/entsPerPage][i%entsPerPage]
+}
+
+// epochWrite is one staged write: the key at blocks[block][off:off+klen],
+// the value (vlen bytes, -1 for a deletion) after it.
+type epochWrite struct {
+	block int32
+	off   int32
+	klen  int32
+	vlen  int32
+	plen  int32 // the key's join key prefix is key[:plen]
+	next  int32 // the previous write with the same prefix hash; -1: none
+}
+
+// sortedWrite orders writes by key: pfx holds the key's bytes after the
+// table id, a shortcut for most comparisons.
+type sortedWrite struct {
+	pfx uint64
+	i   int32
+}
+
+const (
+	epochBlockSize = 1 << 20
+	// tableIDPrefixLen is the bytes a state table's keys all share: the
+	// namespace byte and the table id.
+	tableIDPrefixLen = 5
+)
+
+// epochIngestBytes is the size of an epoch's writes to one table from
+// which they are ingested as an sstable rather than batched.
+var epochIngestBytes = 1 << 20 // a variable for tests
+
+// newEpochWrites returns an empty set; indexed ones can be read back
+// (latest, versions).
+func newEpochWrites(indexed bool) *epochWrites {
+	return &epochWrites{indexed: indexed, seed: maphash.MakeSeed()}
+}
+
+func (e *epochWrites) bytesOf(w *epochWrite) []byte {
+	b := e.blocks[w.block]
+	return b[w.off : int(w.off)+int(w.klen)+max(0, int(w.vlen))]
+}
+
+func (e *epochWrites) key(i int32) []byte {
+	w := e.ent(i)
+	return e.bytesOf(w)[:w.klen]
+}
+
+// value returns the value of write i, nil for a deletion.
+func (e *epochWrites) value(i int32) []byte {
+	w := e.ent(i)
+	if w.vlen < 0 {
+		return nil
+	}
+	return e.bytesOf(w)[w.klen:]
+}
+
+// put stages key = val (del: the deletion of key); in an indexed set
+// key[:plen] is its join key prefix (storage.Table.AppendPrefixKey of the
+// row's join key).
+//
+// The write is findable (latest, versions) once link has run.
+func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
+	if e.indexed {
+		e.pend = append(e.pend, e.hash(key[:plen]))
+	}
+	vlen := int32(len(val))
+	if del {
+		vlen, val = -1, nil
+	}
+	n := len(key) + len(val)
+	bi := e.block(n)
+	b := e.blocks[bi]
+	if e.n%entsPerPage == 0 && e.n/entsPerPage == len(e.ents) {
+		e.ents = append(e.ents, make([]epochWrite, entsPerPage))
+	}
+	*e.ent(int32(e.n)) = epochWrite{block: int32(bi), off: int32(len(b)), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: -1}
+	e.blocks[bi] = append(append(b, key...), val...)
+	e.size += n
+	e.n++
+}
+
+// hash hashes a join key prefix for the head table.
+func (e *epochWrites) hash(prefix []byte) uint64 { return maphash.Bytes(e.seed, prefix) }
+
+// link makes the writes put since the last call findable, each the
+// newest of its chain (and adds their keys to seen). The head table is far larger than a CPU cache:
+// the slots of all of them are read first, so that their cache misses
+// overlap, then linked.
+func (e *epochWrites) link() {
+	e.heads.touch(e.pend)
+	if e.seen != nil {
+		e.seen.touch(e.pend)
+		for _, h := range e.pend {
+			e.seen.add(h)
+		}
+	}
+	for _, h := range e.pend {
+		i := int32(e.linked)
+		s := e.heads.slot(h)
+		fresh := s.head == 0
+		e.ent(i).next, s.head = s.head-1, i+1
+		e.linked++
+		if fresh {
+			e.heads.added(e)
+		}
+	}
+	e.pend = e.pend[:0]
+}
+
+// block returns the index of a block with room for n more bytes.
+func (e *epochWrites) block(n int) int {
+	for ; e.cur < len(e.blocks); e.cur++ {
+		if b := e.blocks[e.cur]; len(b)+n <= cap(b) {
+			return e.cur
+		}
+	}
+	e.blocks = append(e.blocks, make([]byte, 0, max(epochBlockSize, n)))
+	e.cur = len(e.blocks) - 1
+	return e.cur
+}
+
+// latest returns the latest write of exactly key, a whole key that is its
+// own prefix (the join key covers the pk); ok is false when there is none.
+func (e *epochWrites) latest(key []byte) (i int32, ok bool) {
+	return e.latestHashed(key, e.hash(key))
+}
+
+// latestHashed is latest of a key whose hash is h.
+func (e *epochWrites) latestHashed(key []byte, h uint64) (i int32, ok bool) {
+	if e.linked == 0 {
+		return -1, false
+	}
+	for i = e.heads.find(h); i >= 0; i = e.ent(i).next {
+		if bytes.Equal(e.key(i), key) {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// versions returns the latest write of each key under prefix, in key
+// order (deletions included: they hide committed rows); valid until the
+// next call.
+func (e *epochWrites) versions(prefix []byte) []int32 {
+	e.found = e.found[:0]
+	if e.linked == 0 {
+		return nil
+	}
+	for i := e.heads.find(e.hash(prefix)); i >= 0; i = e.ent(i).next {
+		if int(e.ent(i).plen) == len(prefix) && bytes.HasPrefix(e.key(i), prefix) {
+			e.found = append(e.found, i)
+		}
+	}
+	// Latest first within a key: the chain runs newest to oldest, and the
+	// sort is stable.
+	slices.SortStableFunc(e.found, func(a, b int32) int { return bytes.Compare(e.key(a), e.key(b)) })
+	e.found = slices.CompactFunc(e.found, func(a, b int32) bool { return bytes.Equal(e.key(a), e.key(b)) })
+	return e.found
+}
+
+// flush hands the writes to the epoch (see epochWrites) and empties the
+// set.
+func (e *epochWrites) flush(st *storage.Store, w *storage.WriteBatch) error {
+	if e.n == 0 {
+		return nil
+	}
+	if e.seen != nil {
+		for _, h := range e.pend { // written since the last link
+			e.seen.add(h)
+		}
+	}
+	var err error
+	if e.size >= epochIngestBytes {
+		err = e.ingest(st, w)
+	} else {
+		err = e.batch(w)
+	}
+	e.reset()
+	return err
+}
+
+// batch writes the writes to w in the order they were made.
+func (e *epochWrites) batch(w *storage.WriteBatch) error {
+	for i := range e.n {
+		var err error
+		if v := e.value(int32(i)); v == nil {
+			err = w.Delete(e.key(int32(i)))
+		} else {
+			err = w.Set(e.key(int32(i)), v)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ingest writes the latest write of each key, in key order, to an
+// sstable ingested with w's epoch.
+func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
+	iw, err := st.NewIngestWriter()
+	if err != nil {
+		return err
+	}
+	for _, s := range e.sorted() {
+		k := e.key(s.i)
+		if v := e.value(s.i); v == nil {
+			err = iw.Delete(k)
+		} else {
+			err = iw.Add(k, v)
+		}
+		if err != nil {
+			iw.Abort()
+			return err
+		}
+	}
+	in, err := iw.Finish()
+	if err != nil || in == nil {
+		return err
+	}
+	if err := w.AddIngest(in); err != nil {
+		in.Discard()
+		return err
+	}
+	return nil
+}
+
+// sorted returns the latest write of each key, in key order.
+func (e *epochWrites) sorted() []sortedWrite {
+	e.order = slices.Grow(e.order[:0], e.n)
+	for i := range e.n {
+		k := e.key(int32(i))
+		var pfx [8]byte
+		copy(pfx[:], k[min(len(k), tableIDPrefixLen):])
+		e.order = append(e.order, sortedWrite{pfx: binary.BigEndian.Uint64(pfx[:]), i: int32(i)})
+	}
+	// By key, and the latest write of a key first.
+	slices.SortFunc(e.order, func(a, b sortedWrite) int {
+		if c := cmp.Compare(a.pfx, b.pfx); c != 0 {
+			return c
+		}
+		if c := bytes.Compare(e.key(a.i), e.key(b.i)); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.i, a.i)
+	})
+	return slices.CompactFunc(e.order, func(a, b sortedWrite) bool {
+		return a.pfx == b.pfx && bytes.Equal(e.key(a.i), e.key(b.i))
+	})
+}
+
+// reset empties the set. It keeps about a megabyte of its buffers: an
+// idle executor should not hold a backfill's worth of memory, and one
+// that writes as much every epoch allocates what it needs again.
+func (e *epochWrites) reset() {
+	const keepBlocks = 1
+	if len(e.blocks) > keepBlocks {
+		clear(e.blocks[keepBlocks:])
+		e.blocks = e.blocks[:keepBlocks]
+	}
+	for i := range e.blocks {
+		e.blocks[i] = e.blocks[i][:0]
+	}
+	e.cur = 0
+	const keepPages = 2
+	if len(e.ents) > keepPages {
+		clear(e.ents[keepPages:])
+		e.ents, e.order = e.ents[:keepPages], nil
+	}
+	e.n, e.size, e.linked, e.pend = 0, 0, 0, e.pend[:0]
+	e.heads.reset()
+}
+
+// headTable is a hash table from a 64-bit hash to the index + 1 of a
+// write (0: no entry): open addressing, linear probing, at most half
+// full, so most lookups read one slot (a Go map reads a group's control
+// word, then a slot). A slot keeps 32 bits of the hash besides those its
+// position gives: two hashes that share them share a slot, whose chain
+// then holds the writes of both (readers check the keys).
+type headTable struct {
+	slots []headSlot // a power of two of them
+	n     int
+	last  int // n at the last reset: the next table is sized for it
+	sink  int32
+}
+
+type headSlot struct {
+	tag  uint32 // the hash's high bits
+	head int32
+}
+
+const minHeadSlots = 1 << 12
+
+// slot returns the slot of h, an empty one (head 0) when h has none;
+// added must follow the filling of an empty one.
+func (t *headTable) slot(h uint64) *headSlot {
+	if len(t.slots) == 0 {
+		n := minHeadSlots
+		for n < 4*t.last {
+			n *= 2
+		}
+		t.slots = make([]headSlot, n)
+	}
+	mask, tag := uint64(len(t.slots)-1), uint32(h>>32)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.head == 0 {
+			s.tag = tag
+			return s
+		}
+		if s.tag == tag {
+			return s
+		}
+	}
+}
+
+// added counts an empty slot filled, growing the table past half full,
+// fourfold (each growth rehashes every write so far). A slot's position
+// in the larger table needs hash bits the slot does not keep: the chains
+// are rebuilt from the writes' keys, oldest write first, so that each
+// chain runs newest to oldest again.
+func (t *headTable) added(e *epochWrites) {
+	t.n++
+	if 2*t.n < len(t.slots) {
+		return
+	}
+	t.slots, t.n = make([]headSlot, 4*len(t.slots)), 0
+	var hs [256]uint64
+	for start := int32(0); start < int32(e.linked); start += int32(len(hs)) {
+		end := min(start+int32(len(hs)), int32(e.linked))
+		for i := start; i < end; i++ {
+			w := e.ent(i)
+			hs[i-start] = e.hash(e.key(i)[:w.plen])
+		}
+		t.touch(hs[:end-start])
+		for i := start; i < end; i++ {
+			s := t.slot(hs[i-start])
+			if s.head == 0 {
+				t.n++
+			}
+			w := e.ent(i)
+			w.next, s.head = s.head-1, i+1
+		}
+	}
+}
+
+// touch reads the slots of hs (see epochWrites.link).
+func (t *headTable) touch(hs []uint64) {
+	if len(t.slots) == 0 {
+		return
+	}
+	mask := uint64(len(t.slots) - 1)
+	var sum int32
+	for _, h := range hs {
+		sum += t.slots[h&mask].head
+	}
+	t.sink = sum
+}
+
+// find returns the write index stored for h; -1: none.
+func (t *headTable) find(h uint64) int32 {
+	if len(t.slots) == 0 {
+		return -1
+	}
+	mask, tag := uint64(len(t.slots)-1), uint32(h>>32)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.head == 0 {
+			return -1
+		}
+		if s.tag == tag {
+			return s.head - 1
+		}
+	}
+}
+
+// reset empties the table, keeping its slots unless they are many.
+func (t *headTable) reset() {
+	if len(t.slots) > 1<<16 {
+		t.slots = nil
+	} else {
+		clear(t.slots)
+	}
+	t.n, t.last = 0, t.n
+}

@@ -1,0 +1,72 @@
+package stream
+
+// keyFilter is a Bloom filter of the join keys (their hashes, see
+// epochWrites.hash) a join side's executor has written to its state
+// table. While the table held nothing when the executor began (a new
+// view's backfill), a key the filter rules out has no rows, committed or
+// staged, and a lookup of it needs no read of the store: in a backfill
+// about half the lookups are of keys the other side has not reached yet,
+// each otherwise a search through every level of the LSM.
+//
+// Keys are never removed (a deleted key only costs a needless read). The
+// filter grows as a series of levels, each four times the size of the
+// last, begun when the last holds its capacity; a lookup checks each.
+// Each key sets 4 bits within one 64-bit word of a level (a blocked
+// Bloom filter: one cache line per level per lookup), about 16 bits per
+// key.
+type keyFilter struct {
+	levels [][]uint64 // each a power of two of words
+	n      int        // keys in the last level
+	sink   uint64
+}
+
+const (
+	keyFilterMinWords = 1 << 10
+	keyFilterBitsKey  = 16
+)
+
+func newKeyFilter() *keyFilter {
+	return &keyFilter{levels: [][]uint64{make([]uint64, keyFilterMinWords)}}
+}
+
+// keyBits returns the word index source and the 4 bits of h.
+func keyBits(h uint64) uint64 {
+	// The slot of a headTable uses h's low bits and its tag the high 32:
+	// take the bits within a word from bits 32-55, the word from the
+	// low bits (they are independent of the bits' choice).
+	return 1<<(h>>32&63) | 1<<(h>>38&63) | 1<<(h>>44&63) | 1<<(h>>50&63)
+}
+
+func (f *keyFilter) add(h uint64) {
+	last := f.levels[len(f.levels)-1]
+	if f.n*keyFilterBitsKey >= len(last)*64 {
+		last = make([]uint64, 4*len(last))
+		f.levels, f.n = append(f.levels, last), 0
+	}
+	last[h&uint64(len(last)-1)] |= keyBits(h)
+	f.n++
+}
+
+// mayContain reports whether h may have been added.
+func (f *keyFilter) mayContain(h uint64) bool {
+	bits := keyBits(h)
+	for _, l := range f.levels {
+		if l[h&uint64(len(l)-1)]&bits == bits {
+			return true
+		}
+	}
+	return false
+}
+
+// touch reads the words of hs in every level, so that their cache misses
+// overlap (see epochWrites.link).
+func (f *keyFilter) touch(hs []uint64) {
+	var sum uint64
+	for _, l := range f.levels {
+		mask := uint64(len(l) - 1)
+		for _, h := range hs {
+			sum += l[h&mask]
+		}
+	}
+	f.sink = sum
+}
