@@ -17,16 +17,23 @@ package stream
 type keyFilter struct {
 	levels [][]uint64 // each a power of two of words
 	n      int        // keys in the last level
-	sink   uint64
+	words  int        // in all levels
+	// full: the filter reached keyFilterMaxWords and stopped taking keys;
+	// it rules nothing out any more.
+	full bool
+	sink uint64
 }
 
 const (
 	keyFilterMinWords = 1 << 10
 	keyFilterBitsKey  = 16
+	// keyFilterMaxWords bounds a filter's memory (32 MiB, about 16M
+	// keys): past that, lookups go to the store as without a filter.
+	keyFilterMaxWords = 4 << 20
 )
 
 func newKeyFilter() *keyFilter {
-	return &keyFilter{levels: [][]uint64{make([]uint64, keyFilterMinWords)}}
+	return &keyFilter{levels: [][]uint64{make([]uint64, keyFilterMinWords)}, words: keyFilterMinWords}
 }
 
 // keyBits returns the word index source and the 4 bits of h.
@@ -38,10 +45,18 @@ func keyBits(h uint64) uint64 {
 }
 
 func (f *keyFilter) add(h uint64) {
+	if f.full {
+		return
+	}
 	last := f.levels[len(f.levels)-1]
 	if f.n*keyFilterBitsKey >= len(last)*64 {
+		if f.words+4*len(last) > keyFilterMaxWords {
+			f.full, f.levels = true, nil
+			return
+		}
 		last = make([]uint64, 4*len(last))
 		f.levels, f.n = append(f.levels, last), 0
+		f.words += len(last)
 	}
 	last[h&uint64(len(last)-1)] |= keyBits(h)
 	f.n++
@@ -49,6 +64,9 @@ func (f *keyFilter) add(h uint64) {
 
 // mayContain reports whether h may have been added.
 func (f *keyFilter) mayContain(h uint64) bool {
+	if f.full {
+		return true
+	}
 	bits := keyBits(h)
 	for _, l := range f.levels {
 		if l[h&uint64(len(l)-1)]&bits == bits {

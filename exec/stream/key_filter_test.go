@@ -37,6 +37,30 @@ func TestKeyFilter(t *testing.T) {
 	}
 }
 
+// TestKeyFilterBounded: a filter that would outgrow keyFilterMaxWords
+// stops taking keys and rules nothing out, rather than grow without
+// bound.
+func TestKeyFilterBounded(t *testing.T) {
+	f := newKeyFilter()
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 0
+	for !f.full {
+		f.add(rng.Uint64())
+		if n++; n > 64<<20 {
+			t.Fatal("filter never filled")
+		}
+	}
+	if f.words > keyFilterMaxWords || f.levels != nil {
+		t.Fatalf("full filter holds %d words", f.words)
+	}
+	for range 1000 {
+		if !f.mayContain(rng.Uint64()) {
+			t.Fatal("a full filter ruled a key out")
+		}
+	}
+	f.touch([]uint64{1, 2}) // harmless when full
+}
+
 // TestHashJoinKeyFilter: a join over empty state keeps a filter of the
 // keys it writes; one over committed state has none, and a barrier that
 // may move vnodes drops it, while flow control keeps it.
