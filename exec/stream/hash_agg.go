@@ -56,6 +56,7 @@ type HashAgg struct {
 	keyBuf      []byte
 	columnar    bool        // chunks take the columnar path (hash_agg_columnar.go)
 	rowGroups   []*aggGroup // the columnar path's group of each row of a chunk
+	intGroups   []intGroup  // dirty groups by integer key (see intGroupAt)
 }
 
 // aggGroup is a group: dirty in the current epoch, or clean in the cache.
@@ -340,6 +341,7 @@ func (h *HashAgg) endEpoch() error {
 		}
 	}
 	clear(h.groups)
+	clear(h.intGroups)
 	h.order = h.order[:0]
 	if len(h.cache) > aggCacheGroups {
 		// Drop a quarter, arbitrary ones (map order): they are read back
