@@ -43,11 +43,14 @@
 // machine crash. Nothing written to a WriteBatch is durable, or visible to
 // other readers, before CommitEpoch.
 //
-// A bulk load's rows can join an epoch as sstables instead
+// A bulk load's rows, and an executor's large epoch of writes to one
+// table (a join's state or a view's rows during a backfill: the stream
+// package's epochWrites), can join an epoch as sstables instead
 // (WriteBatch.AddIngest, ingest.go): CommitEpoch commits the batch with a
 // record of the files, ingests them, and clears the record; Open redoes
 // an ingest a crash cut short, and snapshots never see the epoch without
-// its ingested rows.
+// its ingested rows. The files may hold deletions; files whose key ranges
+// overlap (their keys never do: I4) are ingested in groups that do not.
 //
 // # Readers and concurrency
 //
