@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -89,9 +92,21 @@ func statementError(err error) error {
 }
 
 // exec runs one parsed statement.
-func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Options, w ResultWriter) error {
+func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Options, w ResultWriter) (err error) {
 	if err := ctx.Err(); err != nil {
 		return pgerr.As(err)
+	}
+	if d := s.statementTimeout(); d > 0 {
+		// As a CancelRequest does, at the deadline: 57014, "canceling
+		// statement due to statement timeout" (pgerr.As).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+		defer func() {
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = pgerr.As(err)
+			}
+		}()
 	}
 	if !s.db.enter() {
 		return errClosing
@@ -239,6 +254,11 @@ func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
 	} else {
 		if rateLimitVars[name] {
 			if _, err := binder.ParseRateLimit(name, n.Value); err != nil {
+				return err
+			}
+		}
+		if name == "statement_timeout" {
+			if _, err := parseTimeout(name, n.Value); err != nil {
 				return err
 			}
 		}
@@ -409,4 +429,32 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 		}
 	}
 	return w.Complete("EXPLAIN")
+}
+
+// statementTimeout is the session's statement_timeout (0: none).
+func (s *Session) statementTimeout() time.Duration {
+	v, ok := s.vars["statement_timeout"]
+	if !ok {
+		return 0
+	}
+	d, _ := parseTimeout("statement_timeout", v) // checked when SET
+	return d
+}
+
+// parseTimeout reads a time setting as Postgres does: a bare number is
+// milliseconds; a unit (us, ms, s, min, h, d) may follow; 0 is none.
+func parseTimeout(name, v string) (time.Duration, error) {
+	s := strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "'"))
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := unit[strings.ToLower(strings.TrimSpace(s[i:]))]
+	if err != nil || !ok || n < 0 || n*float64(u) > float64(math.MaxInt32)*float64(time.Millisecond) {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+	}
+	return time.Duration(n * float64(u)), nil
 }
