@@ -381,6 +381,29 @@ func scanOf(rel *catalog.Relation) *planner.Scan {
 	return &planner.Scan{Rel: rel, Cols: cols}
 }
 
+// commitMatching stages, for each row of the table that filter accepts,
+// the changes add makes of it (row i of chunk c), and commits them as the
+// statement's; it returns how many rows matched.
+func (t *dmlTarget) commitMatching(ctx context.Context, filter expr.Expr, add func(stage *changeStage, c *chunk.Chunk, i int) error) (int64, error) {
+	stage := newChangeStage(t.rel.ColumnTypes())
+	defer stage.close()
+	n, err := t.eachMatching(ctx, filter, func(c *chunk.Chunk) error {
+		for i := 0; i < c.NumRows(); i++ {
+			if err := add(stage, c, i); err != nil {
+				return err
+			}
+		}
+		return ctx.Err()
+	})
+	if err == nil {
+		err = stage.finish()
+	}
+	if err != nil {
+		return 0, err
+	}
+	return n, t.commitStream(ctx, n, stage.held.chunks())
+}
+
 // eachMatching calls fn with the rows of the table (in the statement's
 // snapshot) that filter accepts, a chunk at a time, and returns how many
 // there were.
@@ -454,25 +477,11 @@ func (db *DB) delete(ctx context.Context, del *planner.Delete) (int64, error) {
 		return 0, err
 	}
 	defer t.unlock()
-	stage := newChangeStage(t.rel.ColumnTypes())
-	defer stage.close()
 	var row []types.Datum
-	n, err := t.eachMatching(ctx, del.Filter, func(c *chunk.Chunk) error {
-		for i := 0; i < c.NumRows(); i++ {
-			row = c.Row(i, row)
-			if err := stage.add(chunk.Delete, row); err != nil {
-				return err
-			}
-		}
-		return ctx.Err()
+	return t.commitMatching(ctx, del.Filter, func(stage *changeStage, c *chunk.Chunk, i int) error {
+		row = c.Row(i, row)
+		return stage.add(chunk.Delete, row)
 	})
-	if err == nil {
-		err = stage.finish()
-	}
-	if err != nil {
-		return 0, err
-	}
-	return n, t.commitStream(ctx, n, stage.held.chunks())
 }
 
 func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
@@ -546,41 +555,27 @@ func setsKey(up *planner.Update) bool {
 // (each row stays where it is, so no key can collide), staging its
 // changes instead of holding them in memory.
 func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update) (int64, error) {
-	stage := newChangeStage(t.rel.ColumnTypes())
-	defer stage.close()
 	var old []types.Datum
 	nw := make([]types.Datum, len(t.rel.Columns))
-	n, err := t.eachMatching(ctx, up.Filter, func(c *chunk.Chunk) error {
-		for i := 0; i < c.NumRows(); i++ {
-			old = c.Row(i, old)
-			copy(nw, old)
-			for j, col := range up.Cols {
-				v, err := up.Set[j].Eval(old)
-				if err != nil {
-					return err
-				}
-				nw[col] = v
-			}
-			if err := t.checkNotNull(nw); err != nil {
+	return t.commitMatching(ctx, up.Filter, func(stage *changeStage, c *chunk.Chunk, i int) error {
+		old = c.Row(i, old)
+		copy(nw, old)
+		for j, col := range up.Cols {
+			v, err := up.Set[j].Eval(old)
+			if err != nil {
 				return err
 			}
-			// The pair stays in one chunk (dmlChunkRows is even).
-			if err := stage.add(chunk.UpdateDelete, old); err != nil {
-				return err
-			}
-			if err := stage.add(chunk.UpdateInsert, nw); err != nil {
-				return err
-			}
+			nw[col] = v
 		}
-		return ctx.Err()
+		if err := t.checkNotNull(nw); err != nil {
+			return err
+		}
+		// The pair stays in one chunk (dmlChunkRows is even).
+		if err := stage.add(chunk.UpdateDelete, old); err != nil {
+			return err
+		}
+		return stage.add(chunk.UpdateInsert, nw)
 	})
-	if err == nil {
-		err = stage.finish()
-	}
-	if err != nil {
-		return 0, err
-	}
-	return n, t.commitStream(ctx, n, stage.held.chunks())
 }
 
 // checkMovedKeys checks that an UPDATE that changes primary keys leaves
