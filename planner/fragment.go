@@ -19,7 +19,10 @@ import (
 //     upstream's top actors dispatch through an Exchange on its DistKey);
 //   - an aggregate fragment after an exchange on the group key (parallelism
 //     1 for a global aggregate), so each actor's groups, and their state
-//     rows (DistKey: the group key), are those of its vnodes;
+//     rows (DistKey: the group key), are those of its vnodes; when the
+//     aggregates split (stream.AggSpec.Splittable), each input actor first
+//     sums its rows per group and epoch (stream.LocalAgg), and the exchange
+//     carries those partial sums instead of the rows;
 //   - a join fragment after an exchange of both sides on the join key (the
 //     DistKey of the join's state tables);
 //   - the view's Materialize runs in the last fragment's actors when that

@@ -228,14 +228,30 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 	// partitioned by the group key, or when both are a single actor.
 	local := len(in.actors) == par && (par == 1 || in.distOK && slices.Equal(in.dist, n.GroupBy))
 	if !local {
-		// Rows must reach the actor owning their group's vnode.
+		// Rows must reach the actor owning their group's vnode. When
+		// the aggregates split, each input actor first sums its rows
+		// per group (LocalAgg) and sends only those partial sums.
+		key := n.GroupBy
+		if spec.Splittable() {
+			for i, e := range in.execs {
+				if in.execs[i], err = stream.NewLocalAgg(e, spec); err != nil {
+					return nil, err
+				}
+			}
+			in.ops = append(in.ops, "LocalHash"+describe(n))
+			spec.Partial = true
+			key = make([]int, len(n.GroupBy))
+			for i := range key {
+				key[i] = i
+			}
+		}
 		f = b.newFragment("agg", par)
-		recvs, err := exchange(in, f, n.GroupBy)
+		recvs, err := exchange(in, f, key)
 		if err != nil {
 			return nil, err
 		}
 		for i := range f.actors {
-			f.execs[i] = stream.NewMerge(spec.InTypes, recvs[i]...)
+			f.execs[i] = stream.NewMerge(in.types(), recvs[i]...)
 		}
 	}
 	f.kind = "agg"

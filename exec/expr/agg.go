@@ -76,6 +76,20 @@ func (st *SumState) Accumulate(v types.Datum, arg types.Type, retract bool) erro
 // point): a bigint sum is exact, so only the total matters.
 func (st *SumState) AddInt64Run(sum, n int64) error { return st.addInt64Run(sum, n) }
 
+// AddPartial adds to st the net change of a set of inputs, as a two-phase
+// aggregation merges the partial sums its first phase made: sum is their
+// signed total in the accumulation type (NULL for zero) and n the net
+// count of their values (inserts minus retractions). Only exact sums (of
+// integers) may be merged so: their result does not depend on the order
+// the values came in. Unlike Accumulate it does not reset the sum when the
+// count returns to zero: partial states of different inputs may come in
+// any order, so a zero count may be a passing one (the sum of the values
+// of a consistent stream is then zero anyway), and the merged state is
+// the exact total of all the changes.
+func (st *SumState) AddPartial(sum types.Datum, n int64) error {
+	return st.addPartial(sum, n)
+}
+
 // Result is the value of sum (avg=false) or avg over the state; NULL when
 // Count is 0. result is the aggregate's result type.
 func (st *SumState) Result(avg bool, result types.Type) (types.Datum, error) {

@@ -109,6 +109,22 @@ func (st *SumState) addInt64Run(sum, n int64) error {
 	return nil
 }
 
+func (st *SumState) addPartial(sum types.Datum, n int64) error {
+	if sum != nil {
+		acc := st.Sum
+		if acc == nil {
+			acc = zeroAcc(sum)
+		}
+		acc, err := addAcc(acc, sum, false)
+		if err != nil {
+			return err
+		}
+		st.Sum = acc
+	}
+	st.Count += n
+	return nil
+}
+
 // toAcc converts an input value to the accumulation type.
 func toAcc(v types.Datum, arg types.Type) (types.Datum, error) {
 	switch arg.ID {

@@ -30,6 +30,73 @@ type AggSpec struct {
 	// InputPK is the stream key of the input: the columns that identify an
 	// input row. The min/max state tables store it.
 	InputPK []int
+	// Partial makes a HashAgg the second phase of a two-phase aggregation
+	// (see LocalAgg): its input is not the rows InTypes describes but the
+	// partial aggregates a LocalAgg of the same spec (Partial false) makes
+	// of them, rows of PartialTypes. InTypes, GroupBy and Aggs still
+	// describe the aggregation of the original rows. Only a Splittable
+	// spec may be partial.
+	Partial bool
+}
+
+// Splittable reports whether the aggregation can run in two phases: every
+// call is a count, count(*), or a sum or avg of integers, none DISTINCT.
+// Their partial states are exact net changes (a count, an integer sum),
+// whose merge does not depend on the order of the rows or on how they
+// were split, so the two phases give the one-phase result exactly. (A
+// float sum rounds differently in another order; a numeric sum's scale
+// depends on when its count last returned to zero; min, max and DISTINCT
+// keep per-value state.)
+func (s AggSpec) Splittable() bool {
+	if s.validate() != nil {
+		return false
+	}
+	for _, c := range s.Aggs {
+		if c.Distinct {
+			return false
+		}
+		switch c.Kind {
+		case expr.AggCount, expr.AggCountStar:
+		case expr.AggSum, expr.AggAvg:
+			if !s.InTypes[c.Arg].IsInteger() {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// PartialTypes are the column types of a LocalAgg's output: the group
+// columns, the net change in the group's row count (int64), then per call
+// its partial state, laid out as its state in the result table: the net
+// change of a count (int64); of a sum or avg, the signed total of the
+// values (in expr.AccType of the argument, NULL for none) and their net
+// count (int64).
+func (s AggSpec) PartialTypes() []types.Type {
+	ts := append(s.groupTypes(), types.TInt64)
+	for _, c := range s.Aggs {
+		cl := aggCallLayout{AggCall: c}
+		if c.Kind != expr.AggCountStar {
+			cl.argType = s.InTypes[c.Arg]
+		}
+		ts = append(ts, cl.stateTypes()...)
+	}
+	return ts
+}
+
+// keyCols are the columns of a HashAgg's input chunks that hold the group
+// key: GroupBy, or for a partial aggregation the leading columns.
+func (s AggSpec) keyCols() []int {
+	if !s.Partial {
+		return s.GroupBy
+	}
+	cols := make([]int, len(s.GroupBy))
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
 }
 
 // NumStateTables returns how many state table ids NewHashAgg takes:
@@ -114,6 +181,13 @@ func (s AggSpec) validate() error {
 			return pgerr.New(pgerr.FeatureNotSupported, "count(DISTINCT *) is not supported")
 		case c.Kind != expr.AggCountStar && !in(c.Arg):
 			return fmt.Errorf("stream: hash agg: %s argument column %d out of range", c.Kind, c.Arg)
+		}
+	}
+	if s.Partial {
+		p := s
+		p.Partial = false
+		if !p.Splittable() {
+			return fmt.Errorf("stream: hash agg: partial aggregation of aggregates that do not split")
 		}
 	}
 	return nil

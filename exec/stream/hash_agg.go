@@ -56,7 +56,8 @@ type HashAgg struct {
 	keyBuf      []byte
 	columnar    bool        // chunks take the columnar path (hash_agg_columnar.go)
 	rowGroups   []*aggGroup // the columnar path's group of each row of a chunk
-	intGroups   []intGroup  // dirty groups by integer key (see intGroupAt)
+	intGroups   intCache[*aggGroup] // dirty groups by integer key (see intGroupAt)
+	keyCols     []int               // the input columns of the group key
 }
 
 // aggGroup is a group: dirty in the current epoch, or clean in the cache.
@@ -80,7 +81,7 @@ func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) 
 	return &HashAgg{
 		in: in, sc: sc, l: l, spec: spec, types: spec.OutTypes(), global: len(spec.GroupBy) == 0,
 		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{}, cache: map[string]*aggGroup{},
-		columnar: l.columnarAgg(),
+		columnar: l.columnarAgg(), keyCols: spec.keyCols(),
 	}, nil
 }
 
@@ -124,6 +125,9 @@ func (h *HashAgg) Next(ctx context.Context) (Message, error) {
 }
 
 func (h *HashAgg) applyChunk(c *chunk.Chunk) error {
+	if h.spec.Partial {
+		return h.applyPartial(c)
+	}
 	if h.columnar {
 		return h.applyColumnar(c)
 	}
@@ -183,14 +187,14 @@ func argOf(c *aggCallLayout, row []types.Datum) types.Datum {
 // when it is first touched this epoch.
 func (h *HashAgg) group(row []types.Datum) (*aggGroup, error) {
 	h.keyBuf = h.keyBuf[:0]
-	for _, c := range h.spec.GroupBy {
+	for _, c := range h.keyCols {
 		h.keyBuf = appendGroupDatum(h.keyBuf, row[c])
 	}
 	if g, ok := h.groups[string(h.keyBuf)]; ok {
 		return g, nil
 	}
-	key := make([]types.Datum, len(h.spec.GroupBy))
-	for i, c := range h.spec.GroupBy {
+	key := make([]types.Datum, len(h.keyCols))
+	for i, c := range h.keyCols {
 		key[i] = row[c]
 	}
 	return h.groupOf(key)
@@ -341,7 +345,7 @@ func (h *HashAgg) endEpoch() error {
 		}
 	}
 	clear(h.groups)
-	clear(h.intGroups)
+	h.intGroups.clear()
 	h.order = h.order[:0]
 	if len(h.cache) > aggCacheGroups {
 		// Drop a quarter, arbitrary ones (map order): they are read back

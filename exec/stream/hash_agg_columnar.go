@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -45,7 +46,7 @@ func (l *aggLayout) columnarAgg() bool {
 func (h *HashAgg) applyColumnar(c *chunk.Chunk) error {
 	n := c.NumRows()
 	h.rowGroups = h.rowGroups[:0]
-	ints := h.intGroupKeys(c)
+	ints := intKeyColumn(c, h.keyCols)
 	for i := range n {
 		var g *aggGroup
 		var err error
@@ -158,22 +159,47 @@ func (st *aggState) foldPending() error {
 	return err
 }
 
-// intGroup is an entry of HashAgg.intGroups.
-type intGroup struct {
-	v int64
-	g *aggGroup
+// intCache is a direct-mapped cache of groups by the value of a
+// one-integer-column group key: it answers most rows without encoding the
+// key or hashing a string. Entries are overwritten on collision.
+type intCache[G any] struct {
+	slots []intEntry[G]
 }
 
-// intGroupSlots is the size of HashAgg.intGroups (a power of two).
-const intGroupSlots = 1 << 12
+type intEntry[G any] struct {
+	v  int64
+	g  G
+	ok bool
+}
 
-// intGroupKeys returns c's group column when the aggregation groups by
-// one integer column, else nil.
-func (h *HashAgg) intGroupKeys(c *chunk.Chunk) arrow.Array {
-	if len(h.spec.GroupBy) != 1 {
+// intCacheSlots is the size of an intCache (a power of two).
+const intCacheSlots = 1 << 12
+
+func (c *intCache[G]) get(v int64) (G, bool) {
+	if c.slots == nil {
+		var zero G
+		return zero, false
+	}
+	e := &c.slots[uint64(v)*0x9e3779b97f4a7c15>>52]
+	return e.g, e.ok && e.v == v
+}
+
+func (c *intCache[G]) put(v int64, g G) {
+	if c.slots == nil {
+		c.slots = make([]intEntry[G], intCacheSlots)
+	}
+	c.slots[uint64(v)*0x9e3779b97f4a7c15>>52] = intEntry[G]{v: v, g: g, ok: true}
+}
+
+func (c *intCache[G]) clear() { clear(c.slots) }
+
+// intKeyColumn returns c's group column when the group key (cols) is one
+// integer column, else nil.
+func intKeyColumn(c *chunk.Chunk, cols []int) arrow.Array {
+	if len(cols) != 1 {
 		return nil
 	}
-	col := c.Rec.Column(h.spec.GroupBy[0])
+	col := c.Rec.Column(cols[0])
 	switch col.(type) {
 	case *array.Int64, *array.Int32, *array.Int16:
 		return col
@@ -181,48 +207,97 @@ func (h *HashAgg) intGroupKeys(c *chunk.Chunk) arrow.Array {
 	return nil
 }
 
-// intGroupAt is groupAt for a non-null key of one integer column: a
-// direct-mapped cache of the epoch's dirty groups by key value answers
-// most rows without encoding the key or hashing a string (cleared with
-// the dirty groups at the barrier, see endEpoch).
-func (h *HashAgg) intGroupAt(c *chunk.Chunk, col arrow.Array, i int) (*aggGroup, error) {
-	var v int64
+// intKeyAt is the value of row i of an intKeyColumn.
+func intKeyAt(col arrow.Array, i int) int64 {
 	switch a := col.(type) {
 	case *array.Int64:
-		v = a.Value(i)
+		return a.Value(i)
 	case *array.Int32:
-		v = int64(a.Value(i))
+		return int64(a.Value(i))
 	case *array.Int16:
-		v = int64(a.Value(i))
+		return int64(a.Value(i))
 	}
-	if h.intGroups == nil {
-		h.intGroups = make([]intGroup, intGroupSlots)
+	panic("stream: intKeyAt of a non-integer column")
+}
+
+// appendRowGroupKey appends the group-key encoding of row i of c, whose
+// key is the columns cols.
+func appendRowGroupKey(b []byte, c *chunk.Chunk, cols []int, i int) []byte {
+	for _, col := range cols {
+		b = appendGroupValue(b, c.Rec.Column(col), c.Types[col], i)
 	}
-	slot := &h.intGroups[uint64(v)*0x9e3779b97f4a7c15>>52]
-	if slot.g != nil && slot.v == v {
-		return slot.g, nil
+	return b
+}
+
+// groupKeyDatums is the group key of row i of c as Datums.
+func groupKeyDatums(c *chunk.Chunk, cols []int, i int) []types.Datum {
+	key := make([]types.Datum, len(cols))
+	for j, col := range cols {
+		key[j] = chunk.Value(c.Rec.Column(col), c.Types[col], i)
+	}
+	return key
+}
+
+// intGroupAt is groupAt for a non-null key of one integer column, through
+// the epoch's cache of dirty groups by key value (cleared with the dirty
+// groups at the barrier, see endEpoch).
+func (h *HashAgg) intGroupAt(c *chunk.Chunk, col arrow.Array, i int) (*aggGroup, error) {
+	v := intKeyAt(col, i)
+	if g, ok := h.intGroups.get(v); ok {
+		return g, nil
 	}
 	g, err := h.groupAt(c, i)
 	if err == nil {
-		*slot = intGroup{v: v, g: g}
+		h.intGroups.put(v, g)
 	}
 	return g, err
 }
 
 // groupAt returns the dirty group of row i of c (see group).
 func (h *HashAgg) groupAt(c *chunk.Chunk, i int) (*aggGroup, error) {
-	h.keyBuf = h.keyBuf[:0]
-	for _, col := range h.spec.GroupBy {
-		h.keyBuf = appendGroupValue(h.keyBuf, c.Rec.Column(col), c.Types[col], i)
-	}
+	h.keyBuf = appendRowGroupKey(h.keyBuf[:0], c, h.keyCols, i)
 	if g, ok := h.groups[string(h.keyBuf)]; ok {
 		return g, nil
 	}
-	key := make([]types.Datum, len(h.spec.GroupBy))
-	for j, col := range h.spec.GroupBy {
-		key[j] = chunk.Value(c.Rec.Column(col), c.Types[col], i)
+	return h.groupOf(groupKeyDatums(c, h.keyCols, i))
+}
+
+// applyPartial merges a chunk of partial aggregates (AggSpec.Partial):
+// each row adds its group's net row count and each call's partial state.
+func (h *HashAgg) applyPartial(c *chunk.Chunk) error {
+	ints := intKeyColumn(c, h.keyCols)
+	counts := c.Rec.Column(len(h.keyCols)).(*array.Int64)
+	for i := range c.NumRows() {
+		if !c.Op(i).IsInsert() {
+			return fmt.Errorf("stream: hash agg: partial aggregate with op %v", c.Op(i))
+		}
+		var g *aggGroup
+		var err error
+		if ints != nil && !ints.IsNull(i) {
+			g, err = h.intGroupAt(c, ints, i)
+		} else {
+			g, err = h.groupAt(c, i)
+		}
+		if err != nil {
+			return err
+		}
+		g.rowCount += counts.Value(i)
+		for k := range h.l.calls {
+			call := &h.l.calls[k]
+			st := &g.states[k]
+			switch call.Kind {
+			case expr.AggCount, expr.AggCountStar:
+				st.count += c.Rec.Column(call.stateCol).(*array.Int64).Value(i)
+			default:
+				sum := chunk.Value(c.Rec.Column(call.stateCol), c.Types[call.stateCol], i)
+				n := c.Rec.Column(call.stateCol + 1).(*array.Int64).Value(i)
+				if err := st.sum.AddPartial(sum, n); err != nil {
+					return wrapAggErr(call.Kind.String(), err)
+				}
+			}
+		}
 	}
-	return h.groupOf(key)
+	return nil
 }
 
 // appendGroupValue appends the group-key encoding of row i of col (of

@@ -46,7 +46,11 @@ func tableIDs(n int) []uint32 {
 
 func newTestAgg(t testing.TB, sc *StateContext, spec AggSpec, msgs []Message) *HashAgg {
 	t.Helper()
-	h, err := NewHashAgg(&scriptExec{typs: spec.InTypes, msgs: msgs}, sc, spec, tableIDs(spec.NumStateTables()))
+	in := &scriptExec{typs: spec.InTypes, msgs: msgs}
+	if spec.Partial {
+		in.typs = spec.PartialTypes()
+	}
+	h, err := NewHashAgg(in, sc, spec, tableIDs(spec.NumStateTables()))
 	if err != nil {
 		t.Fatal(err)
 	}
