@@ -54,8 +54,8 @@ type HashAgg struct {
 	globalReady bool                 // the global group's row is known to exist
 	row         []types.Datum
 	keyBuf      []byte
-	columnar    bool        // chunks take the columnar path (hash_agg_columnar.go)
-	rowGroups   []*aggGroup // the columnar path's group of each row of a chunk
+	columnar    bool                // chunks take the columnar path (hash_agg_columnar.go)
+	rowGroups   []*aggGroup         // the columnar path's group of each row of a chunk
 	intGroups   intCache[*aggGroup] // dirty groups by integer key (see intGroupAt)
 	keyCols     []int               // the input columns of the group key
 }
