@@ -16,6 +16,7 @@ import (
 // position).
 type ChunkScan struct {
 	t       *Table
+	dec     *RowDecoder
 	it      *pebble.Iterator // nil once closed or failed to open
 	started bool
 	last    []byte // the value of the row last appended
@@ -26,7 +27,7 @@ type ChunkScan struct {
 // ScanVnodeChunks returns a ChunkScan of the rows ScanVnode(r, vnode,
 // after) would return.
 func (t *Table) ScanVnodeChunks(r Reader, vnode uint16, after []types.Datum) *ChunkScan {
-	s := &ChunkScan{t: t}
+	s := &ChunkScan{t: t, dec: NewRowDecoder(t.Types)}
 	lower, upper, err := t.vnodeBounds(vnode, after)
 	if err != nil {
 		s.err = err
@@ -66,7 +67,7 @@ func (s *ChunkScan) Next() bool {
 func (s *ChunkScan) AppendTo(b *chunk.Builder, op chunk.Op) error {
 	v, err := s.it.ValueAndErr()
 	if err == nil {
-		err = AppendRow(b, op, v, s.t.Types)
+		err = s.dec.Append(b, op, v)
 		s.last = append(s.last[:0], v...)
 	}
 	if err != nil {

@@ -12,32 +12,126 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 )
 
-// AppendRow decodes a value written by EncodeRow straight into b (a
-// builder for columns of types ts) as a row with operation op: the row
-// DecodeRow followed by b.Append(op, row) would add, without making a
-// Datum of each value (fixed-width values and strings go to their Arrow
-// builder directly; other types take the Datum path). On error the row is
-// left half appended: b must be discarded.
-func AppendRow(b *chunk.Builder, op chunk.Op, buf []byte, ts []types.Type) error {
-	n, k := binary.Uvarint(buf)
-	if k <= 0 || n > uint64(len(ts)) {
+// RowDecoder decodes values written by EncodeRow for one column layout
+// straight into chunk builders: the row DecodeRow followed by
+// chunk.Builder.Append would add, without making a Datum of each value.
+// Integer, float, timestamp and string columns go to their Arrow builder
+// directly, through a decoding step chosen once per column; other types
+// take the Datum path. It is what a snapshot scan decodes rows with.
+type RowDecoder struct {
+	ts    []types.Type
+	kinds []valueKind
+	// The typed column builders of the chunk.Builder last appended to
+	// (a Builder keeps its column builders across Build).
+	bound *chunk.Builder
+	cols  []array.Builder
+	i64   []*array.Int64Builder
+	i32   []*array.Int32Builder
+	i16   []*array.Int16Builder
+}
+
+// valueKind is how a RowDecoder decodes a column's values.
+type valueKind uint8
+
+const (
+	kindDatum valueKind = iota // decodeValue, then chunk.AppendDatum
+	kindInt64
+	kindInt32
+	kindInt16
+	kindOther // appendColumnValue: floats, timestamps, strings
+)
+
+// NewRowDecoder returns a decoder of rows of types ts.
+func NewRowDecoder(ts []types.Type) *RowDecoder {
+	return &RowDecoder{ts: ts}
+}
+
+// bind resolves the decoding step of each column for builder b.
+func (d *RowDecoder) bind(b *chunk.Builder) {
+	cols := b.Columns()
+	d.bound, d.cols = b, cols
+	n := len(d.ts)
+	d.kinds = make([]valueKind, n)
+	d.i64, d.i32, d.i16 = make([]*array.Int64Builder, n), make([]*array.Int32Builder, n), make([]*array.Int16Builder, n)
+	for i, t := range d.ts {
+		switch f := cols[i].(type) {
+		case *array.Int64Builder:
+			if t.IsInteger() {
+				d.kinds[i], d.i64[i] = kindInt64, f
+				continue
+			}
+		case *array.Int32Builder:
+			if t.IsInteger() {
+				d.kinds[i], d.i32[i] = kindInt32, f
+				continue
+			}
+		case *array.Int16Builder:
+			if t.IsInteger() {
+				d.kinds[i], d.i16[i] = kindInt16, f
+				continue
+			}
+		}
+		d.kinds[i] = kindOther
+	}
+}
+
+// Append decodes buf into b as a row with operation op. On error the row
+// is left half appended: b must be discarded.
+func (d *RowDecoder) Append(b *chunk.Builder, op chunk.Op, buf []byte) error {
+	if b != d.bound {
+		d.bind(b)
+	} else if b.Len() == 0 {
+		b.Columns() // makes room for the chunk's rows
+	}
+	var n uint64
+	if len(buf) > 0 && buf[0] < 0x80 {
+		n, buf = uint64(buf[0]), buf[1:]
+	} else {
+		var k int
+		if n, k = binary.Uvarint(buf); k <= 0 {
+			return errCorrupt("row", "bad column count")
+		}
+		buf = buf[k:]
+	}
+	if n > uint64(len(d.ts)) {
 		return errCorrupt("row", "bad column count")
 	}
-	buf = buf[k:]
 	nulls := (int(n) + 7) / 8
 	if len(buf) < nulls {
 		return errCorrupt("row", "short null bitmap")
 	}
 	bitmap, buf := buf[:nulls], buf[nulls:]
-	cols := b.Columns()
-	for i := range ts {
-		fb := cols[i]
+	for i, kind := range d.kinds {
 		if i >= int(n) || bitmap[i/8]&(1<<(i%8)) != 0 {
-			fb.AppendNull()
+			d.cols[i].AppendNull()
 			continue
 		}
 		var err error
-		if buf, err = appendColumnValue(fb, ts[i], buf); err != nil {
+		switch kind {
+		case kindInt64, kindInt32, kindInt16:
+			var v int64
+			if len(buf) > 0 && buf[0] < 0x80 {
+				u := uint64(buf[0])
+				v, buf = int64(u>>1)^-int64(u&1), buf[1:]
+			} else {
+				var k int
+				if v, k = binary.Varint(buf); k <= 0 {
+					return fmt.Errorf("column %d: %w", i, errCorrupt("integer value", "bad varint"))
+				}
+				buf = buf[k:]
+			}
+			switch kind {
+			case kindInt64:
+				d.i64[i].Append(v)
+			case kindInt32:
+				d.i32[i].Append(int32(v))
+			default:
+				d.i16[i].Append(int16(v))
+			}
+		default:
+			buf, err = appendColumnValue(d.cols[i], d.ts[i], buf)
+		}
+		if err != nil {
 			return fmt.Errorf("column %d: %w", i, err)
 		}
 	}

@@ -24,6 +24,7 @@ func TestAppendRowMatchesDecodeRow(t *testing.T) {
 			ts[i] = allTypes[rng.intn(len(allTypes))]
 		}
 		generic, direct := chunk.NewBuilder(ts), chunk.NewBuilder(ts)
+		dec := NewRowDecoder(ts)
 		var dst []types.Datum
 		for r := range 50 {
 			stored := n
@@ -46,8 +47,8 @@ func TestAppendRowMatchesDecodeRow(t *testing.T) {
 				t.Fatal(err)
 			}
 			generic.Append(op, dst)
-			if err := AppendRow(direct, op, buf, ts); err != nil {
-				t.Fatalf("AppendRow(%x): %v", buf, err)
+			if err := dec.Append(direct, op, buf); err != nil {
+				t.Fatalf("Append(%x): %v", buf, err)
 			}
 		}
 		want, got := generic.Build(), direct.Build()
@@ -67,7 +68,7 @@ func TestAppendRowMatchesDecodeRow(t *testing.T) {
 	}
 }
 
-// TestAppendRowCorrupt checks that AppendRow rejects what DecodeRow
+// TestAppendRowCorrupt checks that a RowDecoder rejects what DecodeRow
 // rejects. (Numerics are left out: a corrupt exponent may still decode,
 // and then formatting it for the chunk, on either path, takes forever.)
 func TestAppendRowCorrupt(t *testing.T) {
@@ -96,10 +97,37 @@ func TestAppendRowCorrupt(t *testing.T) {
 		}
 		_, derr := DecodeRow(buf, ts, nil)
 		b := chunk.NewBuilder(ts)
-		aerr := AppendRow(b, chunk.Insert, buf, ts)
+		aerr := NewRowDecoder(ts).Append(b, chunk.Insert, buf)
 		b.Release()
 		if (derr == nil) != (aerr == nil) {
-			t.Fatalf("types %v value %x: DecodeRow error %v, AppendRow error %v", ts, buf, derr, aerr)
+			t.Fatalf("types %v value %x: DecodeRow error %v, RowDecoder error %v", ts, buf, derr, aerr)
+		}
+	}
+}
+
+// BenchmarkAppendRow decodes rows (RowDecoder) of the backfill benchmark's table
+// (bigint pk, int, bigint) into chunks, as a snapshot scan does.
+func BenchmarkAppendRow(b *testing.B) {
+	ts := []types.Type{types.TInt64, types.TInt32, types.TInt64}
+	var rows [][]byte
+	for g := int64(1); g <= 1024; g++ {
+		buf, err := EncodeRow(nil, ts, []types.Datum{g * 9973, g % 1000, g * 7})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows = append(rows, buf)
+	}
+	cb := chunk.NewBuilder(ts)
+	defer cb.Release()
+	dec := NewRowDecoder(ts)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := dec.Append(cb, chunk.Insert, rows[i%len(rows)]); err != nil {
+			b.Fatal(err)
+		}
+		if cb.Len() == len(rows) {
+			cb.Build().Release()
 		}
 	}
 }
