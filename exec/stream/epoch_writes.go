@@ -3,7 +3,6 @@ package stream
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"hash/maphash"
 	"slices"
 
@@ -82,8 +81,9 @@ type epochWrite struct {
 	next  int32 // the previous write with the same prefix hash; -1: none
 }
 
-// sortedWrite orders writes by key: pfx holds the key's bytes after the
-// table id, a shortcut for most comparisons.
+// sortedWrite orders writes by key: pfx packs the key's bytes at the
+// positions where the keys differ (sortPositions), a shortcut for most
+// comparisons.
 type sortedWrite struct {
 	pfx uint64
 	i   int32
@@ -298,12 +298,16 @@ func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
 
 // sorted returns the latest write of each key, in key order.
 func (e *epochWrites) sorted() []sortedWrite {
+	pos := e.sortPositions()
 	e.order = slices.Grow(e.order[:0], e.n)
 	for i := range e.n {
 		k := e.key(int32(i))
-		var pfx [8]byte
-		copy(pfx[:], k[min(len(k), tableIDPrefixLen):])
-		e.order = append(e.order, sortedWrite{pfx: binary.BigEndian.Uint64(pfx[:]), i: int32(i)})
+		var pfx uint64
+		for _, j := range pos {
+			pfx = pfx<<8 | uint64(k[j])
+		}
+		pfx <<= 8 * (8 - len(pos))
+		e.order = append(e.order, sortedWrite{pfx: pfx, i: int32(i)})
 	}
 	// By key, and the latest write of a key first.
 	slices.SortFunc(e.order, func(a, b sortedWrite) int {
@@ -318,6 +322,39 @@ func (e *epochWrites) sorted() []sortedWrite {
 	return slices.CompactFunc(e.order, func(a, b sortedWrite) bool {
 		return a.pfx == b.pfx && bytes.Equal(e.key(a.i), e.key(b.i))
 	})
+}
+
+// sortPositionsScanned bounds the key bytes sortPositions looks at.
+const sortPositionsScanned = 48
+
+// sortPositions returns the first (at most 8) byte positions at which the
+// keys differ, all below the shortest key's length: the keys agree at
+// every other position before the last of them, so the bytes at these
+// positions, packed into sortedWrite.pfx, order any two keys as the keys
+// do unless the packed bytes are equal. Keys of one table share their
+// first bytes (the table id, and in a view keyed by a hidden row id the
+// high bytes of the id), so the bytes that follow them would tie often.
+func (e *epochWrites) sortPositions() []int {
+	if e.n == 0 {
+		return nil
+	}
+	first := e.key(0)
+	limit := min(len(first), sortPositionsScanned)
+	var diff [sortPositionsScanned]byte
+	for i := 1; i < e.n; i++ {
+		k := e.key(int32(i))
+		limit = min(limit, len(k))
+		for j := tableIDPrefixLen; j < limit; j++ {
+			diff[j] |= k[j] ^ first[j]
+		}
+	}
+	var pos []int
+	for j := tableIDPrefixLen; j < limit && len(pos) < 8; j++ {
+		if diff[j] != 0 {
+			pos = append(pos, j)
+		}
+	}
+	return pos
 }
 
 // reset empties the set. It keeps about a megabyte of its buffers: an

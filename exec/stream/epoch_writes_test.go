@@ -122,6 +122,48 @@ func TestEpochWritesSortedTableKeys(t *testing.T) {
 	}
 }
 
+// TestEpochWritesSortedRawKeys: sorted orders keys that share long
+// prefixes, differ in few bytes, are prefixes of one another and repeat,
+// as bytes.Compare does, keeping the latest write of each key.
+func TestEpochWritesSortedRawKeys(t *testing.T) {
+	for seed := range randomSeeds(20) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		e := newEpochWrites(false)
+		shared := bytes.Repeat([]byte{byte(rng.IntN(256))}, tableIDPrefixLen+rng.IntN(20))
+		latest := map[string]string{}
+		n := 1 + rng.IntN(3000)
+		for i := range n {
+			k := slices.Clone(shared)
+			// A few varying bytes at random positions, random lengths.
+			for range rng.IntN(12) {
+				k = append(k, []byte{0, 0xff, byte(rng.IntN(4)), byte(i)}[rng.IntN(4)])
+			}
+			if len(k) > tableIDPrefixLen+4 && rng.IntN(3) == 0 {
+				k[tableIDPrefixLen+rng.IntN(len(k)-tableIDPrefixLen)] = byte(rng.IntN(3))
+			}
+			v := fmt.Sprint(i)
+			e.put(k, 0, []byte(v), false)
+			latest[string(k)] = v
+		}
+		var want []string
+		for k := range latest {
+			want = append(want, k)
+		}
+		slices.Sort(want)
+		var got []string
+		for _, w := range e.sorted() {
+			k := string(e.key(w.i))
+			got = append(got, k)
+			if v := string(e.value(w.i)); v != latest[k] {
+				t.Fatalf("seed %d: key %x has value %s, want the latest, %s", seed, k, v, latest[k])
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d: %d keys sorted as %x, want %x", seed, n, got, want)
+		}
+	}
+}
+
 // BenchmarkEpochWritesPoint stages a backfill's join state as a point
 // join does: in chunks of 1024 rows, each side in turn, each row first
 // looked up in the other side's writes (where the other side's row of
