@@ -273,9 +273,10 @@ func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range e.sorted() {
-		k := e.key(s.i)
-		if v := e.value(s.i); v == nil {
+	order := e.sorted()
+	for i := range order {
+		k, v := e.sortedKey(&order[i]), e.sortedValue(&order[i])
+		if v == nil {
 			err = iw.Delete(k)
 		} else {
 			err = iw.Add(k, v)
@@ -297,32 +298,59 @@ func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
 }
 
 // sorted returns the latest write of each key, in key order.
+//
+// The writes are first distributed by the first byte that differs
+// between keys (a counting sort, stable: a vnode's rows of a view keyed
+// by row id come in key order), and each part, a fraction of the epoch's
+// tens of megabytes, is sorted on its own, closer to the cache.
 func (e *epochWrites) sorted() []sortedWrite {
 	pos := e.sortPositions()
-	e.order = slices.Grow(e.order[:0], e.n)
-	for i := range e.n {
+	pfxOf := func(i int) uint64 {
 		k := e.key(int32(i))
 		var pfx uint64
 		for _, j := range pos {
 			pfx = pfx<<8 | uint64(k[j])
 		}
-		pfx <<= 8 * (8 - len(pos))
-		e.order = append(e.order, sortedWrite{pfx: pfx, i: int32(i)})
+		return pfx << (8 * (8 - len(pos)))
 	}
-	// By key, and the latest write of a key first.
-	slices.SortFunc(e.order, func(a, b sortedWrite) int {
-		if c := cmp.Compare(a.pfx, b.pfx); c != 0 {
-			return c
-		}
-		if c := bytes.Compare(e.key(a.i), e.key(b.i)); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.i, a.i)
-	})
+	var counts [257]int
+	for i := range e.n {
+		counts[pfxOf(i)>>56+1]++
+	}
+	for d := 1; d < len(counts); d++ {
+		counts[d] += counts[d-1]
+	}
+	parts := counts // where each part starts, once the writes are placed
+	e.order = slices.Grow(e.order[:0], e.n)[:e.n]
+	for i := range e.n {
+		pfx := pfxOf(i)
+		d := pfx >> 56
+		e.order[counts[d]] = sortedWrite{pfx: pfx, i: int32(i)}
+		counts[d]++
+	}
+	for d := range 256 {
+		// By key, and the latest write of a key first.
+		slices.SortFunc(e.order[parts[d]:parts[d+1]], func(a, b sortedWrite) int {
+			if c := cmp.Compare(a.pfx, b.pfx); c != 0 {
+				return c
+			}
+			if c := bytes.Compare(e.sortedKey(&a), e.sortedKey(&b)); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.i, a.i)
+		})
+	}
 	return slices.CompactFunc(e.order, func(a, b sortedWrite) bool {
-		return a.pfx == b.pfx && bytes.Equal(e.key(a.i), e.key(b.i))
+		return a.pfx == b.pfx && bytes.Equal(e.sortedKey(&a), e.sortedKey(&b))
 	})
 }
+
+// sortedKey is the key of a write sorted returned.
+func (e *epochWrites) sortedKey(s *sortedWrite) []byte { return e.key(s.i) }
+
+// sortedValue is the value of a write sorted returned, nil for a
+// deletion.
+func (e *epochWrites) sortedValue(s *sortedWrite) []byte { return e.value(s.i) }
 
 // sortPositionsScanned bounds the key bytes sortPositions looks at.
 const sortPositionsScanned = 48
