@@ -230,9 +230,12 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 	if !local {
 		// Rows must reach the actor owning their group's vnode. When
 		// the aggregates split, each input actor first sums its rows
-		// per group (LocalAgg) and sends only those partial sums.
+		// per group (LocalAgg) and sends only those partial sums;
+		// unless the group key holds the input's stream key, which
+		// makes every live row a group of its own: summing would only
+		// cost.
 		key := n.GroupBy
-		if spec.Splittable() {
+		if spec.Splittable() && !coversKey(n.GroupBy, in.key) {
 			for i, e := range in.execs {
 				if in.execs[i], err = stream.NewLocalAgg(e, spec); err != nil {
 					return nil, err
@@ -329,4 +332,18 @@ func joinKind(k JoinKind) stream.JoinKind {
 		return stream.JoinFullOuter
 	}
 	return stream.JoinInner
+}
+
+// coversKey reports whether cols include every column of key (a non-empty
+// key).
+func coversKey(cols, key []int) bool {
+	if len(key) == 0 {
+		return false
+	}
+	for _, c := range key {
+		if !slices.Contains(cols, c) {
+			return false
+		}
+	}
+	return true
 }
