@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/chunk"
@@ -58,6 +59,12 @@ type HashAgg struct {
 	rowGroups   []*aggGroup         // the columnar path's group of each row of a chunk
 	intGroups   intCache[*aggGroup] // dirty groups by integer key (see intGroupAt)
 	keyCols     []int               // the input columns of the group key
+	// started: the first chunk was seen (see start). seen, when not nil,
+	// holds the hash of every group key whose state the executor wrote
+	// since it found its result table empty: another key has no state.
+	started bool
+	seen    *keyFilter
+	seed    maphash.Seed
 }
 
 // aggGroup is a group: dirty in the current epoch, or clean in the cache.
@@ -81,7 +88,7 @@ func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) 
 	return &HashAgg{
 		in: in, sc: sc, l: l, spec: spec, types: spec.OutTypes(), global: len(spec.GroupBy) == 0,
 		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{}, cache: map[string]*aggGroup{},
-		columnar: l.columnarAgg(), keyCols: spec.keyCols(),
+		columnar: l.columnarAgg(), keyCols: spec.keyCols(), seed: maphash.MakeSeed(),
 	}, nil
 }
 
@@ -113,10 +120,16 @@ func (h *HashAgg) Next(ctx context.Context) (Message, error) {
 			if err := h.endEpoch(); err != nil {
 				return Message{}, err
 			}
+			h.forget(msg.Barrier.Mutation)
 			h.out.barrier(msg.Barrier)
 			continue
 		}
-		err = h.applyChunk(msg.Chunk)
+		if !h.started {
+			err = h.start()
+		}
+		if err == nil {
+			err = h.applyChunk(msg.Chunk)
+		}
 		msg.Chunk.Release()
 		if err != nil {
 			return Message{}, err
@@ -219,9 +232,46 @@ func (h *HashAgg) groupOf(key []types.Datum) (*aggGroup, error) {
 	return g, nil
 }
 
-// loadGroup reads a group's state, or returns an empty group.
+// start runs before the executor applies its first chunk: if its result
+// table is empty (a new view's backfill), the executor keeps a keyFilter
+// of the group keys it writes from then on. Every later write to the
+// vnodes it owns is its own (other actors write other vnodes; vnodes move
+// only by replacing the actors, see forget), so a group it has not
+// written has no state, and loading it needs no read of the store: with
+// many groups, those reads were most of a backfill's time.
+func (h *HashAgg) start() error {
+	h.started = true
+	if h.global || len(h.l.minMax) > 0 || len(h.l.distinct) > 0 {
+		return nil // one group, or other tables read anyway
+	}
+	pp, err := h.l.result.NewPrefixProbe(h.sc.Store)
+	if err != nil {
+		return wrapAggErr("open state", err)
+	}
+	if pp.Empty() {
+		h.seen = newKeyFilter()
+	}
+	return wrapAggErr("open state", pp.Close())
+}
+
+// forget drops the key filter at a barrier that may change what the
+// actor owns or who else writes its state (any mutation but flow
+// control).
+func (h *HashAgg) forget(m Mutation) {
+	switch m.(type) {
+	case nil, *ThrottleMutation:
+		return
+	}
+	h.seen = nil
+}
+
+// loadGroup reads a group's state, or returns an empty group. The group's
+// key encoding is in h.keyBuf.
 func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
 	g := &aggGroup{key: key, states: make([]aggState, len(h.l.calls))}
+	if h.seen != nil && !h.seen.mayContain(maphash.Bytes(h.seed, h.keyBuf)) {
+		return g, nil
+	}
 	row, ok, err := h.l.result.Get(h.sc.Batch(), key)
 	if err != nil || !ok {
 		return g, wrapAggErr("read group", err)
@@ -362,8 +412,9 @@ func (h *HashAgg) endEpoch() error {
 	return nil
 }
 
-// aggCacheGroups bounds the clean groups a HashAgg keeps between epochs.
-const aggCacheGroups = 1 << 16
+// aggCacheGroups bounds the clean groups a HashAgg keeps between epochs
+// (a variable for tests).
+var aggCacheGroups = 1 << 16
 
 // flushGroup emits g's change and stages its state.
 func (h *HashAgg) flushGroup(g *aggGroup) error {
@@ -400,6 +451,9 @@ func (h *HashAgg) flushGroup(g *aggGroup) error {
 		h.out.addUpdate(g.prevOut, cur)
 	}
 	g.prevOut, g.stored = cur, true
+	if h.seen != nil {
+		h.seen.add(maphash.Bytes(h.seed, []byte(g.mapKey)))
+	}
 	return wrapAggErr("write group", h.l.result.Insert(h.sc.Batch(), h.stateRow(g)))
 }
 
