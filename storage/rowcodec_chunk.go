@@ -34,11 +34,10 @@ type RowDecoder struct {
 type valueKind uint8
 
 const (
-	kindDatum valueKind = iota // decodeValue, then chunk.AppendDatum
+	kindOther valueKind = iota // appendColumnValue: floats, timestamps, strings, Datums
 	kindInt64
 	kindInt32
 	kindInt16
-	kindOther // appendColumnValue: floats, timestamps, strings
 )
 
 // NewRowDecoder returns a decoder of rows of types ts.

@@ -275,7 +275,7 @@ func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
 	}
 	order := e.sorted()
 	for i := range order {
-		k, v := e.sortedKey(&order[i]), e.sortedValue(&order[i])
+		k, v := e.key(order[i].i), e.value(order[i].i)
 		if v == nil {
 			err = iw.Delete(k)
 		} else {
@@ -334,23 +334,16 @@ func (e *epochWrites) sorted() []sortedWrite {
 			if c := cmp.Compare(a.pfx, b.pfx); c != 0 {
 				return c
 			}
-			if c := bytes.Compare(e.sortedKey(&a), e.sortedKey(&b)); c != 0 {
+			if c := bytes.Compare(e.key(a.i), e.key(b.i)); c != 0 {
 				return c
 			}
 			return cmp.Compare(b.i, a.i)
 		})
 	}
 	return slices.CompactFunc(e.order, func(a, b sortedWrite) bool {
-		return a.pfx == b.pfx && bytes.Equal(e.sortedKey(&a), e.sortedKey(&b))
+		return a.pfx == b.pfx && bytes.Equal(e.key(a.i), e.key(b.i))
 	})
 }
-
-// sortedKey is the key of a write sorted returned.
-func (e *epochWrites) sortedKey(s *sortedWrite) []byte { return e.key(s.i) }
-
-// sortedValue is the value of a write sorted returned, nil for a
-// deletion.
-func (e *epochWrites) sortedValue(s *sortedWrite) []byte { return e.value(s.i) }
 
 // sortPositionsScanned bounds the key bytes sortPositions looks at.
 const sortPositionsScanned = 48

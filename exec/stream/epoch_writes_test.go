@@ -75,10 +75,10 @@ func TestEpochWrites(t *testing.T) {
 		}
 		var sorted []string
 		for _, s := range e.sorted() {
-			k := string(e.sortedKey(&s))
+			k := string(e.key(s.i))
 			sorted = append(sorted, k)
-			if w := want[k]; !bytes.Equal(e.sortedValue(&s), w.val) {
-				t.Fatalf("sorted: %s = %q, want %+v", k, e.sortedValue(&s), w)
+			if w := want[k]; !bytes.Equal(e.value(s.i), w.val) {
+				t.Fatalf("sorted: %s = %q, want %+v", k, e.value(s.i), w)
 			}
 		}
 		if len(sorted) != len(want) || !slices.IsSorted(sorted) {
@@ -115,7 +115,7 @@ func TestEpochWritesSortedTableKeys(t *testing.T) {
 	slices.SortFunc(want, bytes.Compare)
 	var got [][]byte
 	for _, s := range side.epoch.sorted() {
-		got = append(got, side.epoch.sortedKey(&s))
+		got = append(got, side.epoch.key(s.i))
 	}
 	if !slices.EqualFunc(got, want, bytes.Equal) {
 		t.Fatal("sorted state keys out of order")
@@ -152,9 +152,9 @@ func TestEpochWritesSortedRawKeys(t *testing.T) {
 		slices.Sort(want)
 		var got []string
 		for _, w := range e.sorted() {
-			k := string(e.sortedKey(&w))
+			k := string(e.key(w.i))
 			got = append(got, k)
-			if v := string(e.sortedValue(&w)); v != latest[k] {
+			if v := string(e.value(w.i)); v != latest[k] {
 				t.Fatalf("seed %d: key %x has value %s, want the latest, %s", seed, k, v, latest[k])
 			}
 		}

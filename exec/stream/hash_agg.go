@@ -452,7 +452,7 @@ func (h *HashAgg) flushGroup(g *aggGroup) error {
 	}
 	g.prevOut, g.stored = cur, true
 	if h.seen != nil {
-		h.seen.add(maphash.Bytes(h.seed, []byte(g.mapKey)))
+		h.seen.add(maphash.String(h.seed, g.mapKey))
 	}
 	return wrapAggErr("write group", h.l.result.Insert(h.sc.Batch(), h.stateRow(g)))
 }

@@ -48,13 +48,7 @@ func (h *HashAgg) applyColumnar(c *chunk.Chunk) error {
 	h.rowGroups = h.rowGroups[:0]
 	ints := intKeyColumn(c, h.keyCols)
 	for i := range n {
-		var g *aggGroup
-		var err error
-		if ints != nil && !ints.IsNull(i) {
-			g, err = h.intGroupAt(c, ints, i)
-		} else {
-			g, err = h.groupAt(c, i)
-		}
+		g, err := h.rowGroup(c, ints, i)
 		if err != nil {
 			return err
 		}
@@ -253,6 +247,15 @@ func (h *HashAgg) intGroupAt(c *chunk.Chunk, col arrow.Array, i int) (*aggGroup,
 	return g, err
 }
 
+// rowGroup returns the dirty group of row i of c, through the integer
+// key cache when ints (intKeyColumn of c) is not nil.
+func (h *HashAgg) rowGroup(c *chunk.Chunk, ints arrow.Array, i int) (*aggGroup, error) {
+	if ints != nil && !ints.IsNull(i) {
+		return h.intGroupAt(c, ints, i)
+	}
+	return h.groupAt(c, i)
+}
+
 // groupAt returns the dirty group of row i of c (see group).
 func (h *HashAgg) groupAt(c *chunk.Chunk, i int) (*aggGroup, error) {
 	h.keyBuf = appendRowGroupKey(h.keyBuf[:0], c, h.keyCols, i)
@@ -271,13 +274,7 @@ func (h *HashAgg) applyPartial(c *chunk.Chunk) error {
 		if !c.Op(i).IsInsert() {
 			return fmt.Errorf("stream: hash agg: partial aggregate with op %v", c.Op(i))
 		}
-		var g *aggGroup
-		var err error
-		if ints != nil && !ints.IsNull(i) {
-			g, err = h.intGroupAt(c, ints, i)
-		} else {
-			g, err = h.groupAt(c, i)
-		}
+		g, err := h.rowGroup(c, ints, i)
 		if err != nil {
 			return err
 		}

@@ -101,6 +101,18 @@ func colAggScript(rng *rand.Rand, consistent bool) []Message {
 // runAggOutputs returns the changes of each epoch, printed exactly, and
 // the error that stopped the run, if any.
 func runAggOutputs(t *testing.T, spec AggSpec, msgs []Message, columnar bool) ([]string, error) {
+	out, _, err := runAggOutputsWith(t, spec, msgs, func(h *HashAgg) {
+		if columnar && !h.columnar {
+			t.Fatal("spec does not take the columnar path")
+		}
+		h.columnar = columnar
+	})
+	return out, err
+}
+
+// runAggOutputsWith is runAggOutputs of a HashAgg that setup prepares; it
+// also returns the HashAgg.
+func runAggOutputsWith(t *testing.T, spec AggSpec, msgs []Message, setup func(*HashAgg)) ([]string, *HashAgg, error) {
 	st := newTestStore(t)
 	sc := NewStateContext(st)
 	for _, m := range msgs {
@@ -109,19 +121,16 @@ func runAggOutputs(t *testing.T, spec AggSpec, msgs []Message, columnar bool) ([
 		}
 	}
 	h := newTestAgg(t, sc, spec, msgs)
-	if columnar && !h.columnar {
-		t.Fatal("spec does not take the columnar path")
-	}
-	h.columnar = columnar
+	setup(h)
 	var out []string
 	var cur strings.Builder
 	for {
 		m, err := h.Next(context.Background())
 		if errors.Is(err, errScriptEnd) {
-			return out, nil
+			return out, h, nil
 		}
 		if err != nil {
-			return out, err
+			return out, h, err
 		}
 		if m.Chunk != nil {
 			for _, c := range chunkChanges(t, m.Chunk) {
@@ -152,42 +161,16 @@ func TestHashAggKeyFilter(t *testing.T) {
 			msgs := colAggScript(rand.New(rand.NewPCG(seed, 5)), true)
 			var outs [2][]string
 			for i, filter := range []bool{true, false} {
-				st := newTestStore(t)
-				sc := NewStateContext(st)
-				for _, m := range msgs {
-					if m.Chunk != nil {
-						m.Chunk.Retain()
-					}
+				out, h, err := runAggOutputsWith(t, spec, msgs, func(h *HashAgg) {
+					h.started = !filter // no start: no filter
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
-				h := newTestAgg(t, sc, spec, msgs)
-				if !filter {
-					h.started = true // no start: no filter
+				if filter && h.seen == nil {
+					t.Fatal("no key filter on an empty result table")
 				}
-				var cur strings.Builder
-				for {
-					m, err := h.Next(context.Background())
-					if errors.Is(err, errScriptEnd) {
-						break
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					if filter && h.seen == nil {
-						t.Fatal("no key filter on an empty result table")
-					}
-					if m.Chunk != nil {
-						for _, c := range chunkChanges(t, m.Chunk) {
-							fmt.Fprintf(&cur, "%s%v ", c.op, c.row)
-						}
-						m.Chunk.Release()
-						continue
-					}
-					if err := st.CommitEpoch(m.Barrier.Prev, []*storage.WriteBatch{sc.TakeBatch()}); err != nil {
-						t.Fatal(err)
-					}
-					outs[i] = append(outs[i], cur.String())
-					cur.Reset()
-				}
+				outs[i] = out
 			}
 			if !slices.Equal(outs[0], outs[1]) {
 				t.Fatalf("seed %d, group by %v: with the key filter\n%q\nwithout\n%q", seed, gb, outs[0], outs[1])
