@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 

@@ -1,8 +1,8 @@
 package streamdb
 
 import (
-	srcconn "github.com/streamdb/streamdb/exec/connector"
 	"github.com/streamdb/streamdb/internal/catalog"
+	srcconn "github.com/streamdb/streamdb/internal/connector"
 	"github.com/streamdb/streamdb/internal/types"
 )
 

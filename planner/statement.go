@@ -1,8 +1,8 @@
 package planner
 
 import (
-	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/expr"
 )
 
 // The binder turns each SQL statement into one of the bound statements

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/streamdb/streamdb/exec/connector"
-	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/connector"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/storage"
 )

@@ -2,7 +2,7 @@ package planner
 
 import (
 	"github.com/streamdb/streamdb/exec/batch"
-	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 

@@ -5,7 +5,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 
 	// The TiDB parser needs a driver for its literal nodes.
-	_ "github.com/streamdb/streamdb/sql/driver"
+	_ "github.com/streamdb/streamdb/sql/literal"
 )
 
 // sqlMode is the TiDB SQL mode the rewritten text is written for.

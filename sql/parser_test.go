@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/streamdb/streamdb/sql/driver"
+	"github.com/streamdb/streamdb/sql/literal"
 )
 
 func parseOne(t *testing.T, q string) *Statement {
@@ -70,7 +70,7 @@ func TestParseDMLKinds(t *testing.T) {
 type paramCollector struct{ orders []int }
 
 func (c *paramCollector) Enter(n ast.Node) (ast.Node, bool) {
-	if p, ok := n.(*driver.ParamMarkerExpr); ok {
+	if p, ok := n.(*literal.ParamMarkerExpr); ok {
 		c.orders = append(c.orders, p.Order)
 	}
 	return n, false
@@ -91,11 +91,11 @@ func TestParamOrder(t *testing.T) {
 
 func TestLiterals(t *testing.T) {
 	st := parseOne(t, "select 1, 9223372036854775808, 1.50, 1e5, 'a''b', E'\\t', null, true, 123456789012345678901234567890")
-	want := []any{int64(1), uint64(9223372036854775808), driver.Decimal("1.50"), 1e5, "a'b", "\t", nil, true,
-		driver.Decimal("123456789012345678901234567890")}
+	want := []any{int64(1), uint64(9223372036854775808), literal.Decimal("1.50"), 1e5, "a'b", "\t", nil, true,
+		literal.Decimal("123456789012345678901234567890")}
 	fields := st.Node.(*SelectStmt).AST.(*ast.SelectStmt).Fields.Fields
 	for i, f := range fields {
-		v, ok := f.Expr.(*driver.ValueExpr)
+		v, ok := f.Expr.(*literal.ValueExpr)
 		if !ok {
 			t.Fatalf("field %d is %T", i, f.Expr)
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/streamdb/streamdb/internal/pgerr"
-	"github.com/streamdb/streamdb/sql/driver"
+	"github.com/streamdb/streamdb/sql/literal"
 )
 
 // parseTiDB renders rewritten tokens (table functions included), parses
@@ -130,7 +130,7 @@ type paramVisitor struct {
 }
 
 func (v *paramVisitor) Enter(n ast.Node) (ast.Node, bool) {
-	if pm, ok := n.(*driver.ParamMarkerExpr); ok {
+	if pm, ok := n.(*literal.ParamMarkerExpr); ok {
 		num, found := v.params[pm.Offset]
 		v.missing = v.missing || !found
 		pm.Order = num - 1

@@ -8,7 +8,10 @@ import (
 
 // layer ranks the packages: a package may import only packages of a lower
 // rank (the ARCHITECTURE.md layering: cmd > root > pgwire, sql > planner >
-// exec > storage > internal foundations).
+// exec > connectors > expressions > storage > internal foundations).
+// Nothing under sql/ may import anything under exec/: the binder builds
+// expressions (internal/expr) and names connectors (internal/connector),
+// both shared layers below it.
 var layer = map[string]int{
 	"cmd/streamdb":       90,
 	"internal/sltdb":     85,
@@ -18,12 +21,12 @@ var layer = map[string]int{
 	"internal/slt":       70,
 	"sql/binder":         60,
 	"sql":                55,
-	"sql/driver":         50,
+	"sql/literal":        50,
 	"planner":            40,
 	"exec/batch":         30,
 	"exec/stream":        30,
-	"exec/connector":     25,
-	"exec/expr":          20,
+	"internal/connector": 25,
+	"internal/expr":      20,
 	"storage":            10,
 	"internal/catalog":   5,
 	"internal/chunk":     5,
@@ -69,6 +72,24 @@ func TestLayering(t *testing.T) {
 			}
 			if toRank, ok := layer[to]; ok && toRank >= fromRank {
 				t.Errorf("%q (layer %d) imports %q (layer %d)", from, fromRank, to, toRank)
+			}
+		}
+	}
+}
+
+// TestSQLDoesNotImportExec keeps the front end off the executors: sql/
+// binds statements into the planner's logical plan using the shared layers
+// (internal/expr, internal/connector); only the planner imports exec/.
+func TestSQLDoesNotImportExec(t *testing.T) {
+	out, err := exec.Command("go", "list", "-test", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../sql/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, "github.com/streamdb/streamdb/exec/") {
+				t.Errorf("%s imports %s", fields[0], imp)
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"

@@ -3,7 +3,7 @@ package stream
 import (
 	"fmt"
 
-	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 

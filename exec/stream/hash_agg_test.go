@@ -8,7 +8,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
-	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/streamdb/streamdb/exec/connector"
+	"github.com/streamdb/streamdb/internal/connector"
 )
 
 // NexmarkQuery is one Nexmark query, as RisingWave writes it.

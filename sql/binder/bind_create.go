@@ -1,8 +1,8 @@
 package binder
 
 import (
-	"github.com/streamdb/streamdb/exec/connector"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/connector"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"

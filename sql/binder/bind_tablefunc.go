@@ -3,7 +3,7 @@ package binder
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/streamdb/streamdb/exec/expr"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"

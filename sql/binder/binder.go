@@ -3,8 +3,8 @@ package binder
 import (
 	"fmt"
 
-	"github.com/streamdb/streamdb/exec/expr"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"

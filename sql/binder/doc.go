@@ -1,6 +1,6 @@
 // Package binder turns a parsed statement (package sql, TiDB ASTs plus the
 // front end's markers) into a bound statement of package planner: a logical
-// plan whose expressions are typed exec/expr trees that refer to their input
+// plan whose expressions are typed internal/expr trees that refer to their input
 // row by column index.
 //
 // # Design

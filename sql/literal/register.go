@@ -1,4 +1,4 @@
-package driver
+package literal
 
 import "github.com/pingcap/tidb/pkg/parser/ast"
 

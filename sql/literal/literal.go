@@ -1,4 +1,4 @@
-package driver
+package literal
 
 import (
 	"encoding/hex"
@@ -23,9 +23,9 @@ func (b BinaryLiteral) ToString() string { return string(b) }
 
 // Errors returned to the parser for malformed literals.
 var (
-	ErrBadDecimal = errors.New("driver: invalid decimal literal")
-	ErrBadHex     = errors.New("driver: invalid hexadecimal literal")
-	ErrBadBit     = errors.New("driver: invalid bit literal")
+	ErrBadDecimal = errors.New("literal: invalid decimal literal")
+	ErrBadHex     = errors.New("literal: invalid hexadecimal literal")
+	ErrBadBit     = errors.New("literal: invalid bit literal")
 )
 
 // ParseDecimal validates s as digits with at most one '.' and returns it.

@@ -1,4 +1,4 @@
-package driver
+package literal
 
 import (
 	"fmt"
@@ -96,7 +96,7 @@ func classify(value any) (Kind, any) {
 	case []byte:
 		return KindBytes, BinaryLiteral(x)
 	}
-	panic(fmt.Sprintf("driver: unexpected literal value %T", value))
+	panic(fmt.Sprintf("literal: unexpected literal value %T", value))
 }
 
 func fieldTypeFor(k Kind) *types.FieldType {

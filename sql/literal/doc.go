@@ -1,4 +1,6 @@
-// Package driver is streamdb's value-expression driver for the TiDB parser.
+// Package literal builds the TiDB parser's literal nodes: it is streamdb's
+// value-expression driver for the parser (named for what it makes, not
+// to be confused with database/sql/driver).
 //
 // The TiDB parser (github.com/pingcap/tidb/pkg/parser) does not build literal
 // nodes itself: it calls hooks in package ast (ast.NewValueExpr,
@@ -29,4 +31,4 @@
 //
 // Nothing here is safe to mutate concurrently, but each parse builds fresh
 // nodes, so nodes from different sessions never share state.
-package driver
+package literal
