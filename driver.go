@@ -151,7 +151,7 @@ func (t *tx) Commit() error {
 }
 
 func (t *tx) Rollback() error {
-	writes := t.s.txWrites
+	writes := t.s.s.TxWrites()
 	if _, err := t.s.Exec(context.Background(), "ROLLBACK"); err != nil {
 		return err
 	}
@@ -209,5 +209,5 @@ func (r *rows) Next(dest []driver.Value) error {
 
 // ColumnTypeDatabaseTypeName reports the Postgres type name of a column.
 func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
-	return r.r.Columns[i].Type.String()
+	return r.r.Columns[i].Type
 }

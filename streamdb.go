@@ -10,38 +10,30 @@
 //
 // A database/sql driver is registered as "streamdb":
 // sql.Open("streamdb", dir) (dir "" or ":memory:" for an in-memory store).
+// DB.Backend serves a DB over the Postgres wire protocol (package pgwire).
+//
+// Errors a statement returns are *Error values carrying the Postgres
+// SQLSTATE; test them with errors.As.
 //
 // # Design
 //
-// DB owns the store (Pebble), the catalog, and the stream Coordinator, which
-// owns every actor goroutine. Each table is an actor that materializes the
-// DML chunks sent into its source channel; each view is a job of actors
-// reading from its upstream relations' actors. A DML statement sends its
-// changes into the table's source and then waits for a checkpoint: when it
-// returns, the change is durable and visible in every view (read your
-// writes). Batch queries read a consistent snapshot of committed state.
-//
-// Locking: db.mu guards the catalog maps and runtime handles (readers take
-// RLock); db.ddlMu serializes DDL; each table has a DML mutex held from its
-// primary-key checks until the statement's checkpoint commits.
+// This package is the public API only: thin adapters over the engine
+// (internal/engine), which owns the store, the catalog, the stream
+// coordinator and every goroutine. A DML statement returns once its change
+// is durable and visible in every view (read your writes); a query reads a
+// consistent snapshot of committed state. DB is safe for concurrent use; a
+// Session is one client's state and is not.
 package streamdb
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"log/slog"
-	"os"
-	"runtime"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/streamdb/streamdb/exec/stream"
-	"github.com/streamdb/streamdb/internal/catalog"
-	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/engine"
+	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
-	"github.com/streamdb/streamdb/storage"
 )
 
 // Options configure a DB. The zero value (or nil) is valid.
@@ -60,174 +52,78 @@ type Options struct {
 	// number of actors that run each partitioned fragment of a view's job
 	// (SET streaming_parallelism and WITH (streaming_parallelism = n)
 	// override it per view). Zero means the STREAMDB_PARALLELISM
-	// environment variable when set (tests use it to run every view with
-	// more actors than cores), else runtime.GOMAXPROCS(0); it is capped
-	// at MaxParallelism.
+	// environment variable when set, else runtime.GOMAXPROCS(0); it is
+	// capped at MaxParallelism.
 	Parallelism int
 	// JobFailureLimit is how many identical failures in a row, without
-	// progress in between, quarantine the job of a view being created
-	// (its backfill is paused until RESUME; see job_failures.go). Zero
-	// means 3.
+	// progress in between, quarantine the job of a view being created (its
+	// backfill is paused until RESUME). Zero means 3.
 	JobFailureLimit int
 }
 
 // MaxParallelism is the highest streaming parallelism a view can have.
 const MaxParallelism = planner.MaxParallelism
 
-// EnsureDefaults fills zero fields with their defaults.
-func (o *Options) EnsureDefaults() {
-	if o.Parallelism == 0 {
-		o.Parallelism = runtime.GOMAXPROCS(0)
-		if n, err := strconv.Atoi(os.Getenv("STREAMDB_PARALLELISM")); err == nil && n > 0 {
-			o.Parallelism = n
-		}
+func (o *Options) engine() engine.Options {
+	if o == nil {
+		return engine.Options{}
 	}
-	o.Parallelism = min(max(o.Parallelism, 1), MaxParallelism)
-	if o.BarrierInterval == 0 {
-		o.BarrierInterval = time.Second
-	}
-	if o.JobFailureLimit <= 0 {
-		o.JobFailureLimit = defaultJobFailureLimit
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	return engine.Options{InMemory: o.InMemory, NoSync: o.NoSync,
+		BarrierInterval: o.BarrierInterval, Logger: o.Logger,
+		Parallelism: o.Parallelism, JobFailureLimit: o.JobFailureLimit}
 }
 
-// DB is an open streamdb database. It is safe for concurrent use; each
-// Session is not.
+// DB is an open streamdb database. It is safe for concurrent use.
 type DB struct {
-	opts  Options
-	store *storage.Store
-	coord *stream.Coordinator
-
-	ddlMu sync.Mutex
-
-	mu      sync.RWMutex
-	rels    map[uint32]*catalog.Relation
-	byName  map[string]*catalog.Relation
-	runtime map[uint32]*relRuntime
-	// jobs are the views being created, by relation id.
-	jobs   map[uint32]*job
-	nextID uint32
-
-	// bg counts the DB's own goroutines (job runners); closing stops them.
-	bg      sync.WaitGroup
-	closing chan struct{}
-	// gate is held (shared) by every running statement; Close takes it
-	// exclusively to wait for them, then sets closed.
-	gate   sync.RWMutex
-	closed bool
-
-	actorSeq actorSeq
-	rowIDs   rowIDGen
-	// recoveries logs the graph's recent recoveries (streamdb_catalog.recoveries).
-	recoveries recoveryLog
-	defaultMu  sync.Mutex
-	defSess    *Session
-	closeOnce  sync.Once
+	e *engine.DB
 }
 
-// relRuntime is the running side of a relation.
-type relRuntime struct {
-	// par is the parallelism the job was built with.
-	par int
-	// tops are the actors that materialize the relation; views over it
-	// attach to them.
-	tops      []stream.ActorID
-	topVnodes []storage.VnodeBitmap // the relation's vnodes each top owns
-	actors    []stream.ActorID
-	// fragments describe the job's fragments (streamdb_catalog.actors).
-	fragments []planner.Fragment
-	source    *stream.Source // tables only
-	dml       *sync.Mutex    // tables only; survives graph rebuilds
-	// limiter paces the table's DML (tables only; survives graph
-	// rebuilds, like dml).
-	limiter *dmlLimiter
-	// generated is the index of the next row of the relation's connector
-	// (relations with a connector only).
-	generated *atomic.Int64
-}
-
-// Open opens (creating if needed) the database in dir.
+// Open opens (creating if needed) the database in dir; dir "" or
+// ":memory:" keeps everything in memory.
 func Open(dir string, opts *Options) (*DB, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	o.EnsureDefaults()
-	if dir == "" || dir == ":memory:" {
-		o.InMemory = true
-	}
-	st, err := storage.Open(dir, storage.Options{InMemory: o.InMemory, NoSync: o.NoSync})
+	eo := opts.engine()
+	e, err := engine.Open(dir, &eo)
 	if err != nil {
-		return nil, fmt.Errorf("streamdb: opening store: %w", err)
+		return nil, publicError(err)
 	}
-	db := &DB{opts: o, store: st, rels: map[uint32]*catalog.Relation{},
-		byName: map[string]*catalog.Relation{}, runtime: map[uint32]*relRuntime{},
-		jobs: map[uint32]*job{}, closing: make(chan struct{})}
-	if err := db.loadCatalog(); err != nil {
-		st.Close()
-		return nil, err
-	}
-	db.coord = stream.NewCoordinator(st, stream.CoordinatorOptions{
-		BarrierInterval: o.BarrierInterval, Logger: o.Logger, OnFailure: db.rebuildGraph})
-	actors, sources, resumed, err := db.buildGraph()
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	db.coord.Start(actors, sources)
-	for _, j := range resumed {
-		db.startJob(j)
-	}
-	return db, nil
+	return &DB{e: e}, nil
 }
-
-// closeCheckpointTimeout bounds the final checkpoint of Close.
-const closeCheckpointTimeout = 10 * time.Second
 
 // Close commits the open epoch, stops every goroutine the DB started and
-// closes the store.
-func (db *DB) Close() error {
-	var err error
-	db.closeOnce.Do(func() {
-		close(db.closing)
-		db.bg.Wait()
-		// Statements see closing and end; wait for them so none holds a
-		// snapshot or a source when the store goes.
-		db.gate.Lock()
-		db.closed = true
-		db.gate.Unlock()
-		// Commit the open epoch (backfill progress included) before
-		// stopping; a failure here only loses what a crash would.
-		ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
-		if err := db.coord.Checkpoint(ctx); err != nil {
-			db.opts.Logger.Warn("final checkpoint at close failed", "err", err)
-		}
-		cancel()
-		db.coord.Close()
-		err = db.store.Close()
-	})
-	return err
-}
+// closes the store. Statements still running end with an error.
+func (db *DB) Close() error { return publicError(db.e.Close()) }
 
 // Flush waits until every change written so far is visible in every view.
-func (db *DB) Flush(ctx context.Context) error {
-	return db.coord.Checkpoint(ctx)
+func (db *DB) Flush(ctx context.Context) error { return publicError(db.e.Flush(ctx)) }
+
+// NewSession returns a new session with default settings.
+func (db *DB) NewSession() *Session { return &Session{s: db.e.NewSession()} }
+
+// Exec runs the statements of query (with args for $1, $2 ... when it is
+// one statement) on a new session.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (Result, error) {
+	return db.NewSession().Exec(ctx, query, args...)
 }
 
-// errClosing is the error of statements run while the DB closes.
-var errClosing = pgerr.New(pgerr.AdminShutdown, "terminating statement: the database is closing")
-
-// enter admits a statement unless the DB is closed; leave ends it.
-func (db *DB) enter() bool {
-	db.gate.RLock()
-	if db.closed {
-		db.gate.RUnlock()
-		return false
-	}
-	return true
+// Query runs a query on a new session and returns its rows.
+func (db *DB) Query(ctx context.Context, query string, args ...any) (*Rows, error) {
+	return db.NewSession().Query(ctx, query, args...)
 }
 
-func (db *DB) leave() { db.gate.RUnlock() }
+// CopyFrom runs query, a COPY ... FROM STDIN statement, on a new session,
+// with r as the data the client would stream (in the statement's format).
+// Like a COPY over the wire it loads every row or, on the first bad one,
+// none; the error's Where then says which line.
+func (db *DB) CopyFrom(ctx context.Context, query string, r io.Reader) (Result, error) {
+	return db.NewSession().CopyFrom(ctx, query, r)
+}
+
+// CopyTo runs query, a COPY ... TO STDOUT statement, on a new session,
+// writing the data to w (one Write per row).
+func (db *DB) CopyTo(ctx context.Context, query string, w io.Writer) (Result, error) {
+	return db.NewSession().CopyTo(ctx, query, w)
+}
+
+// Backend returns the backend that serves this DB over the Postgres wire
+// protocol: pass it to pgwire.NewServer.
+func (db *DB) Backend() pgwire.Backend { return db.e.Backend() }

@@ -107,7 +107,11 @@ func TestCreateWithOptionErrors(t *testing.T) {
 		}
 		t.Run(q, func(t *testing.T) { rlWantCode(t, err, code, part) })
 	}
-	if _, ok := db.Relation("v"); ok {
+	rows, err := db.Query(ctx, "SELECT relname FROM pg_class WHERE relname = 'v'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows.Len() != 0 {
 		t.Fatal("a failed CREATE left view v behind")
 	}
 }

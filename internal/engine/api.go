@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/sql/binder"
+)
+
+// Result is the outcome of a statement that returns no rows.
+type Result struct {
+	// Tag is the Postgres command tag, e.g. "INSERT 0 3".
+	Tag string
+	// RowsAffected counts the rows an INSERT, UPDATE or DELETE changed.
+	RowsAffected int64
+}
+
+// Rows is the result of a query, held in memory.
+type Rows struct {
+	Columns []Column
+	Tag     string
+	rows    [][]types.Datum
+	pos     int
+}
+
+// Next advances to the next row.
+func (r *Rows) Next() bool {
+	if r.pos >= len(r.rows) {
+		return false
+	}
+	r.pos++
+	return true
+}
+
+// Len returns the number of rows.
+func (r *Rows) Len() int { return len(r.rows) }
+
+// Datums returns the current row as Datums (see internal/types).
+func (r *Rows) Datums() []types.Datum { return r.rows[r.pos-1] }
+
+// Values returns the current row as Go values: int64, float64, bool,
+// string, time.Time, or nil; numerics and intervals as their text.
+func (r *Rows) Values() []any {
+	row := r.rows[r.pos-1]
+	out := make([]any, len(row))
+	for i, d := range row {
+		out[i] = goValue(d, r.Columns[i].Type)
+	}
+	return out
+}
+
+// Text returns the current row rendered as Postgres text ("NULL" for nulls
+// is left to the caller: nil entries are nulls).
+func (r *Rows) Text() []*string {
+	row := r.rows[r.pos-1]
+	out := make([]*string, len(row))
+	for i, d := range row {
+		if d != nil {
+			s := types.Format(d, r.Columns[i].Type)
+			out[i] = &s
+		}
+	}
+	return out
+}
+
+func goValue(d types.Datum, t types.Type) any {
+	switch v := d.(type) {
+	case nil, int64, float64, bool, string:
+		return v
+	case types.Date:
+		return time.Unix(int64(v)*86400, 0).UTC()
+	case types.Timestamp:
+		return time.UnixMicro(int64(v)).UTC()
+	case *apd.Decimal:
+		return v.Text('f')
+	}
+	return types.Format(d, t)
+}
+
+// collector is a ResultWriter that keeps the last statement's results.
+type collector struct {
+	cols    []Column
+	rows    [][]types.Datum
+	tag     string
+	notices []string
+}
+
+func (c *collector) Columns(cols []Column) error {
+	c.cols, c.rows = cols, nil
+	return nil
+}
+
+func (c *collector) Row(row []types.Datum) error {
+	c.rows = append(c.rows, append([]types.Datum(nil), row...))
+	return nil
+}
+
+func (c *collector) Complete(tag string) error {
+	c.tag = tag
+	return nil
+}
+
+func (c *collector) Notice(_, msg string) error {
+	c.notices = append(c.notices, msg)
+	return nil
+}
+
+// Exec runs the statements of query (with args for $1, $2 ... when it is
+// one statement) on a new session.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (Result, error) {
+	return db.NewSession().Exec(ctx, query, args...)
+}
+
+// Query runs a query on a new session and returns its rows.
+func (db *DB) Query(ctx context.Context, query string, args ...any) (*Rows, error) {
+	return db.NewSession().Query(ctx, query, args...)
+}
+
+// Exec runs query on this session.
+func (s *Session) Exec(ctx context.Context, query string, args ...any) (Result, error) {
+	c, err := s.runArgs(ctx, query, args)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Tag: c.tag, RowsAffected: rowsAffected(c.tag)}, nil
+}
+
+// Query runs query on this session and returns the last statement's rows.
+func (s *Session) Query(ctx context.Context, query string, args ...any) (*Rows, error) {
+	c, err := s.runArgs(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	return &Rows{Columns: c.cols, Tag: c.tag, rows: c.rows}, nil
+}
+
+func (s *Session) runArgs(ctx context.Context, query string, args []any) (*collector, error) {
+	c := &collector{}
+	if len(args) == 0 {
+		return c, s.Run(ctx, query, c)
+	}
+	vals, typs, err := datumArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := s.parser.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	return c, statementError(s.exec(ctx, stmts[0], binder.Options{ParamTypes: typs, ParamValues: vals}, c))
+}
+
+// datumArgs converts Go arguments to Datums with their types; strings are
+// of unknown type, decided by the statement as a quoted literal would be.
+func datumArgs(args []any) ([]types.Datum, []types.Type, error) {
+	vals := make([]types.Datum, len(args))
+	typs := make([]types.Type, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case nil:
+			vals[i], typs[i] = nil, types.TUnknown
+		case int:
+			vals[i], typs[i] = int64(v), types.TInt64
+		case int32:
+			vals[i], typs[i] = int64(v), types.TInt32
+		case int64:
+			vals[i], typs[i] = v, types.TInt64
+		case float64:
+			vals[i], typs[i] = v, types.TFloat64
+		case float32:
+			vals[i], typs[i] = float64(v), types.TFloat32
+		case bool:
+			vals[i], typs[i] = v, types.TBool
+		case string:
+			vals[i], typs[i] = v, types.TUnknown
+		case []byte:
+			vals[i], typs[i] = string(v), types.TUnknown
+		case time.Time:
+			vals[i], typs[i] = types.Timestamp(v.UnixMicro()), types.TTimestampTZ
+		default:
+			return nil, nil, pgerr.New(pgerr.DatatypeMismatch, "unsupported argument type %T for $%d", a, i+1)
+		}
+	}
+	return vals, typs, nil
+}
+
+func rowsAffected(tag string) int64 {
+	var a, b int64
+	if n, _ := fmt.Sscanf(tag, "INSERT %d %d", &a, &b); n == 2 {
+		return b
+	}
+	for _, p := range []string{"UPDATE %d", "DELETE %d", "SELECT %d"} {
+		if n, _ := fmt.Sscanf(tag, p, &a); n == 1 {
+			return a
+		}
+	}
+	return 0
+}

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"math"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Bulk loading: INSERT and COPY FROM stage their rows (copyStage) with
+// each row's storage key and encoded value, sorted by key (keySorter).
+// At commit, under the table's DML lock, one walk of the sorted keys
+// checks them (duplicates within the statement meet as neighbours; a
+// KeyProbe walks the table's committed keys in the same order) and, for
+// a statement of at least ingestMinRows rows, writes the rows to sstables
+// as it goes (storage.IngestWriter). The staged chunks then go into the
+// table's source as always, so that views over the table see every row,
+// but carrying the ingest (stream.Message.Ingest): the table's actor
+// attaches it to the epoch instead of writing the rows again, and the
+// epoch's commit ingests the files (storage/ingest.go). No step holds
+// the whole statement in memory, and Pebble never sorts or flushes a
+// batch of it.
+
+// ingestMinRows is how many rows a statement adds, at least, for them to
+// be ingested rather than written through the epoch's batch (where a
+// small statement costs less: no files, no extra syncs). A variable so
+// tests can send small statements through the ingest path.
+var ingestMinRows int64 = 16 << 10
+
+// checkStaged walks the staged keys of the lines up to lastLine in key
+// order and returns the first line (as PostgreSQL would report, inserting
+// in order) whose key repeats an earlier line's or, when probe is set, a
+// committed row's; badLine is -1 when there is none. While no line is
+// bad it writes the rows to w, when w is not nil.
+func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine int64, probe bool, w *storage.IngestWriter) (badKey []byte, badLine int64, err error) {
+	var kp *storage.KeyProbe
+	if probe {
+		empty, err := t.snapEmpty()
+		if err != nil {
+			return nil, -1, err
+		}
+		if !empty {
+			if kp, err = t.layout.NewKeyProbe(t.snap); err != nil {
+				return nil, -1, err
+			}
+			defer kp.Close()
+		}
+	}
+	m := keys.merge()
+	var prev []byte
+	badLine = -1
+	for i := int64(1); m.next(); i++ {
+		if err := ctxEvery(ctx, i); err != nil {
+			return nil, -1, pgerr.As(err)
+		}
+		key, line := m.key(), m.line()
+		if line > lastLine {
+			continue
+		}
+		bad := false
+		if prev != nil && bytes.Equal(key, prev) {
+			bad = true // a later line with an earlier line's key
+		} else {
+			prev = append(prev[:0], key...)
+			if kp != nil {
+				if bad, err = kp.Has(key); err != nil {
+					return nil, -1, err
+				}
+			}
+		}
+		if bad && (badLine < 0 || line < badLine) {
+			badLine, badKey = line, append(badKey[:0], key...)
+		}
+		if w != nil && badLine < 0 {
+			if err := w.Add(key, m.value()); err != nil {
+				return nil, -1, err
+			}
+		}
+	}
+	return badKey, badLine, m.err()
+}
+
+// commitStaged checks the rows of stage and sends them into the table
+// (see commitStream), ingesting them when there are enough. dup makes the
+// error of the first bad line; check says whether keys need checking
+// (they do not for generated row ids). beforeSend, if not nil, runs once
+// the rows are checked.
+func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bool, dup func(key []byte, line int64) error, beforeSend func()) error {
+	var w *storage.IngestWriter
+	if stage.rows >= ingestMinRows && t.rt.source != nil && t.rt.source.Ingests {
+		var err error
+		if w, err = t.db.store.NewIngestWriter(); err != nil {
+			return err
+		}
+		defer w.Abort()
+	}
+	if check || w != nil {
+		badKey, badLine, err := t.checkStaged(ctx, stage.keys, math.MaxInt64, check, w)
+		if err != nil {
+			return err
+		}
+		if badLine >= 0 {
+			return dup(badKey, badLine)
+		}
+	}
+	if w != nil {
+		in, err := w.Finish()
+		if err != nil {
+			return err
+		}
+		// A no-op once a commit has taken it.
+		defer in.Discard()
+		t.ingest = in
+	}
+	if beforeSend != nil {
+		beforeSend()
+	}
+	return t.commitStream(ctx, stage.rows, stage.chunks())
+}
+
+// keyDuplicate is the unique violation of the row with storage key key.
+func (t *dmlTarget) keyDuplicate(key []byte) error {
+	pk, err := t.layout.DecodePK(key)
+	if err != nil {
+		return err
+	}
+	row := make([]types.Datum, len(t.rel.Columns))
+	for j, c := range t.rel.PK {
+		row[c] = pk[j]
+	}
+	return t.duplicate(row)
+}

@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/failpoint"
+)
+
+// Meta keys of the catalog in the store.
+const (
+	metaRelPrefix  = "catalog/rel/"
+	metaNextID     = "catalog/next_id"
+	metaDropPrefix = "catalog/drop/" // state of dropped relations left to purge
+)
+
+func relKey(id uint32) string  { return fmt.Sprintf("%s%010d", metaRelPrefix, id) }
+func dropKey(id uint32) string { return fmt.Sprintf("%s%010d", metaDropPrefix, id) }
+
+// loadCatalog reads the relations from the store. Views still being
+// created are kept: their backfill resumes from its persisted progress.
+// Drops a crash interrupted are finished.
+func (db *DB) loadCatalog() error {
+	if err := db.purgeDropped(); err != nil {
+		return err
+	}
+	keys, vals, err := db.store.ScanMeta(metaRelPrefix)
+	if err != nil {
+		return fmt.Errorf("streamdb: reading catalog: %w", err)
+	}
+	for i := range keys {
+		r := new(catalog.Relation)
+		if err := json.Unmarshal(vals[i], r); err != nil {
+			return fmt.Errorf("streamdb: corrupt catalog entry %s: %w", keys[i], err)
+		}
+		if r.Adaptive {
+			r.Parallelism = db.opts.Parallelism
+		}
+		db.rels[r.ID] = r
+		db.byName[r.Name] = r
+	}
+	v, ok, err := db.store.GetMeta(metaNextID)
+	if err != nil {
+		return err
+	}
+	db.nextID = 1
+	if ok {
+		db.nextID = binary.BigEndian.Uint32(v)
+	}
+	return nil
+}
+
+// beginDrop removes a relation from the stored catalog and records its
+// state tables to purge, in one durable write, before its actors stop:
+// after a crash at any point of a DROP (or of the removal of a view whose
+// creation failed) the relation is either whole in the catalog, with the
+// state its actors kept up to date, or gone; never in the catalog with
+// its state half purged, or stale because its actors had stopped. Open
+// purges what a crash left (purgeDropped).
+func (db *DB) beginDrop(r *catalog.Relation) error {
+	ids, err := json.Marshal(append([]uint32{r.ID}, r.Internal...))
+	if err != nil {
+		return err
+	}
+	return db.store.UpdateMeta([]string{relKey(r.ID)}, map[string][]byte{dropKey(r.ID): ids})
+}
+
+// cancelDrop undoes beginDrop, for a drop that could not stop the
+// relation's actors.
+func (db *DB) cancelDrop(r *catalog.Relation) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return db.store.UpdateMeta([]string{dropKey(r.ID)}, map[string][]byte{relKey(r.ID): b})
+}
+
+// finishDrop deletes the state tables of a relation beginDrop removed.
+func (db *DB) finishDrop(id uint32, tables []uint32) error {
+	for _, t := range tables {
+		if err := db.store.DropTable(t); err != nil {
+			return fmt.Errorf("streamdb: dropping state of relation %d: %w", id, err)
+		}
+		if failpoint.Enabled {
+			if err := failpoint.Hit(failpoint.CatalogDropPurge); err != nil {
+				return err
+			}
+		}
+	}
+	return db.store.DeleteMeta(dropKey(id))
+}
+
+func (db *DB) finishDropOf(r *catalog.Relation) error {
+	return db.finishDrop(r.ID, append([]uint32{r.ID}, r.Internal...))
+}
+
+// purgeDropped finishes the drops a crash interrupted (at Open).
+func (db *DB) purgeDropped() error {
+	keys, vals, err := db.store.ScanMeta(metaDropPrefix)
+	if err != nil {
+		return fmt.Errorf("streamdb: reading dropped relations: %w", err)
+	}
+	for i := range keys {
+		var tables []uint32
+		if err := json.Unmarshal(vals[i], &tables); err != nil || len(tables) == 0 {
+			return fmt.Errorf("streamdb: corrupt drop record %s: %v", keys[i], err)
+		}
+		if err := db.finishDrop(tables[0], tables); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaceRelation publishes a new version of a relation. Relations are
+// copy-on-write: readers hold pointers without locks, so a change is a new
+// object, never a write to a published one.
+func (db *DB) replaceRelation(r *catalog.Relation) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.rels[r.ID] = r
+	db.byName[r.Name] = r
+}
+
+// saveRelation durably writes a relation's catalog entry.
+func (db *DB) saveRelation(r *catalog.Relation) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return db.store.PutMeta(relKey(r.ID), b)
+}
+
+// allocID reserves a relation / state table id (caller holds ddlMu).
+func (db *DB) allocID() (uint32, error) {
+	id := db.nextID
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], id+1)
+	if err := db.store.PutMeta(metaNextID, b[:]); err != nil {
+		return 0, err
+	}
+	db.nextID++
+	return id, nil
+}
+
+// Relation implements catalog.Reader.
+func (db *DB) Relation(name string) (*catalog.Relation, bool) {
+	if r, ok := db.systemRelation(name); ok {
+		return r, true
+	}
+	if t, ok := pgTablesByName[name]; ok {
+		return t.rel, true
+	}
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	r, ok := db.byName[name]
+	return r, ok
+}
+
+// RelationByID implements catalog.Reader.
+func (db *DB) RelationByID(id uint32) (*catalog.Relation, bool) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	r, ok := db.rels[id]
+	return r, ok
+}
+
+// relationsSorted returns all relations in id (creation) order.
+func (db *DB) relationsSorted() []*catalog.Relation {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	out := make([]*catalog.Relation, 0, len(db.rels))
+	for _, r := range db.rels {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// dependents returns the views that read relation id.
+func (db *DB) dependents(id uint32) []*catalog.Relation {
+	var out []*catalog.Relation
+	for _, r := range db.relationsSorted() {
+		for _, d := range r.Deps {
+			if d == id {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// actorSeq hands out actor ids.
+type actorSeq struct{ n atomic.Uint32 }
+
+func (s *actorSeq) next() stream.ActorID { return stream.ActorID(s.n.Add(1)) }
+
+// rowIDGen generates hidden row ids: microseconds since the epoch shifted
+// left, plus a sequence, so ids grow across restarts.
+type rowIDGen struct{ last atomic.Int64 }
+
+func (g *rowIDGen) next() int64 {
+	for {
+		last := g.last.Load()
+		id := time.Now().UnixMicro() << 8
+		if id <= last {
+			id = last + 1
+		}
+		if g.last.CompareAndSwap(last, id) {
+			return id
+		}
+	}
+}

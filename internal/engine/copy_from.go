@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgcopy"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// copyBeforeSend, when set (by tests), is called when a COPY has checked
+// its rows and is about to send them.
+var copyBeforeSend func(*copyStage)
+
+// copyLoad is one COPY FROM: it parses rows as the data arrives, checks
+// and stages them, and commits them all at once (see copy_stage.go).
+type copyLoad struct {
+	db      *DB
+	rel     *catalog.Relation
+	layout  *storage.Table
+	targets []int    // the table column of each input field
+	names   []string // the input columns' names
+	binary  bool
+	rd      pgcopy.Reader
+	dec     *pgcopy.Decoder
+	stage   *copyStage
+	row     []types.Datum
+	key     []byte
+	val     []byte
+
+	// The insert batches PostgreSQL would have (copyBatchRows): the rows
+	// and bytes of the current one, and the last line of the last full
+	// one (0 when none is).
+	batchRows, batchBytes int
+	insertedLine          int64
+}
+
+// PostgreSQL's COPY FROM inserts rows in batches (MAX_BUFFERED_TUPLES and
+// MAX_BUFFERED_BYTES of input line text in copyfrom.c), so a duplicate
+// key fails it when its batch is full and inserted, before the rows after
+// the batch are read: of a duplicate key and a later bad row, it reports
+// the duplicate only when a full batch lies between them.
+const (
+	copyBatchRows  = 1000
+	copyBatchBytes = 65535
+)
+
+// copyFrom loads the COPY data in r into the table's target columns (the
+// others are NULL) and returns the number of rows loaded: all of them, or
+// none and an error.
+func (db *DB) copyFrom(ctx context.Context, rel *catalog.Relation, targets []int, opts pgcopy.Options, r io.Reader) (int64, error) {
+	names := make([]string, len(targets))
+	ts := make([]types.Type, len(targets))
+	for i, c := range targets {
+		names[i], ts[i] = rel.Columns[c].Name, rel.Columns[c].Type
+	}
+	l := &copyLoad{db: db, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
+		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
+		dec: pgcopy.NewDecoder(opts.Format, ts), stage: newCopyStage(rel.ColumnTypes()),
+		row: make([]types.Datum, len(rel.Columns))}
+	defer l.stage.close()
+	if err := l.read(ctx); err != nil {
+		return 0, l.earlierDuplicate(ctx, err)
+	}
+	if err := l.stage.finish(); err != nil {
+		return 0, err
+	}
+	return l.stage.rows, l.commit(ctx)
+}
+
+// read stages every row of the data.
+func (l *copyLoad) read(ctx context.Context) error {
+	for i := int64(1); ; i++ {
+		if err := ctxEvery(ctx, i); err != nil {
+			return pgerr.As(err)
+		}
+		fields, err := l.rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return l.withContext(err, "", nil)
+		}
+		if err := l.fill(fields); err != nil {
+			return err
+		}
+		if err := l.stage.add(l.row, l.key, l.val, l.rd.Line()); err != nil {
+			return err
+		}
+		l.batch()
+	}
+}
+
+// batch counts the row just staged into the current insert batch.
+func (l *copyLoad) batch() {
+	l.batchRows++
+	l.batchBytes += l.rd.LineBytes()
+	if l.batchRows >= copyBatchRows || l.batchBytes >= copyBatchBytes {
+		l.insertedLine, l.batchRows, l.batchBytes = l.rd.Line(), 0, 0
+	}
+}
+
+// earlierDuplicate returns, for a row that failed with err, the unique
+// violation of a row in a full insert batch before it (see
+// copyBatchRows), if there is one, else err.
+func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code == pgerr.QueryCanceled || l.rel.RowID || l.insertedLine == 0 {
+		return err
+	}
+	if l.stage.keys.finish() != nil {
+		return err
+	}
+	t, lockErr := l.db.lockTable(l.rel)
+	if lockErr != nil {
+		return err
+	}
+	defer t.unlock()
+	if dup := l.checkKeys(ctx, t, l.insertedLine); dup != nil && pgerr.As(dup).Code == pgerr.UniqueViolation {
+		return dup
+	}
+	return err
+}
+
+// fill decodes a row's fields into l.row and computes its key and value.
+func (l *copyLoad) fill(fields [][]byte) error {
+	clear(l.row)
+	for i, f := range fields {
+		if f == nil {
+			continue
+		}
+		d, err := l.dec.Decode(i, f)
+		if err != nil {
+			return l.withContext(err, l.names[i], f)
+		}
+		l.row[l.targets[i]] = d
+	}
+	if l.rel.RowID {
+		l.row[l.rel.PK[0]] = l.db.rowIDs.next()
+	}
+	if err := l.checkNotNull(); err != nil {
+		return err
+	}
+	var err error
+	if l.key, err = l.layout.AppendRowKey(l.key[:0], l.row); err != nil {
+		return err
+	}
+	l.val, err = storage.EncodeRow(l.val[:0], l.layout.Types, l.row)
+	return err
+}
+
+func (l *copyLoad) checkNotNull() error {
+	for i, c := range l.rel.Columns {
+		if l.row[i] == nil && c.NotNull {
+			e := pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, l.rel.Name)
+			e.Detail = "Failing row contains (" + l.rowText() + ")."
+			return l.withContext(e, "", nil)
+		}
+	}
+	return nil
+}
+
+// rowText renders the visible columns of l.row as PostgreSQL does in a
+// "Failing row contains" detail.
+func (l *copyLoad) rowText() string {
+	var b strings.Builder
+	for n, i := range l.rel.VisibleColumns() {
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		if l.row[i] == nil {
+			b.WriteString("null")
+		} else {
+			b.WriteString(types.Format(l.row[i], l.rel.Columns[i].Type))
+		}
+	}
+	return b.String()
+}
+
+// withContext gives err the CONTEXT PostgreSQL gives errors of COPY FROM:
+// the line, and the column and its value when one is at fault.
+func (l *copyLoad) withContext(err error, col string, val []byte) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) {
+		return err // an I/O error: no SQL context
+	}
+	e := *pe
+	e.Where = copyWhere(l.rel.Name, l.rd.Line(), l.rd.LineText(), col, val, l.binary)
+	return &e
+}
+
+func copyWhere(table string, line int64, lineText, col string, val []byte, binary bool) string {
+	w := fmt.Sprintf("COPY %s, line %d", table, line)
+	switch {
+	case col != "" && !binary:
+		return fmt.Sprintf(`%s, column %s: "%s"`, w, col, pgcopy.Shorten(string(val)))
+	case col != "":
+		return w + ", column " + col
+	case lineText != "" || (!binary && line > 0):
+		return fmt.Sprintf(`%s: "%s"`, w, lineText)
+	}
+	return w
+}
+
+// commit checks the staged keys against each other and the table and
+// sends the staged rows into the table, under its DML lock (bulk.go).
+func (l *copyLoad) commit(ctx context.Context) error {
+	if l.stage.rows == 0 {
+		return nil
+	}
+	t, err := l.db.lockTable(l.rel)
+	if err != nil {
+		return err
+	}
+	defer t.unlock()
+	var before func()
+	if copyBeforeSend != nil {
+		before = func() { copyBeforeSend(l.stage) }
+	}
+	dup := func(key []byte, line int64) error { return l.duplicate(t, key, line) }
+	return t.commitStaged(ctx, l.stage, !l.rel.RowID, dup, before)
+}
+
+// checkKeys finds the first line up to lastLine (as PostgreSQL would,
+// inserting in order) whose key repeats an earlier line's or a committed
+// row's.
+func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget, lastLine int64) error {
+	badKey, badLine, err := t.checkStaged(ctx, l.stage.keys, lastLine, true, nil)
+	if err != nil {
+		return err
+	}
+	if badLine >= 0 {
+		return l.duplicate(t, badKey, badLine)
+	}
+	return nil
+}
+
+// duplicate is the unique violation of the row on line with key.
+func (l *copyLoad) duplicate(t *dmlTarget, key []byte, line int64) error {
+	e := pgerr.As(t.keyDuplicate(key))
+	e.Where = fmt.Sprintf("COPY %s, line %d", l.rel.Name, line)
+	return e
+}

@@ -1,0 +1,416 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+)
+
+// rowIDColumn is the name of the hidden primary key of a table without one.
+const rowIDColumn = "_row_id"
+
+// tableOptions are the settings a new table or source takes (WITH
+// options, else the session's).
+type tableOptions struct {
+	parallelism     int   // actors materializing a table (0: defaultTableParallelism)
+	dmlRateLimit    int64 // DML rows per second (0: no limit)
+	dmlPaused       bool  // dml_rate_limit = 0
+	sourceRateLimit int64 // connector rows per second (0: its own rate)
+	sourcePaused    bool  // source_rate_limit = 0
+}
+
+// createTable creates a table, or a source (CREATE SOURCE), with its
+// connector if it has one.
+// defaultTableParallelism is the parallelism of a table created without
+// one: one actor both takes the DML and materializes it.
+const defaultTableParallelism = 1
+
+func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tableOptions, w ResultWriter) error {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	tag := "CREATE TABLE"
+	if ct.Source {
+		tag = "CREATE SOURCE"
+	}
+	if done, err := db.checkNewName(ct.Name, ct.IfNotExists, w); done || err != nil {
+		return err
+	}
+	id, err := db.allocID()
+	if err != nil {
+		return err
+	}
+	rel := &catalog.Relation{ID: id, Name: ct.Name, Kind: catalog.KindTable,
+		Columns: append([]catalog.Column(nil), ct.Columns...), PK: append([]int(nil), ct.PK...)}
+	if ct.Source {
+		rel.Kind = catalog.KindSource
+	}
+	if len(rel.PK) == 0 {
+		rel.Columns = append(rel.Columns, catalog.Column{Name: rowIDColumn, Type: types.TInt64, NotNull: true, Hidden: true})
+		rel.PK = []int{len(rel.Columns) - 1}
+		rel.RowID = true
+	}
+	rel.DistKey = rel.PK
+	if !ct.Source {
+		rel.DMLRateLimit, rel.DMLPaused = opts.dmlRateLimit, opts.dmlPaused
+		rel.Parallelism = opts.parallelism
+		if rel.Parallelism == 0 {
+			rel.Parallelism = defaultTableParallelism
+		}
+	}
+	if ct.Connector != nil {
+		state, err := db.allocID()
+		if err != nil {
+			return err
+		}
+		rel.Internal = []uint32{state}
+		rel.Connector = ct.Connector
+		rel.ConnectorBase = time.Now().UnixMicro()
+		rel.SourceRateLimit, rel.SourceRateZero = opts.sourceRateLimit, opts.sourcePaused
+	}
+	job, err := planner.BuildTableJob(rel, &jobEnv{db: db, rel: rel})
+	if err != nil {
+		return err
+	}
+	if err := db.saveRelation(rel); err != nil {
+		return err
+	}
+	// The table is published only once its actor runs, so no DML can
+	// reach a source the graph does not have yet.
+	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.SourceOwner.ID: job.Source})
+	if err != nil {
+		if derr := db.store.DeleteMeta(relKey(rel.ID)); derr != nil {
+			db.opts.Logger.Error("removing table after a failed CREATE", "table", rel.Name, "err", derr)
+		}
+		return err
+	}
+	db.register(rel, job)
+	if !db.coord.Running(job.Tops[0].ID) {
+		// A recovery right after the table's actor started rebuilt the
+		// graph without it (it was not registered yet): rebuild again.
+		db.coord.Abort(fmt.Errorf("streamdb: table %q missed a graph rebuild", rel.Name))
+	}
+	return w.Complete(tag)
+}
+
+// checkNewName reports whether name is free; with ifNotExists an existing
+// relation is a notice and done is true.
+func (db *DB) checkNewName(name string, ifNotExists bool, w ResultWriter) (done bool, err error) {
+	if _, exists := db.Relation(name); !exists {
+		return false, nil
+	}
+	if ifNotExists {
+		return true, w.Notice("NOTICE", fmt.Sprintf("relation %q already exists, skipping", name))
+	}
+	return true, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+}
+
+// register publishes a relation and its running job.
+func (db *DB) register(rel *catalog.Relation, job *planner.StreamJob) {
+	rt := db.newRuntime(rel, job)
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.rels[rel.ID] = rel
+	db.byName[rel.Name] = rel
+	db.runtime[rel.ID] = rt
+}
+
+// unregister forgets a relation.
+func (db *DB) unregister(rel *catalog.Relation) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	delete(db.rels, rel.ID)
+	delete(db.byName, rel.Name)
+	delete(db.runtime, rel.ID)
+}
+
+// createView creates a materialized view: it records the view as
+// creating, attaches its job to the graph with an Add barrier, and lets
+// the job backfill. In the foreground (the default) it returns when the
+// view is created, with progress NOTICEs meanwhile; with background it
+// returns at once.
+// viewOptions are the session settings a new view takes.
+type viewOptions struct {
+	background  bool  // return before the backfill finishes
+	rateLimit   int64 // backfill rows per second (0: no limit)
+	paused      bool  // backfill_rate_limit = 0
+	parallelism int   // actors per fragment (0: the DB's default)
+}
+
+func (db *DB) createView(ctx context.Context, cv *planner.CreateView, opts viewOptions, w ResultWriter) error {
+	j, err := db.startView(ctx, cv, opts, w)
+	if err != nil || j == nil {
+		return err
+	}
+	if !opts.background {
+		if err := db.waitJob(ctx, j, w); err != nil {
+			return err
+		}
+	}
+	return w.Complete("CREATE MATERIALIZED VIEW")
+}
+
+// startView plans and attaches a new view's job (nil when IF NOT EXISTS
+// found the view).
+func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOptions, w ResultWriter) (*job, error) {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	if done, err := db.checkNewName(cv.Name, cv.IfNotExists, w); done || err != nil {
+		return nil, err
+	}
+	shape, err := planner.PlanView(cv.Query, cv.ColNames)
+	if err != nil {
+		return nil, err
+	}
+	for _, dep := range scannedRelations(shape.Plan) {
+		if up, ok := db.RelationByID(dep); ok && up.State == catalog.StateCreating {
+			return nil, pgerr.New(pgerr.ObjectNotInPrereqState, "materialized view %q is still being created", up.Name)
+		}
+	}
+	id, err := db.allocID()
+	if err != nil {
+		return nil, err
+	}
+	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
+		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
+		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
+		Parallelism: opts.parallelism}
+	if rel.Parallelism == 0 {
+		rel.Parallelism, rel.Adaptive = db.opts.Parallelism, true
+	}
+	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
+	if err != nil {
+		return nil, err
+	}
+	gen := db.coord.Generation() // before reading the upstreams' actors
+	add, err := db.attachInlets(sj)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.saveRelation(rel); err != nil {
+		return nil, err
+	}
+	db.register(rel, sj)
+	// The job is known before its actors start: a recovery that rebuilds
+	// the graph after they started (even before MutateIn returns) gives
+	// it the rebuilt scans' progress. Registered after, it would wait on
+	// the progress of scans that no longer run, forever.
+	j := newJob(rel, sj.Progress)
+	db.mu.Lock()
+	db.jobs[rel.ID] = j
+	db.mu.Unlock()
+	if err := db.coord.MutateIn(ctx, gen, add, sj.Actors, nil); err != nil {
+		db.mu.Lock()
+		delete(db.jobs, rel.ID)
+		db.mu.Unlock()
+		db.abandonViewLocked(rel, err)
+		return nil, err
+	}
+	if testHookViewAdded != nil {
+		testHookViewAdded(db)
+	}
+	db.startJob(j)
+	return j, nil
+}
+
+// testHookViewAdded, when set (by tests), runs after a new view's actors
+// started and before its job's goroutine does.
+var testHookViewAdded func(*DB)
+
+// attachInlets connects a new job's scans to the running top actors of
+// their upstreams: the Add mutation that attaches the exchanges at the
+// job's first barrier.
+func (db *DB) attachInlets(sj *planner.StreamJob) (*stream.AddMutation, error) {
+	add := &stream.AddMutation{Exchanges: map[stream.ActorID][]*stream.Exchange{}}
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	for _, in := range sj.Inlets {
+		if err := attachToRunning(in, db.runtime[in.Upstream], add.Exchanges); err != nil {
+			return nil, err
+		}
+	}
+	return add, nil
+}
+
+// abandonView stops a view whose creation failed or was canceled and
+// removes its state.
+func (db *DB) abandonView(rel *catalog.Relation, cause error) {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	db.abandonViewLocked(rel, cause)
+}
+
+func (db *DB) abandonViewLocked(rel *catalog.Relation, cause error) {
+	if err := db.beginDrop(rel); err != nil {
+		db.opts.Logger.Error("removing abandoned view", "view", rel.Name, "err", err, "cause", cause)
+	}
+	// The stop must go through even when the client went away.
+	if err := db.stopRelation(context.Background(), rel); err != nil {
+		db.opts.Logger.Error("stopping abandoned view", "view", rel.Name, "err", err, "cause", cause)
+	}
+	db.unregister(rel)
+	if err := db.finishDropOf(rel); err != nil {
+		db.opts.Logger.Error("removing abandoned view", "view", rel.Name, "err", err, "cause", cause)
+	}
+}
+
+// stopRelation stops the actors of rel with a Stop barrier. A graph
+// failure rebuilds the graph from the catalog, which still holds rel (the
+// caller unregisters it after): the stop is made again for the rebuilt
+// actors, or they would run on over purged state. A few times at most.
+func (db *DB) stopRelation(ctx context.Context, rel *catalog.Relation) error {
+	for attempt := 0; ; attempt++ {
+		gen := db.coord.Generation()
+		db.mu.RLock()
+		rt := db.runtime[rel.ID]
+		db.mu.RUnlock()
+		if rt == nil {
+			return nil
+		}
+		stop := &stream.StopMutation{Actors: actorSet(rt.actors)}
+		err := db.coord.MutateIn(ctx, gen, stop, nil, nil)
+		if err == nil || !errors.Is(err, stream.ErrGraphFailed) || attempt >= 3 {
+			return err
+		}
+	}
+}
+
+func actorSet(ids []stream.ActorID) map[stream.ActorID]bool {
+	m := make(map[stream.ActorID]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+func scannedRelations(n planner.Node) []uint32 {
+	var out []uint32
+	seen := map[uint32]bool{}
+	var walk func(planner.Node)
+	walk = func(n planner.Node) {
+		if s, ok := n.(*planner.Scan); ok && !seen[s.Rel.ID] {
+			seen[s.Rel.ID] = true
+			out = append(out, s.Rel.ID)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
+	// A view being created is dropped by canceling its job, which removes
+	// it (and takes the DDL lock itself).
+	canceled := map[string]bool{}
+	for _, name := range d.Names {
+		if rel, ok := db.Relation(name); ok && rel.Kind == d.Kind && rel.State == catalog.StateCreating {
+			if len(db.dependents(rel.ID)) == 0 {
+				if err := db.cancelJob(rel.ID); err != nil {
+					return err
+				}
+				canceled[name] = true
+			}
+		}
+	}
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	for _, name := range d.Names {
+		if canceled[name] {
+			continue
+		}
+		rel, ok := db.Relation(name)
+		if !ok || rel.Kind != d.Kind {
+			if ok {
+				return wrongKind(rel, d.Kind)
+			}
+			if d.IfExists {
+				if err := w.Notice("NOTICE", fmt.Sprintf("%s %q does not exist, skipping", kindWord(d.Kind), name)); err != nil {
+					return err
+				}
+				continue
+			}
+			return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kindWord(d.Kind), name)
+		}
+		if err := db.dropRelation(ctx, rel, d.Cascade, w); err != nil {
+			return err
+		}
+	}
+	return w.Complete("DROP " + strings.ToUpper(kindWord(d.Kind)))
+}
+
+func kindWord(k catalog.Kind) string {
+	switch k {
+	case catalog.KindTable, catalog.KindSource:
+		return k.String()
+	}
+	return "materialized view"
+}
+
+func wrongKind(rel *catalog.Relation, want catalog.Kind) error {
+	e := pgerr.New("42809", "%q is not a %s", rel.Name, kindWord(want))
+	e.Hint = fmt.Sprintf("Use DROP %s to remove a %s.", strings.ToUpper(kindWord(rel.Kind)), kindWord(rel.Kind))
+	return e
+}
+
+// dropRelation drops rel, and with cascade the views that depend on it.
+func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade bool, w ResultWriter) (err error) {
+	deps := db.dependents(rel.ID)
+	if len(deps) > 0 && !cascade {
+		e := pgerr.New(pgerr.DependentObjects, "cannot drop %s %s because other objects depend on it", kindWord(rel.Kind), rel.Name)
+		e.Detail = fmt.Sprintf("materialized view %s depends on %s %s", deps[0].Name, kindWord(rel.Kind), rel.Name)
+		e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+		return e
+	}
+	for _, dep := range deps {
+		if err := w.Notice("NOTICE", fmt.Sprintf("drop cascades to materialized view %s", dep.Name)); err != nil {
+			return err
+		}
+		if err := db.dropRelation(ctx, dep, true, w); err != nil {
+			return err
+		}
+	}
+	db.mu.RLock()
+	rt := db.runtime[rel.ID]
+	db.mu.RUnlock()
+	if err := db.beginDrop(rel); err != nil {
+		return err
+	}
+	if rt != nil {
+		if l := rt.limiter; l != nil {
+			// Fail statements waiting on the table's DML rate limit (a
+			// paused one would otherwise hold the DML lock forever); a
+			// drop that fails gives the table its limiter back.
+			l.close()
+			defer func() {
+				if err != nil {
+					l.reopen()
+				}
+			}()
+		}
+		if rt.dml != nil {
+			rt.dml.Lock()
+			defer rt.dml.Unlock()
+		}
+		if err := db.stopRelation(ctx, rel); err != nil {
+			// Not stopped: the relation stays, whole.
+			if cerr := db.cancelDrop(rel); cerr != nil {
+				db.opts.Logger.Error("restoring the catalog entry of a relation not dropped", "relation", rel.Name, "err", cerr)
+			}
+			if errors.Is(err, stream.ErrGraphFailed) {
+				return pgerr.Wrap(err, pgerr.SerializationFailure, "could not drop "+rel.Name)
+			}
+			return err
+		}
+	}
+	db.unregister(rel)
+	return db.finishDropOf(rel)
+}

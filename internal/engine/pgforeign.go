@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"hash/fnv"
+	"sort"
+
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// Sources (CREATE SOURCE) appear in pg_catalog as foreign tables: their
+// rows come from outside, through a connector. Each connector is a
+// foreign server of the one foreign-data wrapper, "streamdb", and a
+// source's connector options are its table options, so psql's \d shows
+// them as "Server: datagen" and "FDW options: (...)".
+
+const fdwOID = 15099
+
+// serverOID gives each connector a stable OID.
+func serverOID(connector string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(connector))
+	return 15100 + int64(h.Sum32()%800)
+}
+
+// sources returns the relations pg_class lists as foreign tables.
+func (v *catalogView) sources() []*catalog.Relation {
+	var out []*catalog.Relation
+	for _, r := range v.rels {
+		if relKind(r) == "f" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func connectorName(r *catalog.Relation) string {
+	if name := r.Connector["connector"]; name != "" {
+		return name
+	}
+	return "streamdb"
+}
+
+// connectorOptions renders a source's options as Postgres keeps them:
+// name=value text, sorted by name.
+func connectorOptions(r *catalog.Relation) types.Datum {
+	keys := make([]string, 0, len(r.Connector))
+	for k := range r.Connector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	elems := make([]types.Datum, len(keys))
+	for i, k := range keys {
+		elems[i] = k + "=" + r.Connector[k]
+	}
+	return types.FormatArray(elems, types.TText)
+}
+
+func foreignTableRows(v *catalogView) [][]types.Datum {
+	var rows [][]types.Datum
+	for _, r := range v.sources() {
+		rows = append(rows, []types.Datum{relOID(r), serverOID(connectorName(r)), connectorOptions(r)})
+	}
+	return rows
+}
+
+func foreignServerRows(v *catalogView) [][]types.Datum {
+	seen := map[string]bool{}
+	var rows [][]types.Datum
+	for _, r := range v.sources() {
+		name := connectorName(r)
+		if !seen[name] {
+			seen[name] = true
+			rows = append(rows, []types.Datum{serverOID(name), name, int64(roleSuper), int64(fdwOID), nil, nil, nil, nil})
+		}
+	}
+	return rows
+}
+
+func foreignWrapperRows(*catalogView) [][]types.Datum {
+	return [][]types.Datum{{int64(fdwOID), "streamdb", int64(roleSuper), int64(0), int64(0), nil, nil}}
+}

@@ -1,0 +1,464 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
+	"github.com/streamdb/streamdb/sql/binder"
+)
+
+// Column describes a result column.
+type Column = pgwire.Column
+
+// ResultWriter receives the results of the statements a Session runs.
+type ResultWriter = pgwire.ResultWriter
+
+// Session is one client's connection state: its parser and settings. It
+// is not safe for concurrent use.
+type Session struct {
+	db     *DB
+	parser *sql.Parser
+	vars   map[string]string
+	// prepared remembers the parameter types Prepare inferred, by query.
+	prepared map[string][]types.Type
+	// inTx is true inside BEGIN ... COMMIT; txWrites counts the writes
+	// made there (each already committed: see transaction).
+	inTx     bool
+	txWrites int
+	// user and database are the names the client connected with ("" for
+	// an in-process session); see identity.
+	user, database string
+}
+
+// NewSession returns a new session.
+func (db *DB) NewSession() *Session {
+	return &Session{db: db, parser: sql.NewParser(), vars: defaultVars()}
+}
+
+func defaultVars() map[string]string {
+	return map[string]string{
+		"application_name":            "",
+		"client_encoding":             "UTF8",
+		"datestyle":                   "ISO, MDY",
+		"intervalstyle":               "postgres",
+		"timezone":                    "UTC",
+		"server_version":              "15.0",
+		"server_encoding":             "UTF8",
+		"standard_conforming_strings": "on",
+		"integer_datetimes":           "on",
+		"search_path":                 "public",
+		"transaction_isolation":       "read committed",
+		"extra_float_digits":          "1",
+		"background_ddl":              "false",
+		"streaming_parallelism":       "default",
+	}
+}
+
+// Run executes every statement of query in order, reporting results to w.
+// It stops at the first error.
+func (s *Session) Run(ctx context.Context, query string, w ResultWriter) error {
+	stmts, err := s.parser.Parse(query)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if err := s.exec(ctx, st, binder.Options{}, w); err != nil {
+			return statementError(err)
+		}
+	}
+	return nil
+}
+
+// statementError gives errors from the streaming layer their SQLSTATE: a
+// statement cut short by a graph failure may be retried (40001).
+func statementError(err error) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) && errors.Is(err, stream.ErrGraphFailed) {
+		return pgerr.Wrap(err, pgerr.SerializationFailure, "statement not committed")
+	}
+	return err
+}
+
+// exec runs one parsed statement.
+func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Options, w ResultWriter) (err error) {
+	if err := ctx.Err(); err != nil {
+		return pgerr.As(err)
+	}
+	if d := s.statementTimeout(); d > 0 {
+		// As a CancelRequest does, at the deadline: 57014, "canceling
+		// statement due to statement timeout" (pgerr.As).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+		defer func() {
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = pgerr.As(err)
+			}
+		}()
+	}
+	if !s.db.enter() {
+		return errClosing
+	}
+	defer s.db.leave()
+	switch n := st.Node.(type) {
+	case *sql.EmptyStmt:
+		return nil
+	case *sql.SetStmt:
+		return s.set(n, w)
+	case *sql.ShowStmt:
+		return s.show(ctx, n, w)
+	case *sql.TransactionStmt:
+		return s.transaction(n, w)
+	case *sql.FlushStmt:
+		if err := s.db.Flush(ctx); err != nil {
+			return err
+		}
+		return w.Complete("FLUSH")
+	case *sql.ExplainStmt:
+		return s.explain(n, w)
+	case *sql.AlterStmt:
+		return s.db.alter(ctx, n, w)
+	case *sql.WaitStmt:
+		if err := s.db.waitAllJobs(ctx); err != nil {
+			return err
+		}
+		return w.Complete("WAIT")
+	case *sql.CopyStmt:
+		return s.copy(ctx, n, w)
+	case *sql.CancelJobsStmt:
+		for _, id := range n.IDs {
+			if err := s.db.cancelJob(uint32(id)); err != nil {
+				return err
+			}
+		}
+		return w.Complete("CANCEL_JOBS")
+	}
+	res, err := binder.Bind(s.catalog(), st, opts)
+	if err != nil {
+		return err
+	}
+	if _, isQuery := res.Stmt.(*planner.Query); !isQuery && s.inTx {
+		s.txWrites++
+	}
+	return s.execBound(ctx, res.Stmt, w)
+}
+
+// transaction handles BEGIN, COMMIT and ROLLBACK. streamdb has no
+// multi-statement transactions yet: every statement commits when it
+// returns, also inside a block. The block is tracked so clients see the
+// transaction status they expect, and a ROLLBACK that cannot undo writes
+// says so instead of pretending.
+func (s *Session) transaction(n *sql.TransactionStmt, w ResultWriter) error {
+	switch n.Kind {
+	case "begin":
+		if s.inTx {
+			if err := w.Notice("WARNING", "there is already a transaction in progress"); err != nil {
+				return err
+			}
+		}
+		s.inTx, s.txWrites = true, 0
+		return w.Complete("BEGIN")
+	case "rollback":
+		if !s.inTx {
+			if err := w.Notice("WARNING", "there is no transaction in progress"); err != nil {
+				return err
+			}
+		} else if s.txWrites > 0 {
+			msg := fmt.Sprintf("streamdb commits every statement on its own: %d statement(s) of this transaction block were committed and cannot be rolled back", s.txWrites)
+			if err := w.Notice("WARNING", msg); err != nil {
+				return err
+			}
+		}
+		s.inTx = false
+		return w.Complete("ROLLBACK")
+	default:
+		if !s.inTx {
+			if err := w.Notice("WARNING", "there is no transaction in progress"); err != nil {
+				return err
+			}
+		}
+		s.inTx = false
+		return w.Complete("COMMIT")
+	}
+}
+
+// TxStatus implements pgwire.TxStatuser: 'T' inside a block, 'I' outside.
+func (s *Session) TxStatus() byte {
+	if s.inTx {
+		return 'T'
+	}
+	return 'I'
+}
+
+func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error {
+	ctx = s.withIdentity(ctx)
+	switch b := stmt.(type) {
+	case *planner.Query:
+		return s.db.runQuery(ctx, b, w)
+	case *planner.Insert:
+		n, err := s.db.insert(ctx, b)
+		if err != nil {
+			return err
+		}
+		return w.Complete(fmt.Sprintf("INSERT 0 %d", n))
+	case *planner.Update:
+		n, err := s.db.update(ctx, b)
+		if err != nil {
+			return err
+		}
+		return w.Complete(fmt.Sprintf("UPDATE %d", n))
+	case *planner.Delete:
+		n, err := s.db.delete(ctx, b)
+		if err != nil {
+			return err
+		}
+		return w.Complete(fmt.Sprintf("DELETE %d", n))
+	case *planner.CreateTable:
+		opts, err := s.tableOptions(b)
+		if err != nil {
+			return err
+		}
+		return s.db.createTable(ctx, b, opts, w)
+	case *planner.CreateView:
+		opts, err := s.viewOptions(b)
+		if err != nil {
+			return err
+		}
+		return s.db.createView(ctx, b, opts, w)
+	case *planner.Drop:
+		return s.db.drop(ctx, b, w)
+	}
+	return pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", stmt)
+}
+
+func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
+	name := strings.ToLower(n.Name)
+	if n.Default {
+		if v, ok := defaultVars()[name]; ok {
+			s.vars[name] = v
+		} else {
+			delete(s.vars, name)
+		}
+	} else {
+		if rateLimitVars[name] {
+			if _, err := binder.ParseRateLimit(name, n.Value); err != nil {
+				return err
+			}
+		}
+		if name == "statement_timeout" {
+			if _, err := parseTimeout(name, n.Value); err != nil {
+				return err
+			}
+		}
+		if name == "streaming_parallelism" {
+			if _, err := binder.ParseParallelism(name, n.Value); err != nil {
+				return err
+			}
+		}
+		s.vars[name] = n.Value
+	}
+	return w.Complete("SET")
+}
+
+// rateLimitVars are the session variables that hold a rate limit (rows
+// per second; 0 pauses; DEFAULT: none), checked when SET.
+var rateLimitVars = map[string]bool{"backfill_rate_limit": true, "dml_rate_limit": true, "source_rate_limit": true}
+
+// rateLimit reads a rate limit: the WITH option when given, else the
+// session variable. ok is false when neither sets one.
+func (s *Session) rateLimit(name string, with map[string]string) (n int64, ok bool, err error) {
+	v, given := with[name]
+	if !given {
+		v = s.vars[name]
+	}
+	n, err = binder.ParseRateLimit(name, v)
+	if err != nil || n < 0 {
+		return 0, false, err
+	}
+	return n, true, nil
+}
+
+// viewOptions reads the settings a new view takes: its WITH options,
+// else the session's.
+func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
+	opts := viewOptions{background: s.boolVar("background_ddl")}
+	n, ok, err := s.rateLimit("backfill_rate_limit", cv.With)
+	if err != nil {
+		return opts, err
+	}
+	if ok {
+		opts.rateLimit, opts.paused = n, n == 0
+	}
+	v, given := cv.With["streaming_parallelism"]
+	if !given {
+		v = s.vars["streaming_parallelism"]
+	}
+	if opts.parallelism, err = binder.ParseParallelism("streaming_parallelism", v); err != nil {
+		return opts, err
+	}
+	return opts, nil
+}
+
+// tableOptions reads the settings a new table takes: its WITH options,
+// else the session's.
+func (s *Session) tableOptions(ct *planner.CreateTable) (tableOptions, error) {
+	var opts tableOptions
+	n, ok, err := s.rateLimit("dml_rate_limit", ct.With)
+	if err != nil {
+		return opts, err
+	}
+	if ok {
+		opts.dmlRateLimit, opts.dmlPaused = n, n == 0
+	}
+	if !ct.Source {
+		v, given := ct.With["streaming_parallelism"]
+		if !given {
+			v = s.vars["streaming_parallelism"]
+		}
+		if opts.parallelism, err = binder.ParseParallelism("streaming_parallelism", v); err != nil {
+			return opts, err
+		}
+	}
+	if ct.Connector != nil {
+		n, ok, err := s.rateLimit("source_rate_limit", ct.With)
+		if err != nil {
+			return opts, err
+		}
+		if ok {
+			opts.sourceRateLimit, opts.sourcePaused = n, n == 0
+		}
+	}
+	return opts, nil
+}
+
+// boolVar reads a boolean session variable (false when unset).
+func (s *Session) boolVar(name string) bool {
+	switch strings.ToLower(s.vars[name]) {
+	case "true", "on", "1", "yes", "t":
+		return true
+	}
+	return false
+}
+
+// Var returns a session variable's value.
+func (s *Session) Var(name string) (string, bool) {
+	v, ok := s.vars[strings.ToLower(name)]
+	return v, ok
+}
+
+func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) error {
+	switch n.What {
+	case "tables":
+		return s.db.showRelations(w, catalog.KindTable)
+	case "materialized views":
+		return s.db.showRelations(w, catalog.KindMaterializedView)
+	case "sources":
+		return s.db.showRelations(w, catalog.KindSource)
+	case "jobs":
+		return s.db.showJobs(w)
+	case "all":
+		if err := w.Columns([]Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}); err != nil {
+			return err
+		}
+		for _, k := range sortedKeys(s.vars) {
+			if err := w.Row([]types.Datum{k, s.vars[k]}); err != nil {
+				return err
+			}
+		}
+		return w.Complete(fmt.Sprintf("SHOW %d", len(s.vars)))
+	}
+	v, ok := s.vars[n.What]
+	if !ok {
+		return pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", n.What)
+	}
+	if err := w.Columns([]Column{{Name: n.What, Type: types.TText}}); err != nil {
+		return err
+	}
+	if err := w.Row([]types.Datum{v}); err != nil {
+		return err
+	}
+	return w.Complete("SHOW")
+}
+
+func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
+	res, err := binder.Bind(s.catalog(), n.Stmt, binder.Options{})
+	if err != nil {
+		return err
+	}
+	var lines []string
+	switch b := res.Stmt.(type) {
+	case *planner.Query:
+		lines = planner.Explain(b.Plan)
+	case *planner.CreateView:
+		shape, err := planner.PlanView(b.Query, b.ColNames)
+		if err != nil {
+			return err
+		}
+		lines = planner.Explain(shape.Plan)
+		opts, err := s.viewOptions(b)
+		if err != nil {
+			return err
+		}
+		frags, err := s.db.planFragments(b, shape, opts.parallelism)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, "")
+		lines = append(lines, planner.ExplainFragments(frags)...)
+	default:
+		return pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
+	}
+	if err := w.Columns([]Column{{Name: "QUERY PLAN", Type: types.TText}}); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if err := w.Row([]types.Datum{l}); err != nil {
+			return err
+		}
+	}
+	return w.Complete("EXPLAIN")
+}
+
+// statementTimeout is the session's statement_timeout (0: none).
+func (s *Session) statementTimeout() time.Duration {
+	v, ok := s.vars["statement_timeout"]
+	if !ok {
+		return 0
+	}
+	d, _ := parseTimeout("statement_timeout", v) // checked when SET
+	return d
+}
+
+// parseTimeout reads a time setting as Postgres does: a bare number is
+// milliseconds; a unit (us, ms, s, min, h, d) may follow; 0 is none.
+func parseTimeout(name, v string) (time.Duration, error) {
+	s := strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "'"))
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := unit[strings.ToLower(strings.TrimSpace(s[i:]))]
+	if err != nil || !ok || n < 0 || n*float64(u) > float64(math.MaxInt32)*float64(time.Millisecond) {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+	}
+	return time.Duration(n * float64(u)), nil
+}
+
+// TxWrites counts the statements of the open transaction block that wrote
+// (each committed on its own; a ROLLBACK cannot undo them).
+func (s *Session) TxWrites() int { return s.txWrites }

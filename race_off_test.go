@@ -1,5 +1,0 @@
-//go:build !race
-
-package streamdb
-
-const raceEnabled = false

@@ -1,7 +1,0 @@
-//go:build race
-
-package streamdb
-
-// raceEnabled scales the large COPY tests down under the race detector,
-// which slows them tenfold.
-const raceEnabled = true
