@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/streamdb/streamdb/internal/filetest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/cockroachdb/datadriven"
 
 	"github.com/streamdb/streamdb/exec/batch"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -111,19 +111,23 @@ func execute(query string) ([]planner.Column, [][]types.Datum, error) {
 }
 
 func TestBatchTestdata(t *testing.T) {
-	filetest.Run(t, "testdata/batch", func(t *testing.T, cmd, input string) string {
-		cols, rows, err := execute(input)
+	datadriven.RunTest(t, "testdata/batch", func(t *testing.T, d *datadriven.TestData) string {
+		if d.Cmd != "query" {
+			d.Fatalf(t, "unknown command %q", d.Cmd)
+		}
+		for _, a := range d.CmdArgs {
+			if a.Key != "sort" {
+				d.Fatalf(t, "unknown argument %q", a.Key)
+			}
+		}
+		cols, rows, err := execute(d.Input)
 		if err != nil {
 			pe := pgerr.As(err)
 			return fmt.Sprintf("ERROR %s: %s", pe.Code, pe.Message)
 		}
 		lines := renderRows(cols, rows)
-		switch cmd {
-		case "query":
-		case "query sort":
+		if d.HasArg("sort") {
 			slices.Sort(lines)
-		default:
-			t.Fatalf("unknown command %q", cmd)
 		}
 		return strings.Join(append([]string{header(cols)}, lines...), "\n")
 	})

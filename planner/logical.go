@@ -1,10 +1,3 @@
-// Package planner turns bound queries (logical plans, built by the binder in
-// package sql) into executable plans: batch executor trees for SELECT and
-// DML, and stream fragment graphs for materialized views.
-//
-// Logical plan nodes are plain data. Every node outputs a row of Columns;
-// expressions inside a node refer to its input row by column index (for a
-// Join, the left row followed by the right row).
 package planner
 
 import (

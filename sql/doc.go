@@ -16,9 +16,10 @@ package sql
 //  3. Dispatch on the first words (parser.go). The front end parses itself
 //     CREATE TABLE / MATERIALIZED VIEW (ddl_create.go), DROP (ddl_drop.go),
 //     SHOW / SET / RESET (set_show.go), transactions and FLUSH
-//     (transaction.go), EXPLAIN (explain.go), and the stream operator
-//     commands ALTER ... PAUSE|RESUME|SET, CANCEL JOBS, WAIT (stream_ops.go,
-//     node types in stmt_ext.go), using a token cursor (cursor.go).
+//     (transaction.go), EXPLAIN (explain.go), COPY (copy.go), and the
+//     stream operator commands ALTER ... PAUSE|RESUME|SET, CANCEL JOBS,
+//     WAIT (stream_ops.go, node types in stmt_ext.go), using a token
+//     cursor (cursor.go).
 //  4. Everything else is rewritten (rewrite*.go, tablefunc.go), rendered as
 //     TiDB SQL (render.go) and parsed by the TiDB parser (tidb.go, dml.go).
 //     Expressions inside front-end statements (DEFAULT, table function
@@ -28,6 +29,8 @@ package sql
 //
 //	checkTokens        reject __sdb_ identifiers, operators TiDB reads differently
 //	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings
+//	rewriteAggFilter   agg(x) FILTER (WHERE c) -> agg(CASE WHEN (c) THEN (x) END)
+//	                   (count(*): THEN 1)
 //	rewritePgSyntax    OPERATOR(pg_catalog.~) -> ~ ; drop COLLATE "default"/"C"/"POSIX";
 //	                   pg_catalog.f(...) -> f(...)
 //	rewriteArrays      ARRAY[a, b] -> __sdb_array_lit(a, b); ARRAY(SELECT ..) -> __sdb_array((SELECT ..));
@@ -46,6 +49,7 @@ package sql
 //	rewriteLimit       OFFSET n [ROWS] / LIMIT ALL / FETCH FIRST|NEXT [c] ROWS ONLY, in any
 //	                   order -> LIMIT c OFFSET n (no count: LIMIT 9223372036854775807,
 //	                   which the binder reads as no limit)
+//	(then, as the statement is parsed, with the tokens in context)
 //	rewriteTableFuncs  f(args) [AS] a[(cols)] in FROM -> __sdb_tf_N AS "a"
 //	rewriteDerivedColumns  (SELECT ..) [AS] s(p, q) -> LATERAL (SELECT ..) AS s(__sdb_derived, p, q);
 //	                   t [AS] x(a) -> LATERAL (SELECT * FROM t) AS x(__sdb_derived, a)

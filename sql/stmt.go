@@ -31,6 +31,8 @@
 //   - OFFSET without LIMIT, LIMIT ALL, OFFSET n ROWS and FETCH FIRST|NEXT
 //     [c] ROW|ROWS ONLY become LIMIT c OFFSET n; a missing count is written
 //     LIMIT 9223372036854775807, which the binder reads as no limit.
+//   - e [ASC|DESC] NULLS FIRST|LAST becomes __sdb_nulls_first(e) or
+//     __sdb_nulls_last(e), keeping ASC|DESC.
 //   - A VALUES list used as a query gets ROW before each row:
 //     VALUES ROW(1, 'a'), ROW(2, 'b').
 //   - Column aliases of a FROM item, (SELECT ...) AS s(p, q) or t AS x(a),

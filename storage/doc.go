@@ -56,7 +56,10 @@
 //
 // A Reader is the Store itself (latest committed state), a Snapshot (the
 // committed state when it was taken) or a WriteBatch (latest committed
-// state plus the batch's own writes, merged by Pebble's indexed batch).
+// state plus the batch's own writes). A WriteBatch starts unindexed and
+// becomes a Pebble indexed batch at its first read, so an actor that only
+// writes never pays for the index; one made by NewWriteOnlyBatch never
+// does, and reads through it fail with ErrWriteOnly.
 //
 //   - Store: safe for concurrent use. CommitEpoch calls are serialized by an
 //     internal mutex. Close must not race with other calls; iterators must

@@ -35,7 +35,6 @@ var layer = map[string]int{
 	"internal/types":     1,
 	"internal/pgerr":     0,
 	"internal/failpoint": 0, // imports nothing of ours
-	"internal/filetest":  0, // test helper, imports nothing of ours
 	"internal/pgserver":  0, // starts PostgreSQL for tests and bench; imports nothing of ours
 }
 

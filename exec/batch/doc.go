@@ -18,8 +18,12 @@
 //
 // # Memory
 //
-// Streaming executors (Scan, Values, GenerateSeries, Filter, Project,
-// Limit, UnionAll, the probe side of HashJoin) hold at most one chunk.
-// Sort, HashAgg and HashJoin's build side keep their input in memory as
-// decoded rows. Limit stops pulling as soon as it has its rows.
+// Streaming executors (Scan, Values, GenerateSeries, Unnest, Filter,
+// Project, Expand, Limit, UnionAll, the probe side of HashJoin) hold at
+// most one chunk. Sort, HashAgg and HashJoin's build side keep their input
+// in memory as decoded rows. Limit stops pulling as soon as it has its
+// rows. Apply runs each uncorrelated subquery once, before its first row,
+// and keeps only its result (a value, or an IN subquery's distinct values
+// as a set of encoded keys); a correlated subquery gets a fresh executor
+// per input row, closed before the next.
 package batch

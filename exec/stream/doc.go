@@ -5,8 +5,8 @@
 //
 // # Actors and ownership
 //
-// An actor is one goroutine, owned by the Graph that started it, running a
-// pipeline of executors (Executor.Next pulls from the input); its output goes
+// An actor is one goroutine, started, owned and joined by the Coordinator,
+// running a pipeline of executors (Executor.Next pulls from the input); its output goes
 // to a dispatcher that sends each message to the receivers of downstream
 // actors. Between actors messages travel on bounded channels (back-pressure).
 //
@@ -23,8 +23,24 @@
 // (I1); Align is a Merge whose inputs form two sides (a join). The actors
 // of a fragment share its state tables, each reading and writing only the
 // keys of its vnodes; a scan's backfill progress and log store are kept
-// per upstream vnode. Moving a vnode between actors at a barrier (I4) is
-// the next step: the state is already keyed for it.
+// per upstream vnode.
+//
+// # Rescale
+//
+// Vnodes change owner only at a barrier (I4), and by replacing actors,
+// not by handing vnodes from one running actor to another: an
+// UpdateMutation carries the actors of the rebuilt jobs (the rescaled
+// relation's and those of every view downstream of it, built by the
+// planner for the new parallelism with their vnodes split anew). At its
+// barrier the old actors forward it and stop, and the dispatchers feeding
+// them swap their outputs to them for Exchanges to the new actors, so the
+// rows after the barrier reach the new owners. Once the epoch commits, the
+// new actors start on the committed state: every operator's state, a
+// scan's backfill progress and its log store are keyed by vnode, so each
+// vnode's state is found by whichever actor now owns it, and a job still
+// backfilling resumes from its committed progress in whatever phase it was
+// (as after a restart). MutateIn refuses the mutation when the graph was
+// rebuilt after the new actors were built; the caller rebuilds and retries.
 //
 // # Epochs and state
 //
@@ -55,8 +71,9 @@
 // its source's mark (Source.Mark), which succeeds once a barrier injected
 // into that source after the changes has committed, even when the barrier
 // that answers the request fails, and fails once the source's graph is
-// gone without it: an error always means not committed. When recoveries follow each other with no epoch committed, the
-// next barrier waits a growing backoff. A store that fails a write
+// gone without it: an error always means not committed. When recoveries
+// follow each other with no epoch committed, the next barrier waits a
+// growing backoff. A store that fails a write
 // (storage.ErrStoreFailed) stops the graph for good: every request gets
 // the store's error until the database is reopened.
 //
@@ -72,9 +89,12 @@
 //     invariants build tag (invariants_on.go).
 //   - I3 exactly once: snapshot rows and logged changes reach the view once,
 //     across restarts (see StreamScan).
-//   - I4 rescale (ownership half): a scan receives only the changes of
-//     its vnodes and a Materialize writes only rows of its vnodes; checked
-//     under the invariants build tag.
+//   - I4 rescale: vnode ownership changes only at a barrier (an
+//     UpdateMutation), and a vnode's state and backfill progress move with
+//     it, being keyed by vnode. A scan receives only the changes of its
+//     vnodes and a Materialize writes only rows of its vnodes; checked
+//     under the invariants build tag, as is that no two actors write one
+//     key in an epoch (storage).
 //   - I5 upstream end: an input that ends without a barrier is an error,
 //     and an actor that ends without a Stop barrier fails the graph (the
 //     coordinator checks it; the stream/send and stream/upstream-end

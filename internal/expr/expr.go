@@ -1,9 +1,3 @@
-// Package expr holds typed scalar expressions and aggregate definitions with
-// Postgres semantics. The binder builds them through the constructors in
-// this package (which type-check, insert implicit casts and return
-// pgerr errors with SQLSTATEs); executors evaluate them row by row.
-//
-// Expressions are immutable after construction and safe for concurrent Eval.
 package expr
 
 import (

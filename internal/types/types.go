@@ -1,27 +1,3 @@
-// Package types defines streamdb's SQL types and the Go representation of
-// their values (Datums).
-//
-// Every layer shares this representation:
-//
-//	type            Datum Go type       Arrow type
-//	NULL (any)      nil                 (validity bitmap)
-//	boolean         bool                Boolean
-//	smallint        int64               Int16
-//	integer         int64               Int32
-//	bigint          int64               Int64
-//	real            float64             Float32
-//	double          float64             Float64
-//	numeric         *apd.Decimal        String (canonical decimal text)
-//	text, varchar   string              String
-//	date            Date                Date32
-//	timestamp       Timestamp           Timestamp(us)
-//	timestamptz     Timestamp           Timestamp(us, "UTC")
-//	interval        Interval            MonthDayNanoInterval
-//
-// Integer Datums are always int64 whatever the column width; the Type says
-// the width and range checks happen where values are produced (casts,
-// arithmetic, assignment to a column). *apd.Decimal values are immutable once
-// built: never modify one you did not allocate.
 package types
 
 import (

@@ -2,9 +2,10 @@ package binder
 
 import (
 	"fmt"
-	"github.com/streamdb/streamdb/internal/filetest"
 	"strings"
 	"testing"
+
+	"github.com/cockroachdb/datadriven"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -22,18 +23,18 @@ func bindSQL(query string, opts Options) (*Result, error) {
 }
 
 func TestBindTestdata(t *testing.T) {
-	filetest.Run(t, "testdata/bind", func(t *testing.T, cmd, input string) string {
-		res, err := bindSQL(input, Options{})
+	datadriven.RunTest(t, "testdata/bind", func(t *testing.T, d *datadriven.TestData) string {
+		res, err := bindSQL(d.Input, Options{})
 		if err != nil {
 			return renderError(err)
 		}
-		switch cmd {
+		switch d.Cmd {
 		case "columns":
 			return renderColumns(res)
 		case "plan":
 			return renderPlan(res)
 		}
-		t.Fatalf("unknown command %q", cmd)
+		d.Fatalf(t, "unknown command %q", d.Cmd)
 		return ""
 	})
 }

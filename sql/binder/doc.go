@@ -17,12 +17,21 @@
 //	  -> DISTINCT (Aggregate without aggregates)
 //	  -> ORDER BY (Sort) -> LIMIT/OFFSET (Limit) -> drop extras (Project)
 //
+// UNION [ALL] chains (bind_setop.go) become a UnionAll (UNION: under a
+// DISTINCT Aggregate); INTERSECT and EXCEPT are 0A000. TUMBLE and HOP in
+// FROM (bind_window.go) become a Project adding window_start and
+// window_end (TUMBLE) or an Expand emitting each row once per window
+// (HOP).
+//
 // Names are resolved through a scope: the columns of the plan built so far,
 // each with its qualifier, in the plan's column order, so a resolved column
 // is directly an expr.Column index. After aggregation, expressions are bound
 // against the grouped output: an aggregate call becomes a reference to its
 // Aggregate column, and any sub-expression equal to a GROUP BY key becomes a
 // reference to that key; any other column reference is a 42803 error.
+// When every primary key column of a scanned table is grouped, its other
+// columns are added to the group keys (they depend on the key, and
+// Postgres lets the query use them ungrouped: addDependentKeys).
 //
 // # Markers
 //
@@ -36,7 +45,9 @@
 // without LIMIT), a LATERAL item whose first column alias is __sdb_derived
 // is a plain FROM item with column aliases, and the array markers
 // (__sdb_array_lit, __sdb_array, __sdb_any / __sdb_all, __sdb_subscript)
-// and __sdb_icase (the pattern of ~* and !~*) are bound in bind_pg.go.
+// and __sdb_icase (the pattern of ~* and !~*) are bound in bind_pg.go;
+// __sdb_nulls_first(e) / __sdb_nulls_last(e) in ORDER BY are e with NULLS
+// FIRST / LAST.
 //
 // # Subqueries
 //
