@@ -30,6 +30,15 @@ type Scan struct {
 	Cols  []Column
 }
 
+// ScanOf returns a scan of every column of rel, hidden ones included.
+func ScanOf(rel *catalog.Relation) *Scan {
+	cols := make([]Column, len(rel.Columns))
+	for i, c := range rel.Columns {
+		cols[i] = Column{Name: c.Name, Type: c.Type, Table: rel.Name, Hidden: c.Hidden}
+	}
+	return &Scan{Rel: rel, Cols: cols}
+}
+
 // Values produces constant rows (each expression has no column references).
 type Values struct {
 	Rows [][]expr.Expr

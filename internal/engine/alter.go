@@ -113,8 +113,8 @@ func (db *DB) alterTable(a *sql.AlterStmt, w ResultWriter) error {
 	db.mu.RLock()
 	rt := db.runtime[rel.ID]
 	db.mu.RUnlock()
-	if rt != nil && rt.limiter != nil {
-		rt.limiter.set(next.DMLRateLimit, next.DMLPaused)
+	if rt != nil && rt.table != nil {
+		rt.table.Limiter().Set(next.DMLRateLimit, next.DMLPaused)
 	}
 	return w.Complete("ALTER TABLE")
 }

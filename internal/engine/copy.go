@@ -141,7 +141,7 @@ func (s *Session) copyFrom(ctx context.Context, n *sql.CopyStmt, opts pgcopy.Opt
 	if err != nil {
 		return err
 	}
-	rows, err := s.db.copyFrom(ctx, rel, targets, opts, in)
+	rows, err := s.db.writer.CopyFrom(ctx, rel, targets, opts, in)
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func (s *Session) copyQuery(n *sql.CopyStmt, opts pgcopy.Options) (*planner.Quer
 			}
 		}
 	}
-	return &planner.Query{Plan: scanOf(rel)}, pick, nil
+	return &planner.Query{Plan: planner.ScanOf(rel)}, pick, nil
 }
 
 // copyOut is the ResultWriter a COPY TO runs its query with: it writes

@@ -385,20 +385,19 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 		return err
 	}
 	if rt != nil {
-		if l := rt.limiter; l != nil {
+		if rt.table != nil {
+			l := rt.table.Limiter()
 			// Fail statements waiting on the table's DML rate limit (a
 			// paused one would otherwise hold the DML lock forever); a
 			// drop that fails gives the table its limiter back.
-			l.close()
+			l.Close()
 			defer func() {
 				if err != nil {
-					l.reopen()
+					l.Reopen()
 				}
 			}()
-		}
-		if rt.dml != nil {
-			rt.dml.Lock()
-			defer rt.dml.Unlock()
+			rt.table.Lock()
+			defer rt.table.Unlock()
 		}
 		if err := db.stopRelation(ctx, rel); err != nil {
 			// Not stopped: the relation stays, whole.

@@ -36,6 +36,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/engine/write"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/storage"
@@ -118,6 +119,8 @@ type DB struct {
 
 	actorSeq actorSeq
 	rowIDs   rowIDGen
+	// writer runs DML and COPY FROM (package write).
+	writer *write.Writer
 	// recoveries logs the graph's recent recoveries (streamdb_catalog.recoveries).
 	recoveries recoveryLog
 	defaultMu  sync.Mutex
@@ -137,10 +140,9 @@ type relRuntime struct {
 	// fragments describe the job's fragments (streamdb_catalog.actors).
 	fragments []planner.Fragment
 	source    *stream.Source // tables only
-	dml       *sync.Mutex    // tables only; survives graph rebuilds
-	// limiter paces the table's DML (tables only; survives graph
-	// rebuilds, like dml).
-	limiter *dmlLimiter
+	// table is the table's write state, its DML lock and rate limiter
+	// (tables only; survives graph rebuilds).
+	table *write.Table
 	// generated is the index of the next row of the relation's connector
 	// (relations with a connector only).
 	generated *atomic.Int64
@@ -163,6 +165,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	db := &DB{opts: o, store: st, rels: map[uint32]*catalog.Relation{},
 		byName: map[string]*catalog.Relation{}, runtime: map[uint32]*relRuntime{},
 		jobs: map[uint32]*job{}, closing: make(chan struct{})}
+	db.writer = write.New(writeEngine{db})
 	if err := db.loadCatalog(); err != nil {
 		st.Close()
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/engine/write"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
 	"github.com/streamdb/streamdb/sql/binder"
@@ -153,12 +154,12 @@ func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntim
 		db.mu.RLock()
 		old := db.runtime[r.ID]
 		db.mu.RUnlock()
-		if old != nil && old.dml != nil {
-			rt.dml, rt.limiter = old.dml, old.limiter
+		if old != nil && old.table != nil {
+			rt.table = old.table
 		} else {
-			rt.dml, rt.limiter = newDMLMutex(), newDMLLimiter()
+			rt.table = write.NewTable()
 		}
-		rt.limiter.set(r.DMLRateLimit, r.DMLPaused)
+		rt.table.Limiter().Set(r.DMLRateLimit, r.DMLPaused)
 	}
 	return rt
 }

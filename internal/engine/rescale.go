@@ -48,9 +48,9 @@ func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWr
 		db.mu.RLock()
 		rt := db.runtime[rel.ID]
 		db.mu.RUnlock()
-		if rt != nil && rt.dml != nil {
-			rt.dml.Lock()
-			defer rt.dml.Unlock()
+		if rt != nil && rt.table != nil {
+			rt.table.Lock()
+			defer rt.table.Unlock()
 		}
 	}
 	if err := db.saveRelation(&next); err != nil {

@@ -208,19 +208,19 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 	case *planner.Query:
 		return s.db.runQuery(ctx, b, w)
 	case *planner.Insert:
-		n, err := s.db.insert(ctx, b)
+		n, err := s.db.writer.Insert(ctx, b)
 		if err != nil {
 			return err
 		}
 		return w.Complete(fmt.Sprintf("INSERT 0 %d", n))
 	case *planner.Update:
-		n, err := s.db.update(ctx, b)
+		n, err := s.db.writer.Update(ctx, b)
 		if err != nil {
 			return err
 		}
 		return w.Complete(fmt.Sprintf("UPDATE %d", n))
 	case *planner.Delete:
-		n, err := s.db.delete(ctx, b)
+		n, err := s.db.writer.Delete(ctx, b)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package engine
+package write_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/engine"
+	"github.com/streamdb/streamdb/internal/engine/write"
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
@@ -54,22 +56,15 @@ func genRows(from, to int) *genReader {
 	}}
 }
 
-// withStagingLimits lowers the staging limits so that COPYs spill.
-func withStagingLimits(t *testing.T, mem, keys int) {
-	oldMem, oldKeys := copyMemBytes, copyKeyRunBytes
-	copyMemBytes, copyKeyRunBytes = mem, keys
-	t.Cleanup(func() { copyMemBytes, copyKeyRunBytes = oldMem, oldKeys })
-}
-
-func openCopyDB(t *testing.T) *DB {
+func openCopyDB(t *testing.T) *engine.DB {
 	t.Helper()
 	return openCopyDBAt(t, ":memory:")
 }
 
 // openCopyDBAt opens a database in dir with table t and view t_sum.
-func openCopyDBAt(t *testing.T, dir string) *DB {
+func openCopyDBAt(t *testing.T, dir string) *engine.DB {
 	t.Helper()
-	db, err := Open(dir, &Options{NoSync: true})
+	db, err := engine.Open(dir, &engine.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +79,7 @@ func openCopyDBAt(t *testing.T, dir string) *DB {
 	return db
 }
 
-func viewRow(t *testing.T, db *DB) string {
+func viewRow(t *testing.T, db *engine.DB) string {
 	t.Helper()
 	rows, err := db.Query(context.Background(), "SELECT n, total FROM t_sum")
 	if err != nil {
@@ -115,7 +110,7 @@ func copyTempDirs(t *testing.T) []string {
 // TestCopySpilled loads a COPY whose rows and keys spill to disk: many
 // key runs merge, duplicates across runs are found, and the files go.
 func TestCopySpilled(t *testing.T) {
-	withStagingLimits(t, 64<<10, 64<<10)
+	write.SetStagingLimits(t, 64<<10, 64<<10)
 	// A temporary directory of its own: other test processes (go test
 	// runs packages in parallel) stage COPYs in the shared one.
 	t.Setenv("TMPDIR", t.TempDir())
@@ -171,7 +166,7 @@ func TestCopyStagingBounded(t *testing.T) {
 	if raceEnabled {
 		limit, n = 16<<10, 20000
 	}
-	withStagingLimits(t, limit, limit)
+	write.SetStagingLimits(t, limit, limit)
 	// live is the live heap; the least of a few readings, as background
 	// work allocates meanwhile.
 	live := func() int64 {
@@ -187,8 +182,7 @@ func TestCopyStagingBounded(t *testing.T) {
 	staging := func(rows int) int64 {
 		db := openCopyDBAt(t, t.TempDir())
 		var start, end int64
-		copyBeforeSend = func(*copyStage) { end = live() }
-		defer func() { copyBeforeSend = nil }()
+		write.SetBeforeSend(t, func(*os.File) { end = live() })
 		gen := genRows(0, rows)
 		gen.first = func() { start = live() }
 		res, err := db.CopyFrom(context.Background(), "COPY t FROM STDIN", gen)
@@ -209,33 +203,33 @@ func TestCopyStagingBounded(t *testing.T) {
 // (here: its staged rows file is cut short) aborts the epoch; nothing of
 // it commits and the database recovers.
 func TestCopyAbortMidSend(t *testing.T) {
-	withStagingLimits(t, 0, 1<<20)
+	write.SetStagingLimits(t, 0, 1<<20)
 	db := openCopyDB(t)
 	ctx := context.Background()
 	if _, err := db.CopyFrom(ctx, "COPY t FROM STDIN", genRows(0, 10)); err != nil {
 		t.Fatal(err)
 	}
-	copyBeforeSend = func(s *copyStage) {
-		fi, err := s.held.spill.f.Stat()
+	truncate := func(f *os.File) {
+		fi, err := f.Stat()
 		if err != nil {
 			t.Error(err)
 			return
 		}
-		if err := s.held.spill.f.Truncate(fi.Size() / 2); err != nil {
+		if err := f.Truncate(fi.Size() / 2); err != nil {
 			t.Error(err)
 		}
 	}
-	defer func() { copyBeforeSend = nil }()
+	write.SetBeforeSend(t, truncate)
 	_, err := db.CopyFrom(ctx, "COPY t FROM STDIN", genRows(100, 60100))
 	if err == nil {
 		t.Fatal("COPY of a truncated spill: no error")
 	}
-	copyBeforeSend = nil
+	write.SetBeforeSend(t, func(*os.File) {})
 	if got := viewRow(t, db); got != "10|90" {
 		t.Fatalf("view after the aborted COPY: %s", got)
 	}
 	// The graph was rebuilt: writes work again.
-	var res Result
+	var res engine.Result
 	for i := 0; i < 50; i++ {
 		res, err = db.CopyFrom(ctx, "COPY t FROM STDIN", genRows(10, 20))
 		if pgerr.Code(err) != pgerr.SerializationFailure {

@@ -1,5 +1,5 @@
 //go:build !race
 
-package engine
+package write_test
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package engine
+package write
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -22,15 +21,13 @@ import (
 // dmlChunkRows is how many rows a DML chunk carries.
 const dmlChunkRows = 1024
 
-func newDMLMutex() *sync.Mutex { return new(sync.Mutex) }
-
 // dmlTarget is a table locked for one DML statement: no other statement
 // changes it until this one has committed (or failed), so primary-key
 // checks against committed state are exact.
 type dmlTarget struct {
-	db     *DB
+	w      *Writer
 	rel    *catalog.Relation
-	rt     *relRuntime
+	tab    *Table
 	layout *storage.Table
 	snap   *storage.Snapshot
 	chunks []*chunk.Chunk
@@ -63,23 +60,21 @@ func (t *dmlTarget) snapEmpty() (bool, error) {
 	return t.empty > 0, nil
 }
 
-func (db *DB) lockTable(rel *catalog.Relation) (*dmlTarget, error) {
-	db.mu.RLock()
-	rt := db.runtime[rel.ID]
-	db.mu.RUnlock()
-	if rt == nil || rt.dml == nil {
+// lockTable takes rel's DML lock for one statement and pins a snapshot
+// of committed state for its checks and scans.
+func (w *Writer) lockTable(rel *catalog.Relation) (*dmlTarget, error) {
+	tab, _, ok := w.e.Table(rel.ID)
+	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", rel.Name)
 	}
-	rt.dml.Lock()
-	db.mu.RLock()
-	cur := db.runtime[rel.ID]
-	db.mu.RUnlock()
-	if cur == nil {
-		rt.dml.Unlock()
+	tab.Lock()
+	// The table may have been dropped while we waited.
+	if _, _, ok := w.e.Table(rel.ID); !ok {
+		tab.Unlock()
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", rel.Name)
 	}
-	return &dmlTarget{db: db, rel: rel, rt: cur, layout: planner.TableLayout(rel),
-		snap: db.store.Snapshot(), b: chunk.NewBuilder(rel.ColumnTypes())}, nil
+	return &dmlTarget{w: w, rel: rel, tab: tab, layout: planner.TableLayout(rel),
+		snap: w.e.Store().Snapshot(), b: chunk.NewBuilder(rel.ColumnTypes())}, nil
 }
 
 func (t *dmlTarget) unlock() {
@@ -88,7 +83,7 @@ func (t *dmlTarget) unlock() {
 	for _, c := range t.chunks {
 		c.Release()
 	}
-	t.rt.dml.Unlock()
+	t.tab.Unlock()
 }
 
 func (t *dmlTarget) add(op chunk.Op, row []types.Datum) {
@@ -120,7 +115,7 @@ func (t *dmlTarget) commit(ctx context.Context, rows int64) error {
 // commitStream sends the chunks next returns (each handed over; nil at
 // the end), rows in all, into the table's source, holding it so no
 // barrier splits them, and waits until they are committed. Under a DML
-// rate limit it first waits for the table's limiter (see dmlLimiter),
+// rate limit it first waits for the table's limiter (see Limiter),
 // before it takes the source, so a throttled or paused statement never
 // holds barriers. If next fails once some chunks are sent, the open epoch
 // is aborted so that none of them commits.
@@ -129,29 +124,28 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 	if err != nil || first == nil {
 		return err
 	}
-	if err := t.rt.limiter.wait(ctx, t.db.closing, t.rel.Name, rows); err != nil {
+	if err := t.tab.limiter.wait(ctx, t.w.e.Closing(), t.rel.Name, rows); err != nil {
 		first.Release()
 		return err
 	}
 	// The source may have been replaced by a recovery since we looked.
-	t.db.mu.RLock()
-	rt := t.db.runtime[t.rel.ID]
-	t.db.mu.RUnlock()
-	if rt == nil {
+	_, src, ok := t.w.e.Table(t.rel.ID)
+	if !ok {
 		first.Release()
 		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", t.rel.Name)
 	}
-	done := t.db.coord.Done()
-	if err := rt.source.Acquire(ctx); err != nil {
+	coord := t.w.e.Coordinator()
+	done := coord.Done()
+	if err := src.Acquire(ctx); err != nil {
 		first.Release()
 		return pgerr.As(err)
 	}
-	if !rt.source.Ingests {
+	if !src.Ingests {
 		// The table's graph changed shape since the statement
 		// began: its actor writes the rows (the ingest is dropped).
 		t.ingest = nil
 	}
-	mark, err := t.send(rt.source, done, first, next)
+	mark, err := t.send(src, done, first, next)
 	if err != nil {
 		return err
 	}
@@ -159,7 +153,7 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 	// client does; wait for that regardless of cancellation. CommitSource
 	// (not Checkpoint) fails if the graph the changes went into was torn
 	// down before they committed, even when a rebuilt graph serves the call.
-	if err := t.db.coord.CommitSource(context.Background(), rt.source, mark); err != nil {
+	if err := coord.CommitSource(context.Background(), src, mark); err != nil {
 		if errors.Is(err, storage.ErrStoreFailed) {
 			return err // not a retry: the store takes no more writes
 		}
@@ -197,25 +191,27 @@ func (t *dmlTarget) send(src *stream.Source, done <-chan struct{}, c *chunk.Chun
 // abort fails the epoch that part of the statement's changes went into,
 // and releases src once its graph is gone, so no barrier can follow them.
 func (t *dmlTarget) abort(src *stream.Source, cause error) {
-	t.db.coord.Abort(fmt.Errorf("streamdb: statement on %q failed after sending part of its changes: %w", t.rel.Name, cause))
+	t.w.e.Coordinator().Abort(fmt.Errorf("streamdb: statement on %q failed after sending part of its changes: %w", t.rel.Name, cause))
 	<-src.Dead()
 	src.Release()
 }
 
 func (t *dmlTarget) restarted() error {
-	if err := t.db.store.Failed(); err != nil {
+	if err := t.w.e.Store().Failed(); err != nil {
 		return err
 	}
 	return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
 }
 
-func (db *DB) insert(ctx context.Context, ins *planner.Insert) (int64, error) {
-	t, err := db.lockTable(ins.Rel)
+// Insert runs an INSERT and returns the number of rows it added: all of
+// them, committed and visible in every view, or none and an error.
+func (w *Writer) Insert(ctx context.Context, ins *planner.Insert) (int64, error) {
+	t, err := w.lockTable(ins.Rel)
 	if err != nil {
 		return 0, err
 	}
 	defer t.unlock()
-	ex, err := planner.BuildBatch(ins.Source, &snapshotSource{db: t.db, snap: t.snap})
+	ex, err := planner.BuildBatch(ins.Source, t.w.e.Reader(t.snap))
 	if err != nil {
 		return 0, err
 	}
@@ -273,7 +269,7 @@ func (l *insertLoad) chunk(c *chunk.Chunk) error {
 	for i := 0; i < c.NumRows(); i++ {
 		l.row = c.Row(i, l.row)
 		if t.rel.RowID {
-			l.row[t.rel.PK[0]] = t.db.rowIDs.next()
+			l.row[t.rel.PK[0]] = t.w.e.NextRowID()
 		}
 		if err := t.checkNotNull(l.row); err != nil {
 			return err
@@ -350,11 +346,11 @@ func (t *dmlTarget) duplicate(row []types.Datum) error {
 
 // matching returns the rows of the table that satisfy filter (nil: all).
 func (t *dmlTarget) matching(ctx context.Context, filter expr.Expr) ([][]types.Datum, error) {
-	var plan planner.Node = scanOf(t.rel)
+	var plan planner.Node = planner.ScanOf(t.rel)
 	if filter != nil {
 		plan = &planner.Filter{Input: plan, Cond: filter}
 	}
-	ex, err := planner.BuildBatch(plan, &snapshotSource{db: t.db, snap: t.snap})
+	ex, err := planner.BuildBatch(plan, t.w.e.Reader(t.snap))
 	if err != nil {
 		return nil, err
 	}
@@ -371,14 +367,6 @@ func (t *dmlTarget) matching(ctx context.Context, filter expr.Expr) ([][]types.D
 		rows = append(rows, c.Rows()...)
 		c.Release()
 	}
-}
-
-func scanOf(rel *catalog.Relation) *planner.Scan {
-	cols := make([]planner.Column, len(rel.Columns))
-	for i, c := range rel.Columns {
-		cols[i] = planner.Column{Name: c.Name, Type: c.Type, Table: rel.Name, Hidden: c.Hidden}
-	}
-	return &planner.Scan{Rel: rel, Cols: cols}
 }
 
 // commitMatching stages, for each row of the table that filter accepts,
@@ -408,11 +396,11 @@ func (t *dmlTarget) commitMatching(ctx context.Context, filter expr.Expr, add fu
 // snapshot) that filter accepts, a chunk at a time, and returns how many
 // there were.
 func (t *dmlTarget) eachMatching(ctx context.Context, filter expr.Expr, fn func(*chunk.Chunk) error) (int64, error) {
-	var plan planner.Node = scanOf(t.rel)
+	var plan planner.Node = planner.ScanOf(t.rel)
 	if filter != nil {
 		plan = &planner.Filter{Input: plan, Cond: filter}
 	}
-	ex, err := planner.BuildBatch(plan, &snapshotSource{db: t.db, snap: t.snap})
+	ex, err := planner.BuildBatch(plan, t.w.e.Reader(t.snap))
 	if err != nil {
 		return 0, err
 	}
@@ -471,8 +459,9 @@ func (s *changeStage) close() {
 	s.dir.remove()
 }
 
-func (db *DB) delete(ctx context.Context, del *planner.Delete) (int64, error) {
-	t, err := db.lockTable(del.Rel)
+// Delete runs a DELETE and returns the number of rows it removed.
+func (w *Writer) Delete(ctx context.Context, del *planner.Delete) (int64, error) {
+	t, err := w.lockTable(del.Rel)
 	if err != nil {
 		return 0, err
 	}
@@ -484,8 +473,9 @@ func (db *DB) delete(ctx context.Context, del *planner.Delete) (int64, error) {
 	})
 }
 
-func (db *DB) update(ctx context.Context, up *planner.Update) (int64, error) {
-	t, err := db.lockTable(up.Rel)
+// Update runs an UPDATE and returns the number of rows it changed.
+func (w *Writer) Update(ctx context.Context, up *planner.Update) (int64, error) {
+	t, err := w.lockTable(up.Rel)
 	if err != nil {
 		return 0, err
 	}

@@ -1,4 +1,4 @@
-package engine
+package write
 
 import (
 	"context"
@@ -9,19 +9,19 @@ import (
 )
 
 func TestDMLLimiterChanges(t *testing.T) {
-	l := newDMLLimiter()
+	l := newLimiter()
 	ctx := context.Background()
 	if err := l.wait(ctx, nil, "t", 1e9); err != nil { // no limit: at once
 		t.Fatal(err)
 	}
-	l.set(10, false)
+	l.Set(10, false)
 	// 100 rows at 10/s would take 10s; raising the limit mid-wait
 	// shortens the wait.
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() { done <- l.wait(ctx, nil, "t", 100) }()
 	time.Sleep(50 * time.Millisecond)
-	l.set(1000, false)
+	l.Set(1000, false)
 	select {
 	case err := <-done:
 		if err != nil {
@@ -34,7 +34,7 @@ func TestDMLLimiterChanges(t *testing.T) {
 		t.Fatalf("waited only %v", el)
 	}
 	// Paused: waits until resumed; a cancel refunds.
-	l.set(0, true)
+	l.Set(0, true)
 	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	if err := l.wait(cctx, nil, "t", 1); pgerr.Code(err) != pgerr.QueryCanceled {
@@ -42,14 +42,14 @@ func TestDMLLimiterChanges(t *testing.T) {
 	}
 	go func() { done <- l.wait(ctx, nil, "t", 1) }()
 	time.Sleep(20 * time.Millisecond)
-	l.set(0, false)
+	l.Set(0, false)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	l.set(0, true)
+	l.Set(0, true)
 	go func() { done <- l.wait(ctx, nil, "t", 1) }()
 	time.Sleep(20 * time.Millisecond)
-	l.close()
+	l.Close()
 	if err := <-done; pgerr.Code(err) != pgerr.UndefinedTable {
 		t.Fatalf("wait on a closed limiter: %v", err)
 	}

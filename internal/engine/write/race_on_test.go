@@ -1,6 +1,6 @@
 //go:build race
 
-package engine
+package write_test
 
 // raceEnabled scales the large COPY tests down under the race detector,
 // which slows them tenfold.

@@ -1,10 +1,12 @@
-package engine
+package write_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
 
+	"github.com/streamdb/streamdb/internal/engine"
+	"github.com/streamdb/streamdb/internal/engine/write"
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
@@ -14,7 +16,7 @@ import (
 // equal to their queries, and remove the files. A failing UPDATE (a
 // division by zero on a late row) changes nothing.
 func TestUpdateDeleteSpilled(t *testing.T) {
-	withStagingLimits(t, 64<<10, 64<<10)
+	write.SetStagingLimits(t, 64<<10, 64<<10)
 	t.Setenv("TMPDIR", t.TempDir())
 	db := openCopyDB(t)
 	ctx := context.Background()
@@ -65,7 +67,7 @@ func TestUpdateDeleteSpilled(t *testing.T) {
 
 // queryText runs q and returns its rows as text, "|" between columns and
 // "," between rows.
-func queryText(t *testing.T, db *DB, q string) string {
+func queryText(t *testing.T, db *engine.DB, q string) string {
 	t.Helper()
 	rows, err := db.Query(context.Background(), q)
 	if err != nil {

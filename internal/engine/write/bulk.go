@@ -1,4 +1,4 @@
-package engine
+package write
 
 import (
 	"bytes"
@@ -90,9 +90,9 @@ func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine i
 // the rows are checked.
 func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bool, dup func(key []byte, line int64) error, beforeSend func()) error {
 	var w *storage.IngestWriter
-	if stage.rows >= ingestMinRows && t.rt.source != nil && t.rt.source.Ingests {
+	if _, src, ok := t.w.e.Table(t.rel.ID); ok && stage.rows >= ingestMinRows && src != nil && src.Ingests {
 		var err error
-		if w, err = t.db.store.NewIngestWriter(); err != nil {
+		if w, err = t.w.e.Store().NewIngestWriter(); err != nil {
 			return err
 		}
 		defer w.Abort()

@@ -1,4 +1,4 @@
-package engine
+package write
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
-// dmlLimiter paces the DML statements of one table: a token bucket of
+// Limiter paces the DML statements of one table: a token bucket of
 // rows per second (DML_RATE_LIMIT), or a pause (a limit of 0).
 //
 // A statement's changes must commit in one epoch (see stream.Source), so
@@ -27,7 +27,7 @@ import (
 // under the new setting; DEFAULT (no limit) lets them go at once. A
 // canceled wait refunds its tokens. Dropping the table closes the
 // limiter, failing its waiters, so a paused statement never blocks DROP.
-type dmlLimiter struct {
+type Limiter struct {
 	mu      sync.Mutex
 	rate    int64 // rows per second; 0: no limit
 	paused  bool
@@ -40,12 +40,12 @@ type dmlLimiter struct {
 // limiterBurst is the most idle time the bucket saves up.
 const limiterBurst = 100 * time.Millisecond
 
-func newDMLLimiter() *dmlLimiter {
-	return &dmlLimiter{changed: make(chan struct{}), last: time.Now()}
+func newLimiter() *Limiter {
+	return &Limiter{changed: make(chan struct{}), last: time.Now()}
 }
 
-// set changes the limit; rate 0 with paused false removes it.
-func (l *dmlLimiter) set(rate int64, paused bool) {
+// Set changes the limit; rate 0 with paused false removes it.
+func (l *Limiter) Set(rate int64, paused bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.rate == rate && l.paused == paused {
@@ -60,8 +60,8 @@ func (l *dmlLimiter) set(rate int64, paused bool) {
 	l.notify()
 }
 
-// close fails waiting and future statements (the table was dropped).
-func (l *dmlLimiter) close() {
+// Close fails waiting and future statements (the table was dropped).
+func (l *Limiter) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.closed {
@@ -70,13 +70,13 @@ func (l *dmlLimiter) close() {
 	}
 }
 
-func (l *dmlLimiter) notify() {
+func (l *Limiter) notify() {
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
 
 // refill adds the tokens earned since last; l.mu is held.
-func (l *dmlLimiter) refill(now time.Time) {
+func (l *Limiter) refill(now time.Time) {
 	if l.rate > 0 && !l.paused {
 		l.tokens += now.Sub(l.last).Seconds() * float64(l.rate)
 		if max := float64(l.rate) * limiterBurst.Seconds(); l.tokens > max {
@@ -89,7 +89,7 @@ func (l *dmlLimiter) refill(now time.Time) {
 // wait returns when a statement of n rows may be sent into table name,
 // or with an error when ctx ends, closing is closed (the database is
 // closing) or the table is dropped.
-func (l *dmlLimiter) wait(ctx context.Context, closing <-chan struct{}, name string, n int64) error {
+func (l *Limiter) wait(ctx context.Context, closing <-chan struct{}, name string, n int64) error {
 	if l == nil || n <= 0 {
 		return nil
 	}
@@ -164,7 +164,7 @@ func (l *dmlLimiter) wait(ctx context.Context, closing <-chan struct{}, name str
 	}
 }
 
-func (l *dmlLimiter) refund(reserved bool, n int64) {
+func (l *Limiter) refund(reserved bool, n int64) {
 	if !reserved {
 		return
 	}
@@ -173,15 +173,15 @@ func (l *dmlLimiter) refund(reserved bool, n int64) {
 	l.mu.Unlock()
 }
 
-// reopen undoes close (a DROP that failed after closing it).
-func (l *dmlLimiter) reopen() {
+// Reopen undoes close (a DROP that failed after closing it).
+func (l *Limiter) Reopen() {
 	l.mu.Lock()
 	l.closed = false
 	l.mu.Unlock()
 }
 
-// status returns the limiter's setting (for tests and the catalog table).
-func (l *dmlLimiter) status() (rate int64, paused bool) {
+// Status returns the limiter's setting (for tests and the catalog table).
+func (l *Limiter) Status() (rate int64, paused bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.rate, l.paused

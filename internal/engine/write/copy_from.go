@@ -1,4 +1,4 @@
-package engine
+package write
 
 import (
 	"context"
@@ -22,7 +22,7 @@ var copyBeforeSend func(*copyStage)
 // copyLoad is one COPY FROM: it parses rows as the data arrives, checks
 // and stages them, and commits them all at once (see copy_stage.go).
 type copyLoad struct {
-	db      *DB
+	w       *Writer
 	rel     *catalog.Relation
 	layout  *storage.Table
 	targets []int    // the table column of each input field
@@ -52,16 +52,16 @@ const (
 	copyBatchBytes = 65535
 )
 
-// copyFrom loads the COPY data in r into the table's target columns (the
-// others are NULL) and returns the number of rows loaded: all of them, or
-// none and an error.
-func (db *DB) copyFrom(ctx context.Context, rel *catalog.Relation, targets []int, opts pgcopy.Options, r io.Reader) (int64, error) {
+// CopyFrom loads the COPY data in r, in the format of opts, into the
+// target columns of table rel (the others are NULL) and returns the
+// number of rows loaded: all of them, or none and an error.
+func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []int, opts pgcopy.Options, r io.Reader) (int64, error) {
 	names := make([]string, len(targets))
 	ts := make([]types.Type, len(targets))
 	for i, c := range targets {
 		names[i], ts[i] = rel.Columns[c].Name, rel.Columns[c].Type
 	}
-	l := &copyLoad{db: db, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
+	l := &copyLoad{w: w, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
 		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
 		dec: pgcopy.NewDecoder(opts.Format, ts), stage: newCopyStage(rel.ColumnTypes()),
 		row: make([]types.Datum, len(rel.Columns))}
@@ -118,7 +118,7 @@ func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
 	if l.stage.keys.finish() != nil {
 		return err
 	}
-	t, lockErr := l.db.lockTable(l.rel)
+	t, lockErr := l.w.lockTable(l.rel)
 	if lockErr != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (l *copyLoad) fill(fields [][]byte) error {
 		l.row[l.targets[i]] = d
 	}
 	if l.rel.RowID {
-		l.row[l.rel.PK[0]] = l.db.rowIDs.next()
+		l.row[l.rel.PK[0]] = l.w.e.NextRowID()
 	}
 	if err := l.checkNotNull(); err != nil {
 		return err
@@ -215,7 +215,7 @@ func (l *copyLoad) commit(ctx context.Context) error {
 	if l.stage.rows == 0 {
 		return nil
 	}
-	t, err := l.db.lockTable(l.rel)
+	t, err := l.w.lockTable(l.rel)
 	if err != nil {
 		return err
 	}
