@@ -1,6 +1,10 @@
 package tests
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
 	"strings"
 	"testing"
@@ -94,4 +98,102 @@ func TestSQLDoesNotImportExec(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRootAPINamesNoInternalType keeps the public API public: no exported
+// declaration of the root package (a function's or method's signature, an
+// exported field, a type, a constant's or variable's type) names a type
+// of an internal/ package, which an embedding program could not name.
+func TestRootAPINamesNoInternalType(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, "..", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			internal := map[string]string{} // local name -> import path
+			for _, imp := range f.Imports {
+				path := strings.Trim(imp.Path.Value, `"`)
+				if !strings.Contains(path, "/internal/") {
+					continue
+				}
+				local := path[strings.LastIndex(path, "/")+1:]
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+				internal[local] = path
+			}
+			check := func(what string, n ast.Node) {
+				if n == nil {
+					return
+				}
+				ast.Inspect(n, func(n ast.Node) bool {
+					if sel, ok := n.(*ast.SelectorExpr); ok {
+						if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] != "" {
+							t.Errorf("%s: %s names %s.%s (%s)", fset.Position(sel.Pos()), what, id.Name, sel.Sel.Name, internal[id.Name])
+						}
+					}
+					return true
+				})
+			}
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv)) {
+						continue
+					}
+					check("func "+d.Name.Name, d.Type)
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						switch s := s.(type) {
+						case *ast.TypeSpec:
+							if !s.Name.IsExported() {
+								continue
+							}
+							if st, ok := s.Type.(*ast.StructType); ok {
+								for _, fld := range st.Fields.List {
+									for _, n := range fld.Names {
+										if n.IsExported() {
+											check("field "+s.Name.Name+"."+n.Name, fld.Type)
+										}
+									}
+									if len(fld.Names) == 0 {
+										check("embedded field of "+s.Name.Name, fld.Type)
+									}
+								}
+								continue
+							}
+							check("type "+s.Name.Name, s.Type)
+						case *ast.ValueSpec:
+							for i, n := range s.Names {
+								if !n.IsExported() {
+									continue
+								}
+								check("value "+n.Name, s.Type)
+								if i < len(s.Values) {
+									check("value "+n.Name, s.Values[i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// exportedRecv reports whether a method's receiver type is exported.
+func exportedRecv(recv *ast.FieldList) bool {
+	typ := recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	if idx, ok := typ.(*ast.IndexExpr); ok {
+		typ = idx.X
+	}
+	id, ok := typ.(*ast.Ident)
+	return ok && id.IsExported()
 }
