@@ -11,6 +11,7 @@ import (
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/failpoint"
+	"github.com/streamdb/streamdb/internal/systemcatalog"
 )
 
 // Meta keys of the catalog in the store.
@@ -151,11 +152,8 @@ func (db *DB) allocID() (uint32, error) {
 
 // Relation implements catalog.Reader.
 func (db *DB) Relation(name string) (*catalog.Relation, bool) {
-	if r, ok := db.systemRelation(name); ok {
+	if r, ok := systemcatalog.Relation(name); ok {
 		return r, true
-	}
-	if t, ok := pgTablesByName[name]; ok {
-		return t.rel, true
 	}
 	db.mu.RLock()
 	defer db.mu.RUnlock()

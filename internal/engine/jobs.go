@@ -11,7 +11,6 @@ import (
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
-	"github.com/streamdb/streamdb/internal/types"
 )
 
 // job is a materialized view being created: its backfill runs in the
@@ -329,52 +328,6 @@ func (db *DB) waitAllJobs(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-var jobColumns = []Column{
-	{Name: "id", Type: types.TInt64},
-	{Name: "statement", Type: types.TText},
-	{Name: "phase", Type: types.TText},
-	{Name: "progress", Type: types.TText},
-	{Name: "rows_read", Type: types.TInt64},
-	{Name: "rows_total", Type: types.TInt64},
-	{Name: "rows_per_second", Type: types.TInt64},
-	{Name: "log_lag", Type: types.TInt64},
-	{Name: "elapsed", Type: types.TText},
-	{Name: "paused", Type: types.TBool},
-	{Name: "backfill_rate_limit", Type: types.TInt64},
-	{Name: "parallelism", Type: types.TInt32}, // actors per partitioned fragment
-	// The job's failures in a row, its last error (NULL: none) and
-	// whether they quarantined it (job_failures.go).
-	{Name: "failures", Type: types.TInt64},
-	{Name: "last_error", Type: types.TText},
-	{Name: "quarantined", Type: types.TBool},
-}
-
-func (db *DB) jobRows() [][]types.Datum {
-	var rows [][]types.Datum
-	for _, j := range db.jobList() {
-		st := j.status()
-		rel := j.rel
-		if cur, ok := db.RelationByID(j.rel.ID); ok {
-			rel = cur
-		}
-		paused, limit := rel.BackfillHeld(), rel.BackfillRateLimit
-		var rate types.Datum // NULL: no limit
-		if limit > 0 || rel.BackfillRateZero {
-			rate = limit
-		}
-		failures, lastErr, quarantined := j.health()
-		var last types.Datum
-		if lastErr != "" {
-			last = lastErr
-		}
-		rows = append(rows, []types.Datum{int64(st.id), st.statement, st.phase,
-			fmt.Sprintf("%.2f%%", st.pct), st.read, st.total, int64(st.rate), st.lag,
-			time.Since(j.started).Round(time.Second).String(), paused, rate, int64(max(rel.Parallelism, 1)),
-			int64(failures), last, quarantined})
-	}
-	return rows
 }
 
 func (db *DB) showJobs(w ResultWriter) error {

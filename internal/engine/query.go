@@ -21,10 +21,7 @@ type snapshotSource struct {
 
 func (s *snapshotSource) Scan(ctx context.Context, rel *catalog.Relation) (storage.Iterator, error) {
 	if rel.Kind == catalog.KindSystem {
-		if rows, ok := s.db.pgRows(ctx, rel); ok {
-			return &rowsIter{rows: rows}, nil
-		}
-		return &rowsIter{rows: s.db.systemRows(rel)}, nil
+		return s.db.systemScan(ctx, rel), nil
 	}
 	if rel.State == catalog.StateCreating {
 		return nil, pgerr.New(pgerr.ObjectNotInPrereqState,

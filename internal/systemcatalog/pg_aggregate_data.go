@@ -1,9 +1,9 @@
-package engine
+package systemcatalog
 
-// pgAggregates are the rows of pg_aggregate (see pgaggregate.go), by
+// pgAggregates are the rows of pg_aggregate (see pg_aggregate.go), by
 // aggregate OID: taken from PostgreSQL 15's pg_aggregate, for the
 // aggregates pg_proc lists.
-var pgAggregates = []pgAggregate{
+var pgAggregates = []builtinAggregate{
 	{fn: 2050, transfn: "array_larger", combinefn: "array_larger", sortop: 1073, transtype: "anyarray"},
 	{fn: 2051, transfn: "array_smaller", combinefn: "array_smaller", sortop: 1072, transtype: "anyarray"},
 	{fn: 2100, transfn: "int8_avg_accum", finalfn: "numeric_poly_avg", combinefn: "int8_avg_combine", serialfn: "int8_avg_serialize", deserialfn: "int8_avg_deserialize", mtransfn: "int8_avg_accum", minvtransfn: "int8_avg_accum_inv", mfinalfn: "numeric_poly_avg", transtype: "internal", transspace: 48, mtranstype: "internal", mtransspace: 48},

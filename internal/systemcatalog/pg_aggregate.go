@@ -1,4 +1,4 @@
-package engine
+package systemcatalog
 
 import (
 	"fmt"
@@ -7,16 +7,18 @@ import (
 )
 
 // pg_aggregate: a row for each aggregate pg_proc lists, with PostgreSQL
-// 15's values (pgaggregate_data.go). The support functions it names
+// 15's values (pg_aggregate_data.go). The support functions it names
 // (transition, final, combine ...) are PostgreSQL's, by OID; pg_proc does
 // not list them, as streamdb cannot call them by name, but regproc reads
 // and prints their names. The sort operators are pg_operator's.
 // TestPgAggregatePostgres compares the rows with PostgreSQL's.
 
-// pgAggregate is a pg_aggregate row. Functions are named as regproc
+var pgAggregate = newTable(nsPgCatalog, "pg_aggregate", 2600, "r", aggregateRows, `aggfnoid regproc, aggkind "char", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify "char", aggmfinalmodify "char", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text`)
+
+// builtinAggregate is a pg_aggregate row. Functions are named as regproc
 // prints them, "" for none; types as format_type prints them, "" for
 // none. Zero values stand for PostgreSQL's defaults.
-type pgAggregate struct {
+type builtinAggregate struct {
 	fn                          int64 // aggfnoid: the aggregate's pg_proc OID
 	kind                        byte  // aggkind: 0 for 'n' (normal)
 	directArgs                  int64 // aggnumdirectargs
@@ -33,7 +35,7 @@ type pgAggregate struct {
 }
 
 // initAggregates checks the aggregates against pg_proc, pg_operator and
-// pg_type, and lets regproc name their support functions; pgproc.go's
+// pg_type, and lets regproc name their support functions; pg_proc.go's
 // init calls it once pg_proc and pg_operator are indexed.
 func initAggregates() {
 	ops := map[int64]bool{}
@@ -62,7 +64,7 @@ func initAggregates() {
 }
 
 // funcs are the support functions of a, in pg_aggregate's order.
-func (a *pgAggregate) funcs() []string {
+func (a *builtinAggregate) funcs() []string {
 	return []string{a.transfn, a.finalfn, a.combinefn, a.serialfn, a.deserialfn, a.mtransfn, a.minvtransfn, a.mfinalfn}
 }
 
@@ -73,7 +75,7 @@ func orNull(s string) types.Datum {
 	return s
 }
 
-func aggregateRows(*catalogView) [][]types.Datum {
+func aggregateRows(*view) [][]types.Datum {
 	rows := make([][]types.Datum, 0, len(pgAggregates))
 	for i := range pgAggregates {
 		a := &pgAggregates[i]

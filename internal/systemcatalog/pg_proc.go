@@ -1,4 +1,4 @@
-package engine
+package systemcatalog
 
 import (
 	"fmt"
@@ -12,9 +12,10 @@ import (
 
 // The built-in functions as pg_proc lists them: the functions and
 // aggregates streamdb has, with PostgreSQL 15's OIDs, attributes and
-// descriptions (pgproc_data.go), so that psql's \df, \da and \sf and
+// descriptions (pg_proc_data.go), so that psql's \df, \da and \sf and
 // drivers' function metadata see what a query can call. Functions
-// PostgreSQL does not have get OIDs from streamdbFuncOIDBase.
+// PostgreSQL does not have get OIDs from streamdbFuncOIDBase. pg_language
+// lists the languages they are written in; there are no transforms.
 //
 // The list must not claim more than streamdb does: tests/ call every
 // function with arguments of its declared types and check the type of
@@ -22,20 +23,22 @@ import (
 // expression package knows is listed or is syntax in PostgreSQL too
 // (TestPgProcCoversFunctions).
 
+var (
+	pgProc      = newTable(nsPgCatalog, "pg_proc", 1255, "r", procRows, `oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost real, prorows real, provariadic oid, prosupport regproc, prokind "char", prosecdef boolean, proleakproof boolean, proisstrict boolean, proretset boolean, provolatile "char", proparallel "char", pronargs smallint, pronargdefaults smallint, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes "char"[], proargnames text[], proargdefaults pg_node_tree, protrftypes oid[], prosrc text, probin text, prosqlbody pg_node_tree, proconfig text[], proacl aclitem[]`)
+	pgLanguage  = newTable(nsPgCatalog, "pg_language", 2612, "r", languageRows, `oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl aclitem[]`)
+	pgTransform = newTable(nsPgCatalog, "pg_transform", 3576, "r", nil, `oid oid, trftype oid, trflang oid, trffromsql regproc, trftosql regproc`)
+)
+
 const (
 	langInternal = 12
 	langSQL      = 14
-
-	classType     = 1247
-	classProc     = 1255
-	classOperator = 2617
 
 	// streamdbFuncOIDBase numbers the functions PostgreSQL lacks.
 	streamdbFuncOIDBase = 15900
 )
 
-// pgFunc is a pg_proc row.
-type pgFunc struct {
+// builtinFunc is a pg_proc row.
+type builtinFunc struct {
 	oid    int64
 	name   string
 	args   string // as pg_get_function_arguments prints them
@@ -118,7 +121,7 @@ func typeOIDByName(name string) (int64, bool) {
 }
 
 // signature computes the parsed signature of f.
-func (f *pgFunc) signature() (funcSig, error) {
+func (f *builtinFunc) signature() (funcSig, error) {
 	var sig funcSig
 	args, err := parseFuncArgs(f.args)
 	if err != nil {
@@ -154,7 +157,7 @@ func (f *pgFunc) signature() (funcSig, error) {
 }
 
 // pgFuncsByOID indexes pgFuncs; built at init.
-var pgFuncsByOID = map[int64]*pgFunc{}
+var pgFuncsByOID = map[int64]*builtinFunc{}
 
 // funcNameCounts counts pgFuncs by name; built at init.
 var funcNameCounts = map[string]int{}
@@ -204,7 +207,7 @@ func textArray(strs []string) types.Datum {
 	return types.FormatArray(elems, types.TText)
 }
 
-func procRows(*catalogView) [][]types.Datum {
+func procRows(*view) [][]types.Datum {
 	rows := make([][]types.Datum, 0, len(pgFuncs))
 	for i := range pgFuncs {
 		f := &pgFuncs[i]
@@ -229,7 +232,7 @@ func procRows(*catalogView) [][]types.Datum {
 	return rows
 }
 
-func languageRows(*catalogView) [][]types.Datum {
+func languageRows(*view) [][]types.Datum {
 	return [][]types.Datum{
 		{int64(langInternal), "internal", int64(roleSuper), false, false, int64(0), int64(0), int64(2246), nil},
 		{int64(13), "c", int64(roleSuper), false, false, int64(0), int64(0), int64(2247), nil},
@@ -239,7 +242,7 @@ func languageRows(*catalogView) [][]types.Datum {
 
 // funcByOID is the function an OID names, for the pg_get_function_*
 // functions.
-func funcByOID(a []types.Datum) (*pgFunc, bool) {
+func funcByOID(a []types.Datum) (*builtinFunc, bool) {
 	f, ok := pgFuncsByOID[a[0].(int64)]
 	return f, ok
 }
@@ -310,7 +313,7 @@ func functionDef(a []types.Datum) (types.Datum, error) {
 }
 
 // functionOptions is the options line of pg_get_functiondef.
-func functionOptions(f *pgFunc) string {
+func functionOptions(f *builtinFunc) string {
 	var b strings.Builder
 	switch orDefault(f.vol, 'i') {
 	case "i":

@@ -1,8 +1,8 @@
-package engine
+package systemcatalog
 
-// pgOperators are the rows of pg_operator (see pgoperator.go), by name:
+// pgOperators are the rows of pg_operator (see pg_operator.go), by name:
 // taken from PostgreSQL 15's pg_operator, for the operators streamdb has.
-var pgOperators = []pgOperator{
+var pgOperators = []builtinOperator{
 	{oid: 642, name: "!~", left: "text", right: "text", result: "boolean", code: 1256, codeName: "textregexne", negate: 641, desc: "does not match regular expression, case-sensitive"},
 	{oid: 1229, name: "!~*", left: "text", right: "text", result: "boolean", code: 1239, codeName: "texticregexne", negate: 1228, desc: "does not match regular expression, case-insensitive"},
 	{oid: 1210, name: "!~~", left: "text", right: "text", result: "boolean", code: 851, codeName: "textnlike", negate: 1209, desc: "does not match LIKE expression"},
@@ -284,7 +284,7 @@ var pgOperators = []pgOperator{
 // from PostgreSQL 15's pg_cast, for the casts streamdb allows in the
 // same context. (PostgreSQL casts text and varchar to regclass
 // implicitly; streamdb only explicitly, so those two are left out.)
-var pgCasts = []pgCast{
+var pgCasts = []builtinCast{
 	{oid: 10003, source: "bigint", target: "double precision", fn: 482, context: 'i', method: 'f'},
 	{oid: 10001, source: "bigint", target: "integer", fn: 480, context: 'a', method: 'f'},
 	{oid: 10004, source: "bigint", target: "numeric", fn: 1781, context: 'i', method: 'f'},

@@ -1,9 +1,9 @@
-package engine
+package systemcatalog
 
-// pgFuncs are the rows of pg_proc (see pgproc.go), by name: taken from
+// pgFuncs are the rows of pg_proc (see pg_proc.go), by name: taken from
 // PostgreSQL 15's pg_proc, for the functions and aggregates streamdb
 // has, then streamdb's own.
-var pgFuncs = []pgFunc{
+var pgFuncs = []builtinFunc{
 	{oid: 1394, name: "abs", args: "real", result: "real", src: "float4abs", desc: "absolute value"},
 	{oid: 1395, name: "abs", args: "double precision", result: "double precision", src: "float8abs", desc: "absolute value"},
 	{oid: 1396, name: "abs", args: "bigint", result: "bigint", src: "int8abs", desc: "absolute value"},

@@ -1,4 +1,4 @@
-package engine
+package systemcatalog
 
 import (
 	"hash/fnv"
@@ -12,7 +12,15 @@ import (
 // rows come from outside, through a connector. Each connector is a
 // foreign server of the one foreign-data wrapper, "streamdb", and a
 // source's connector options are its table options, so psql's \d shows
-// them as "Server: datagen" and "FDW options: (...)".
+// them as "Server: datagen" and "FDW options: (...)". There are no user
+// mappings.
+
+var (
+	pgForeignTable       = newTable(nsPgCatalog, "pg_foreign_table", 3118, "r", foreignTableRows, `ftrelid oid, ftserver oid, ftoptions text[]`)
+	pgForeignDataWrapper = newTable(nsPgCatalog, "pg_foreign_data_wrapper", 2328, "r", foreignWrapperRows, `oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl aclitem[], fdwoptions text[]`)
+	pgForeignServer      = newTable(nsPgCatalog, "pg_foreign_server", 1417, "r", foreignServerRows, `oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl aclitem[], srvoptions text[]`)
+	pgUserMappings       = newTable(nsPgCatalog, "pg_user_mappings", 12327, "v", nil, `umid oid, srvid oid, srvname name, umuser oid, usename name, umoptions text[]`)
+)
 
 const fdwOID = 15099
 
@@ -24,7 +32,7 @@ func serverOID(connector string) int64 {
 }
 
 // sources returns the relations pg_class lists as foreign tables.
-func (v *catalogView) sources() []*catalog.Relation {
+func (v *view) sources() []*catalog.Relation {
 	var out []*catalog.Relation
 	for _, r := range v.rels {
 		if relKind(r) == "f" {
@@ -56,7 +64,7 @@ func connectorOptions(r *catalog.Relation) types.Datum {
 	return types.FormatArray(elems, types.TText)
 }
 
-func foreignTableRows(v *catalogView) [][]types.Datum {
+func foreignTableRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.sources() {
 		rows = append(rows, []types.Datum{relOID(r), serverOID(connectorName(r)), connectorOptions(r)})
@@ -64,7 +72,7 @@ func foreignTableRows(v *catalogView) [][]types.Datum {
 	return rows
 }
 
-func foreignServerRows(v *catalogView) [][]types.Datum {
+func foreignServerRows(v *view) [][]types.Datum {
 	seen := map[string]bool{}
 	var rows [][]types.Datum
 	for _, r := range v.sources() {
@@ -77,6 +85,6 @@ func foreignServerRows(v *catalogView) [][]types.Datum {
 	return rows
 }
 
-func foreignWrapperRows(*catalogView) [][]types.Datum {
+func foreignWrapperRows(*view) [][]types.Datum {
 	return [][]types.Datum{{int64(fdwOID), "streamdb", int64(roleSuper), int64(0), int64(0), nil, nil}}
 }

@@ -1,24 +1,32 @@
-package engine
+package systemcatalog
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/streamdb/streamdb/internal/types"
 )
 
 // The built-in operators and casts as pg_operator and pg_cast list them,
 // and the descriptions of functions, operators and types as
-// pg_description has them (pgoperator_data.go): the ones streamdb has,
+// pg_description has them (pg_operator_data.go): the ones streamdb has,
 // with PostgreSQL 15's OIDs. An operator's implementing function
 // (oprcode) is named but not listed in pg_proc, as streamdb cannot call
 // it by that name. tests/ check the lists against the binder
-// (TestPgOperatorCallable, TestPgCastContexts).
+// (TestPgOperatorCallable, TestPgCastContexts). Operator classes and
+// families (the operators an index method uses) are not listed.
 
-// pgOperator is a pg_operator row; types are named as format_type
+var (
+	pgOperator = newTable(nsPgCatalog, "pg_operator", 2617, "r", operatorRows, `oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind "char", oprcanmerge boolean, oprcanhash boolean, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc`)
+	pgCast     = newTable(nsPgCatalog, "pg_cast", 2605, "r", castRows, `oid oid, castsource oid, casttarget oid, castfunc oid, castcontext "char", castmethod "char"`)
+	pgOpclass  = newTable(nsPgCatalog, "pg_opclass", 2616, "r", nil, `oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault boolean, opckeytype oid`)
+	pgOpfamily = newTable(nsPgCatalog, "pg_opfamily", 2753, "r", nil, `oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid`)
+	pgAmop     = newTable(nsPgCatalog, "pg_amop", 2602, "r", nil, `oid oid, amopfamily oid, amoplefttype oid, amoprighttype oid, amopstrategy smallint, amoppurpose "char", amopopr oid, amopmethod oid, amopsortfamily oid`)
+	pgAmproc   = newTable(nsPgCatalog, "pg_amproc", 2603, "r", nil, `oid oid, amprocfamily oid, amproclefttype oid, amprocrighttype oid, amprocnum smallint, amproc regproc`)
+)
+
+// builtinOperator is a pg_operator row; types are named as format_type
 // prints them, left "" for a prefix operator.
-type pgOperator struct {
+type builtinOperator struct {
 	oid                 int64
 	name                string
 	left, right, result string
@@ -29,22 +37,18 @@ type pgOperator struct {
 	desc                string
 }
 
-// pgCast is a pg_cast row: a cast streamdb allows in the same context
+// builtinCast is a pg_cast row: a cast streamdb allows in the same context
 // as PostgreSQL (castcontext 'i', 'a' or 'e'), done by function fn
 // (castmethod 'f') or by reinterpreting the value ('b').
-type pgCast struct {
+type builtinCast struct {
 	oid             int64
 	source, target  string
 	fn              int64
 	context, method byte
 }
 
-// descriptions holds pg_description: by class OID, then object OID;
-// built at init.
-var descriptions = map[int64]map[int64]string{classProc: {}, classOperator: {}, classType: {}}
-
 // initOperators checks and indexes the operators and casts, and fills
-// descriptions; pgproc.go's init calls it once pg_proc is indexed.
+// descriptions; pg_proc.go's init calls it once pg_proc is indexed.
 func initOperators() {
 	for _, o := range pgOperators {
 		for _, t := range []string{o.left, o.right, o.result} {
@@ -81,7 +85,7 @@ func mustTypeOID(name, what string) int64 {
 	return oid
 }
 
-func operatorRows(*catalogView) [][]types.Datum {
+func operatorRows(*view) [][]types.Datum {
 	rows := make([][]types.Datum, 0, len(pgOperators))
 	for _, o := range pgOperators {
 		kind := "b"
@@ -95,50 +99,11 @@ func operatorRows(*catalogView) [][]types.Datum {
 	return rows
 }
 
-func castRows(*catalogView) [][]types.Datum {
+func castRows(*view) [][]types.Datum {
 	rows := make([][]types.Datum, 0, len(pgCasts))
 	for _, c := range pgCasts {
 		rows = append(rows, []types.Datum{c.oid, mustTypeOID(c.source, "cast"), mustTypeOID(c.target, "cast"), c.fn,
 			string(c.context), string(c.method)})
 	}
 	return rows
-}
-
-func descriptionRows(*catalogView) [][]types.Datum {
-	var rows [][]types.Datum
-	for _, class := range []int64{classType, classProc, classOperator} {
-		oids := make([]int64, 0, len(descriptions[class]))
-		for oid := range descriptions[class] {
-			oids = append(oids, oid)
-		}
-		slices.Sort(oids)
-		for _, oid := range oids {
-			rows = append(rows, []types.Datum{oid, class, int64(0), descriptions[class][oid]})
-		}
-	}
-	return rows
-}
-
-// catalogClasses are the catalogs obj_description can be asked about, by
-// name.
-var catalogClasses = map[string]int64{"pg_type": classType, "pg_proc": classProc, "pg_operator": classOperator}
-
-// objDescription is obj_description(oid[, catalog]): the comment on an
-// object, NULL when it has none. Without a catalog, the object may be in
-// any.
-func objDescription(a []types.Datum) (types.Datum, error) {
-	oid := a[0].(int64)
-	if len(a) == 2 {
-		name := strings.TrimPrefix(a[1].(string), "pg_catalog.")
-		if d, ok := descriptions[catalogClasses[name]][oid]; ok {
-			return d, nil
-		}
-		return nil, nil
-	}
-	for _, class := range []int64{classType, classProc, classOperator} {
-		if d, ok := descriptions[class][oid]; ok {
-			return d, nil
-		}
-	}
-	return nil, nil
 }

@@ -1,0 +1,79 @@
+package systemcatalog
+
+import (
+	"time"
+
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/planner"
+)
+
+// Engine is what the system catalogs read of the database: its stored
+// relations and the running state streamdb_catalog shows. The engine
+// implements it. Its methods are safe for concurrent use; the slices
+// they return are the caller's, the relations and fragments in them are
+// shared and never changed.
+type Engine interface {
+	// Relations returns every stored relation, views still being created
+	// included, in id (creation) order.
+	Relations() []*catalog.Relation
+	// RelationByID returns the stored relation with the given id.
+	RelationByID(id uint32) (*catalog.Relation, bool)
+	// Fragments returns the fragments of relation id's running job, with
+	// their actors and the vnodes each owns; none when it runs no job.
+	Fragments(id uint32) []planner.Fragment
+	// RowsGenerated returns how many rows relation id's connector has
+	// produced, committed or about to be; ok is false when the relation
+	// has no running connector.
+	RowsGenerated(id uint32) (n int64, ok bool)
+	// Jobs returns the jobs creating views, in id order.
+	Jobs() []Job
+	// Recoveries returns the stream graph's recent recoveries, oldest
+	// first.
+	Recoveries() []Recovery
+}
+
+// Job is a view being created, as SHOW JOBS and
+// streamdb_catalog.ddl_progress list it.
+type Job struct {
+	ID        uint32
+	Statement string // the CREATE MATERIALIZED VIEW statement
+	Phase     string // one of exec/stream's Phase* names
+	Progress  float64
+	RowsRead  int64
+	RowsTotal int64
+	// RowsPerSecond is the recent read rate.
+	RowsPerSecond float64
+	LogLag        int64
+	Elapsed       time.Duration
+	// View is the current version of the view: its backfill rate limit,
+	// pause and parallelism.
+	View *catalog.Relation
+	// Failures counts the job's identical failures in a row, LastError is
+	// the last one ("" for none), and Quarantined says whether they
+	// stopped the job.
+	Failures    int
+	LastError   string
+	Quarantined bool
+}
+
+// Recovery is one recovery of the stream graph: an actor failed and the
+// graph was rebuilt from committed state.
+type Recovery struct {
+	Seq      int64 // recoveries since the database opened
+	At       time.Time
+	Relation string // whose actor failed; "" when not known
+	Cause    string
+	Rebuild  time.Duration
+}
+
+// Identity is the session a catalog is read for: its user (the one role,
+// a superuser that owns everything), its database and its settings.
+type Identity struct {
+	User     string
+	Database string
+	// Settings are the session's settings, by lower-case name.
+	Settings map[string]string
+	// Defaults are the settings' default values (pg_settings' boot_val,
+	// and whether a setting's source is "default" or "session").
+	Defaults map[string]string
+}

@@ -1,0 +1,27 @@
+package systemcatalog
+
+import "github.com/streamdb/streamdb/internal/catalog"
+
+// view is what the rows of the system relations are computed from: the
+// engine, one consistent list of the relations, and the session's
+// identity.
+type view struct {
+	e    Engine
+	rels []*catalog.Relation // stored relations (created), then system ones, as pg_class lists them
+	id   Identity
+}
+
+// newView lists the relations of e for the session id.
+func newView(e Engine, id Identity) *view {
+	v := &view{e: e, id: id}
+	for _, r := range e.Relations() {
+		if r.State == catalog.StateCreated {
+			v.rels = append(v.rels, r)
+		}
+	}
+	v.rels = append(v.rels, systemRels...)
+	return v
+}
+
+// lookup is a view for lookups by OID, which need no listing.
+func lookup(e Engine, id Identity) *view { return &view{e: e, id: id} }
