@@ -16,8 +16,8 @@
 // Where things live: statement dispatch in session.go; DDL in ddl.go and
 // alter.go; view jobs (backfill progress, pause, quarantine) in jobs.go
 // and job_failures.go; the stream graph's build, rescale and recovery in
-// graph.go, rescale.go and recoveries.go; the stored catalog in
-// catalog.go; batch queries and COPY TO in query.go and copy_to.go. The
+// graph.go, rescale.go and recoveries.go; the catalog's entries in the store in
+// catalog_store.go; batch queries and COPY TO in query.go and copy_to.go. The
 // write path (DML, COPY FROM, rate limits) is package write, which sees
 // the engine through write.Engine (writes.go); the pg_catalog,
 // information_schema and streamdb_catalog relations are package
