@@ -48,31 +48,19 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// Options configure a DB. The zero value (or nil) is valid.
+// Options configure a DB. The zero value (or nil) is valid. The fields
+// mean what streamdb.Options documents for users (the public API copies
+// them in); EnsureDefaults fills the zeros.
 type Options struct {
-	// InMemory keeps all data in memory (also chosen by dir "" or ":memory:").
-	InMemory bool
-	// NoSync skips fsync at commit: faster, but a crash can lose
-	// acknowledged writes. For tests and benchmarks only.
-	NoSync bool
-	// BarrierInterval is how often the coordinator checkpoints when no
-	// statement asks for it. Zero means one second.
-	BarrierInterval time.Duration
-	// Logger receives operational logs; nil means slog.Default().
-	Logger *slog.Logger
-	// Parallelism is the default streaming parallelism of new views: the
-	// number of actors that run each partitioned fragment of a view's job
-	// (SET streaming_parallelism and WITH (streaming_parallelism = n)
-	// override it per view). Zero means the STREAMDB_PARALLELISM
-	// environment variable when set (tests use it to run every view with
-	// more actors than cores), else runtime.GOMAXPROCS(0); it is capped
-	// at MaxParallelism.
-	Parallelism int
-	// JobFailureLimit is how many identical failures in a row, without
-	// progress in between, quarantine the job of a view being created
-	// (its backfill is paused until RESUME; see job_failures.go). Zero
-	// means 3.
-	JobFailureLimit int
+	InMemory        bool
+	NoSync          bool
+	BarrierInterval time.Duration // zero: one second
+	Logger          *slog.Logger  // nil: slog.Default()
+	// Parallelism zero means the STREAMDB_PARALLELISM environment variable
+	// when set (tests use it to run every view with more actors than
+	// cores), else runtime.GOMAXPROCS(0); capped at MaxParallelism.
+	Parallelism     int
+	JobFailureLimit int // zero: 3 (see job_failures.go)
 }
 
 // MaxParallelism is the highest streaming parallelism a view can have.
