@@ -22,4 +22,13 @@
 // Limit, UnionAll, the probe side of HashJoin) hold at most one chunk.
 // Sort, HashAgg and HashJoin's build side keep their input in memory as
 // decoded rows. Limit stops pulling as soon as it has its rows.
+//
+// # Keys
+//
+// HashAgg (GROUP BY, DISTINCT, aggregates' DISTINCT), HashJoin and the
+// IN-subquery set key their hash tables with storage.AppendDatumKey, the
+// key encoding of the state tables, so a query groups, matches and
+// dedupes values exactly as a materialized view of it does: equal values
+// spelled differently (interval '1 mon' and '30 days', numeric 1.0 and
+// 1.00, float -0 and 0, NaN and NaN) are one key, and NULLs one group.
 package batch

@@ -74,8 +74,7 @@ func Value(col arrow.Array, t types.Type, i int) types.Datum {
 	case *array.Timestamp:
 		return types.Timestamp(a.Value(i))
 	case *array.MonthDayNanoInterval:
-		v := a.Value(i)
-		return types.Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
+		return IntervalAt(a, i)
 	case *array.String:
 		s := a.Value(i)
 		if t.ID == types.IDNumeric {
@@ -98,6 +97,12 @@ type Builder struct {
 	n       int
 	dataLen []int // per column: string bytes of the last chunk
 	lastN   int   // rows of the last chunk, until reserve makes room
+}
+
+// IntervalAt is Value of row i of an interval column, unboxed.
+func IntervalAt(a *array.MonthDayNanoInterval, i int) types.Interval {
+	v := a.Value(i)
+	return types.Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
 }
 
 // NewBuilder returns a builder for rows of the given column types.
