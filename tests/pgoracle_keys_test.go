@@ -33,6 +33,7 @@ var (
 		"'-1 day'", "'-24:00:00'",
 		"'36 hours'", "'1 day 12:00:00'",
 		"'1 mon 1 day'", "'31 days'",
+		"'3000000 hours'", "'125000 days'", // past 292 years of nanoseconds
 	}
 	pgoKeyNumerics = []string{"1", "1.0", "1.00", "2.5", "2.50", "0", "0.00", "-0.0", "-1.5", "-1.50", "'NaN'"}
 	pgoFloats      = []string{"0", "'-0'", "'NaN'", "1.5", "-1.5", "'Infinity'", "'-Infinity'", "2"}
