@@ -159,12 +159,12 @@ func genInterval(s source) types.Interval {
 	return types.Interval{
 		Months: int32(s.intn(5) - 2),
 		Days:   int32(s.intn(5)-2) * 15,
-		Micros: int64(s.intn(5)-2) * 15 * microsPerDay,
+		Micros: int64(s.intn(5)-2) * 15 * types.MicrosPerDay,
 	}
 }
 
 // compareDatum is the reference SQL ordering: NULL first, floats and
-// numerics with NaN last and -0 = 0, intervals by span then months, days.
+// numerics with NaN last and -0 = 0, intervals by span (30-day months).
 func compareDatum(t types.Type, a, b types.Datum) int {
 	if a == nil || b == nil {
 		return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
@@ -231,16 +231,10 @@ func compareInterval(a, b types.Interval) int {
 		s := big.NewInt(int64(v.Months))
 		s.Mul(s, big.NewInt(30))
 		s.Add(s, big.NewInt(int64(v.Days)))
-		s.Mul(s, big.NewInt(microsPerDay))
+		s.Mul(s, big.NewInt(types.MicrosPerDay))
 		return s.Add(s, big.NewInt(v.Micros))
 	}
-	if c := span(a).Cmp(span(b)); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Months, b.Months); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Days, b.Days)
+	return span(a).Cmp(span(b))
 }
 
 // sameDatum reports exact equality: float bits, decimal form, sign,

@@ -23,8 +23,11 @@
 // with 0x00 escaped as 0x00 0xFF and terminated by 0x00 0x01; numeric by
 // sign, decimal exponent and base-100 digits (memcmp_numeric.go; equal
 // values such as 1.0 and 1.00 encode equal); dates and timestamps as
-// integers; intervals by Postgres's 30-day-month span with ties broken by
-// months, then days (memcmp_interval.go).
+// integers; intervals by their span alone, as Postgres compares them
+// (30-day months, 24-hour days: '1 mon' and '30 days' encode equal,
+// memcmp_interval.go). Values equal in SQL encode equal, so the encoding
+// is also the key of everything that groups, joins or dedupes: executors
+// key their hash tables with it (AppendDatumKey).
 //
 // A row's vnode is CRC-32C of the memcmp encoding of its DistKey columns,
 // mod NumVnodes (vnode.go); an empty DistKey means vnode 0. The hash is

@@ -90,8 +90,8 @@ func (t *Table) appendRowKeyAt(buf []byte, c *chunk.Chunk, i int) ([]byte, error
 }
 
 // AppendKeyAt appends the key encoding, as type t, of row i of column col
-// of c: AppendKey(buf, t, chunk.Value(...)) without making a Datum of
-// integers and strings.
+// of c: AppendKey(buf, t, chunk.Value(...)) without boxing a Datum of
+// integers, strings, floats and intervals.
 func AppendKeyAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte, error) {
 	a := c.Rec.Column(col)
 	if a.IsNull(i) {
@@ -113,6 +113,14 @@ func AppendKeyAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte, 
 	case *array.String:
 		if storedAsString(t) && c.Types[col].ID != types.IDNumeric {
 			return appendStringKey(append(buf, keyPresent), a.Value(i)), nil
+		}
+	case *array.Float64:
+		if t.IsFloat() {
+			return appendFloatKey(buf, a.Value(i)), nil
+		}
+	case *array.MonthDayNanoInterval:
+		if t.ID == types.IDInterval {
+			return appendIntervalKey(append(buf, keyPresent), chunk.IntervalAt(a, i)), nil
 		}
 	}
 	return AppendKey(buf, t, chunk.Value(a, c.Types[col], i))

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/streamdb/streamdb/internal/types"
 )
@@ -13,6 +14,9 @@ import (
 const (
 	keyNull    byte = 0x00
 	keyPresent byte = 0x01
+	// keyOther opens the key of a Datum of no SQL type AppendDatumKey
+	// knows; stored keys never hold it.
+	keyOther byte = 0x02
 )
 
 // String escaping: a 0x00 byte in the text becomes 0x00 0xFF and the text
@@ -30,76 +34,122 @@ const signBit = uint64(1) << 63
 // (nil is NULL), to buf. For two Datums a and b of one type,
 // bytes.Compare of their encodings agrees with SQL ordering (NULLs first);
 // encodings are prefix-free, so a row's columns can be concatenated. Values
-// that compare equal encode equal (0 and -0; numeric 1.0 and 1.00).
+// that compare equal encode equal (0 and -0; numeric 1.0 and 1.00;
+// interval '1 mon' and '30 days'), which makes this encoding the key of
+// everything that groups, joins or dedupes values: state tables, vnodes,
+// and the in-memory keys of the executors (AppendDatumKey).
 func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 	if d == nil {
 		return append(buf, keyNull), nil
 	}
-	buf = append(buf, keyPresent)
 	switch t.ID {
 	case types.IDBool:
-		v, ok := d.(bool)
-		if !ok {
-			return buf, errDatumType(t, d)
+		if v, ok := d.(bool); ok {
+			return appendBoolKey(buf, v), nil
 		}
-		return append(buf, boolByte(v)), nil
 	case types.IDInt16, types.IDInt32, types.IDInt64:
-		v, ok := d.(int64)
-		if !ok {
-			return buf, errDatumType(t, d)
+		if v, ok := d.(int64); ok {
+			return appendIntKey(buf, v), nil
 		}
-		return binary.BigEndian.AppendUint64(buf, uint64(v)^signBit), nil
 	case types.IDFloat32, types.IDFloat64:
-		v, ok := d.(float64)
-		if !ok {
-			return buf, errDatumType(t, d)
+		if v, ok := d.(float64); ok {
+			return appendFloatKey(buf, v), nil
 		}
-		return binary.BigEndian.AppendUint64(buf, floatKey(v)), nil
 	case types.IDNumeric:
-		v, ok := d.(*types.Decimal)
-		if !ok || v == nil {
-			return buf, errDatumType(t, d)
+		if v, ok := d.(*types.Decimal); ok && v != nil {
+			return appendNumericKey(append(buf, keyPresent), v), nil
 		}
-		return appendNumericKey(buf, v), nil
 	case types.IDText, types.IDVarchar, types.IDUnknown:
-		v, ok := d.(string)
-		if !ok {
-			return buf, errDatumType(t, d)
+		if v, ok := d.(string); ok {
+			return appendStringKey(append(buf, keyPresent), v), nil
 		}
-		return appendStringKey(buf, v), nil
 	}
 	return appendTimeKey(buf, t, d)
 }
 
+// appendTimeKey is AppendKey of the date and time types.
+func appendTimeKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
+	switch t.ID {
+	case types.IDDate:
+		if v, ok := d.(types.Date); ok {
+			return appendDateKey(buf, v), nil
+		}
+	case types.IDTimestamp, types.IDTimestampTZ:
+		if v, ok := d.(types.Timestamp); ok {
+			return appendTimestampKey(buf, v), nil
+		}
+	case types.IDInterval:
+		if v, ok := d.(types.Interval); ok {
+			return appendIntervalKey(append(buf, keyPresent), v), nil
+		}
+	}
+	return buf, errDatumType(t, d)
+}
+
+// AppendDatumKey appends the key encoding of d chosen by d's Go type:
+// what AppendKey appends for any type t whose Datums d's Go type
+// represents (the integer widths, text and varchar, timestamp and
+// timestamptz share one). It keys the executors' hash tables (groups,
+// join keys, DISTINCT and IN sets), whose columns each hold one type, so
+// that they group and match exactly as the state tables do. A Datum of
+// another Go type (none exists; a safeguard) is keyed by its printed form
+// after a marker stored keys never hold.
+func AppendDatumKey(buf []byte, d types.Datum) []byte {
+	// The commonest kinds first, in a switch small enough to stay cheap
+	// (a type switch over every kind costs twice as much per key).
+	switch v := d.(type) {
+	case int64:
+		return appendIntKey(buf, v)
+	case string:
+		return appendStringKey(append(buf, keyPresent), v)
+	case nil:
+		return append(buf, keyNull)
+	}
+	return appendOtherDatumKey(buf, d)
+}
+
+// appendOtherDatumKey is AppendDatumKey of the other kinds.
+func appendOtherDatumKey(buf []byte, d types.Datum) []byte {
+	switch v := d.(type) {
+	case *types.Decimal:
+		if v == nil {
+			return append(buf, keyNull)
+		}
+		return appendNumericKey(append(buf, keyPresent), v)
+	case float64:
+		return appendFloatKey(buf, v)
+	case bool:
+		return appendBoolKey(buf, v)
+	case types.Date:
+		return appendDateKey(buf, v)
+	case types.Timestamp:
+		return appendTimestampKey(buf, v)
+	case types.Interval:
+		return appendIntervalKey(append(buf, keyPresent), v)
+	}
+	return appendStringKey(append(buf, keyOther), fmt.Sprint(d))
+}
+
+// The key encodings of non-NULL values, marker included.
+
+func appendBoolKey(buf []byte, v bool) []byte { return append(buf, keyPresent, boolByte(v)) }
+
 // appendIntKey appends the key encoding of a non-NULL int16, int32 or
-// int64 value: AppendKey(buf, t, v) without boxing v.
+// int64 value.
 func appendIntKey(buf []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint64(append(buf, keyPresent), uint64(v)^signBit)
 }
 
-// appendTimeKey encodes the date and time types.
-func appendTimeKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
-	switch t.ID {
-	case types.IDDate:
-		v, ok := d.(types.Date)
-		if !ok {
-			return buf, errDatumType(t, d)
-		}
-		return binary.BigEndian.AppendUint32(buf, uint32(v)^(1<<31)), nil
-	case types.IDTimestamp, types.IDTimestampTZ:
-		v, ok := d.(types.Timestamp)
-		if !ok {
-			return buf, errDatumType(t, d)
-		}
-		return binary.BigEndian.AppendUint64(buf, uint64(v)^signBit), nil
-	case types.IDInterval:
-		v, ok := d.(types.Interval)
-		if !ok {
-			return buf, errDatumType(t, d)
-		}
-		return appendIntervalKey(buf, v), nil
-	}
-	return buf, errDatumType(t, d)
+func appendFloatKey(buf []byte, v float64) []byte {
+	return binary.BigEndian.AppendUint64(append(buf, keyPresent), floatKey(v))
+}
+
+func appendDateKey(buf []byte, v types.Date) []byte {
+	return binary.BigEndian.AppendUint32(append(buf, keyPresent), uint32(v)^(1<<31))
+}
+
+func appendTimestampKey(buf []byte, v types.Timestamp) []byte {
+	return binary.BigEndian.AppendUint64(append(buf, keyPresent), uint64(v)^signBit)
 }
 
 // DecodeKey decodes one column encoded by AppendKey and returns the rest of
@@ -195,7 +245,7 @@ func floatFromKey(u uint64) float64 {
 
 func appendStringKey(buf []byte, s string) []byte {
 	for {
-		i := indexNul(s)
+		i := strings.IndexByte(s, strEscape)
 		if i < 0 {
 			break
 		}
@@ -205,15 +255,6 @@ func appendStringKey(buf []byte, s string) []byte {
 	}
 	buf = append(buf, s...)
 	return append(buf, strEscape, strTerminator)
-}
-
-func indexNul(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 func decodeStringKey(buf []byte) (types.Datum, []byte, error) {

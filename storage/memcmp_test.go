@@ -96,6 +96,11 @@ func TestKeyEdgeCases(t *testing.T) {
 		{types.TNumeric, dec("NaN"), dec("sNaN")},
 		{types.TFloat64, math.Copysign(0, -1), 0.0},
 		{types.TFloat64, math.NaN(), math.Float64frombits(0x7ff8000000000001)},
+		// Postgres compares intervals by span: 30-day months, 24-hour days.
+		{types.TInterval, types.Interval{Months: 1}, types.Interval{Days: 30}},
+		{types.TInterval, types.Interval{Days: 30}, types.Interval{Micros: 720 * types.MicrosPerHour}},
+		{types.TInterval, types.Interval{Months: 1, Days: -30}, types.Interval{}},
+		{types.TInterval, types.Interval{Months: -12}, types.Interval{Days: -359, Micros: -types.MicrosPerDay}},
 	}
 	for _, c := range equal {
 		if ka, kb := mustKey(t, c.typ, c.a), mustKey(t, c.typ, c.b); !bytes.Equal(ka, kb) {
@@ -115,9 +120,9 @@ func TestKeyEdgeCases(t *testing.T) {
 		{types.TInterval, []types.Datum{
 			types.Interval{Micros: -1},
 			types.Interval{Days: 29, Micros: 23 * 3600e6},
-			types.Interval{Days: 30},  // '30 days' = '1 mon' in Postgres; ties
-			types.Interval{Months: 1}, // broken by months
+			types.Interval{Months: 1}, // = '30 days', see the equal cases
 			types.Interval{Months: 1, Micros: 1},
+			types.Interval{Days: 30, Micros: 2},
 			types.Interval{Months: math.MaxInt32},
 		}},
 	}
@@ -128,6 +133,23 @@ func TestKeyEdgeCases(t *testing.T) {
 				t.Errorf("%s: %v should sort before %v: %x vs %x", c.typ, show(c.vals[i-1]), show(c.vals[i]), a, b)
 			}
 		}
+	}
+}
+
+// TestDatumKeyIsTheKey: AppendDatumKey, the key of the executors' hash
+// tables, is byte for byte the key AppendKey stores.
+func TestDatumKeyIsTheKey(t *testing.T) {
+	rng := newRNG(5)
+	for _, typ := range allTypes {
+		for range 200 {
+			d := genDatum(rng, typ)
+			if got, want := AppendDatumKey(nil, d), mustKey(t, typ, d); !bytes.Equal(got, want) {
+				t.Fatalf("%s %v: AppendDatumKey %x, AppendKey %x", typ, show(d), got, want)
+			}
+		}
+	}
+	if k := AppendDatumKey(nil, []int{1}); k[0] != keyOther {
+		t.Errorf("key of a Datum of no SQL type: %x", k)
 	}
 }
 
@@ -187,6 +209,8 @@ func TestDecodeKeyRejectsGarbage(t *testing.T) {
 		{types.TNumeric, []byte{keyPresent, numPos, 0x81, 1, 200, 0}},
 		{types.TNumeric, []byte{keyPresent, 0x77}},
 		{types.TInterval, []byte{keyPresent, 1, 2, 3}},
+		{types.TInterval, append([]byte{keyPresent, 0x80, 0, 0, 0, 0, 0, 0, 0}, bytes.Repeat([]byte{0xff}, 8)...)}, // time past a day
+		{types.TInterval, append([]byte{keyPresent, 0xff}, make([]byte, 15)...)},                                   // no interval is this long
 		{types.TDate, []byte{0x02}},
 	}
 	for _, c := range cases {

@@ -14,9 +14,10 @@ import (
 // of the on-disk format: changing either moves rows between vnodes and
 // breaks existing stores. Because the hash is over the key encoding, values
 // that compare equal land on one vnode whatever their representation
-// (numeric 1.0 and 1.00, float -0 and 0), and integer columns of different
-// widths (all encoded as 8 bytes) agree; float and integer columns do not,
-// so exchanges must cast join keys to one type first.
+// (numeric 1.0 and 1.00, float -0 and 0, interval '1 mon' and '30 days'),
+// and integer columns of different widths (all encoded as 8 bytes) agree;
+// float and integer columns do not, so exchanges must cast join keys to
+// one type first.
 
 // NumVnodes is the number of virtual nodes rows are hashed to.
 const NumVnodes = 256

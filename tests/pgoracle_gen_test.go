@@ -9,16 +9,19 @@ import (
 )
 
 // The workload generator of the PostgreSQL oracle test (pgoracle_test.go):
-// typed random expressions, DML statements and queries over three tables.
+// typed random expressions, DML statements and queries over four tables.
 // Everything it writes is meant to be deterministic in PostgreSQL: no
-// floats, no volatile functions, no order-dependent results, divisors
-// guarded by NULLIF, and magnitudes kept well inside integer ranges.
+// floats (but t4's, only grouped, joined and counted: see
+// pgoracle_keys_test.go), no volatile functions, no order-dependent
+// results, divisors guarded by NULLIF, and magnitudes kept well inside
+// integer ranges.
 
 // pgoSchema is the DDL both sides run.
 var pgoSchema = []string{
 	"CREATE TABLE t1 (id int PRIMARY KEY, a int, b bigint, n numeric(12,2), s text, f boolean, d date, ts timestamp)",
 	"CREATE TABLE t2 (id int PRIMARY KEY, a int, c int, n numeric, s text, d date)",
 	"CREATE TABLE t3 (k int, label text, m numeric)", // no primary key
+	"CREATE TABLE t4 (id int PRIMARY KEY, a int, iv interval, n numeric, f float8)",
 }
 
 type pgoCol struct{ name, typ string }
@@ -34,6 +37,7 @@ var pgoTables = []pgoTable{
 	{"t1", []pgoCol{{"id", "int"}, {"a", "int"}, {"b", "bigint"}, {"n", "numeric"}, {"s", "text"}, {"f", "bool"}, {"d", "date"}, {"ts", "timestamp"}}, true, 40},
 	{"t2", []pgoCol{{"id", "int"}, {"a", "int"}, {"c", "int"}, {"n", "numeric"}, {"s", "text"}, {"d", "date"}}, true, 30},
 	{"t3", []pgoCol{{"k", "int"}, {"label", "text"}, {"m", "numeric"}}, false, 0},
+	pgoKeyTable,
 }
 
 // pgoGen generates SQL text from a seeded source.
@@ -55,6 +59,9 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 func (g *pgoGen) value(t pgoTable, c pgoCol) string {
 	if c.name == "id" {
 		return fmt.Sprint(g.n(t.maxID))
+	}
+	if t.name == pgoKeyTable.name {
+		return g.keyValue(c)
 	}
 	if g.chance(7) {
 		return "NULL"
@@ -454,6 +461,9 @@ func (g *pgoGen) dml() string {
 
 // updateExpr is a new value for column c of t.
 func (g *pgoGen) updateExpr(t pgoTable, c pgoCol) string {
+	if t.name == pgoKeyTable.name {
+		return g.keyUpdateExpr(c)
+	}
 	if g.chance(3) {
 		return g.value(t, c)
 	}
@@ -511,6 +521,9 @@ func (g *pgoGen) queries(n int) []pgoQuery {
 var pgoJoins = []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"}
 
 func (g *pgoGen) query() pgoQuery {
+	if g.chance(5) {
+		return g.keyQuery()
+	}
 	t := pgoTables[g.n(2)]
 	single := tableScope(t, "")
 	from := t.name

@@ -329,7 +329,7 @@ func TestPGOracle(t *testing.T) {
 	}
 	o.tables("after the initial rows")
 
-	queries := append(append([]pgoQuery(nil), pgoFixedQueries...), gen.queries(nrandom)...)
+	queries := append(append(append([]pgoQuery(nil), pgoFixedQueries...), pgoKeyQueries...), gen.queries(nrandom)...)
 	// Half the views are created now, half halfway through the run.
 	var views []pgoQuery
 	createViews := func(parity int) {

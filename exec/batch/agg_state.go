@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // AggSpec is one aggregate of a HashAgg.
@@ -39,7 +40,7 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 	if v == nil {
 		return nil
 	}
-	if spec.Distinct && st.firstSeen(appendDatumKey(key[:0], v)) {
+	if spec.Distinct && st.firstSeen(storage.AppendDatumKey(key[:0], v)) {
 		return nil
 	}
 	switch spec.Kind {

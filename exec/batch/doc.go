@@ -26,4 +26,13 @@
 // and keeps only its result (a value, or an IN subquery's distinct values
 // as a set of encoded keys); a correlated subquery gets a fresh executor
 // per input row, closed before the next.
+//
+// # Keys
+//
+// HashAgg (GROUP BY, DISTINCT, aggregates' DISTINCT), HashJoin and the
+// IN-subquery set key their hash tables with storage.AppendDatumKey, the
+// key encoding of the state tables, so a query groups, matches and
+// dedupes values exactly as a materialized view of it does: equal values
+// spelled differently (interval '1 mon' and '30 days', numeric 1.0 and
+// 1.00, float -0 and 0, NaN and NaN) are one key, and NULLs one group.
 package batch

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // HashAgg groups its input by key columns and computes aggregates per
@@ -80,7 +81,7 @@ func (h *HashAgg) aggregate(ctx context.Context) ([][]types.Datum, error) {
 			row = c.Row(i, row)
 			key = key[:0]
 			for _, k := range h.groupBy {
-				key = appendDatumKey(key, row[k])
+				key = storage.AppendDatumKey(key, row[k])
 			}
 			g, ok := groups[string(key)]
 			if !ok {

@@ -6,6 +6,7 @@ import (
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // JoinKind is the kind of a join.
@@ -119,7 +120,7 @@ func keyOf(buf []byte, row []types.Datum, cols []int) ([]byte, bool) {
 		if row[c] == nil {
 			return buf, false
 		}
-		buf = appendDatumKey(buf, row[c])
+		buf = storage.AppendDatumKey(buf, row[c])
 	}
 	return buf, true
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // SubqueryKind is what an Apply computes from one subquery.
@@ -173,7 +174,7 @@ func (a *Apply) runSubquery(ctx context.Context, i int, s SubquerySpec) error {
 				set.hasNull = true
 				continue
 			}
-			buf = appendDatumKey(buf[:0], row[0])
+			buf = storage.AppendDatumKey(buf[:0], row[0])
 			set.keys[string(buf)] = struct{}{}
 		}
 		c.Release()
@@ -257,7 +258,7 @@ func (s *subquerySet) contains(v types.Datum, buf *[]byte, not bool) types.Datum
 	if v == nil {
 		return nil
 	}
-	*buf = appendDatumKey((*buf)[:0], v)
+	*buf = storage.AppendDatumKey((*buf)[:0], v)
 	if _, ok := s.keys[string(*buf)]; ok {
 		return !not
 	}

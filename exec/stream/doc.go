@@ -52,6 +52,14 @@
 // synced Pebble batch. The actor waits for that commit before it reads or
 // writes state for the next epoch.
 //
+// Every key, in memory or stored, is storage's key encoding (AppendKey,
+// AppendKeyAt, AppendDatumKey): the exchange's vnode, a group of HashAgg
+// and LocalAgg, a join key's state rows, a distinct value's count. Values
+// equal in SQL encode equal (interval '1 mon' and '30 days', numeric 1.0
+// and 1.00, float -0 and 0), so a view groups, joins and dedupes as its
+// query does in package batch, which keys its hash tables the same way.
+// A group keeps the spelling it was first seen with (the stored one).
+//
 // # Backfill and flow control
 //
 // A new view's StreamScans backfill (stream_scan.go): a snapshot of the

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
@@ -201,7 +204,7 @@ func argOf(c *aggCallLayout, row []types.Datum) types.Datum {
 func (h *HashAgg) group(row []types.Datum) (*aggGroup, error) {
 	h.keyBuf = h.keyBuf[:0]
 	for _, c := range h.keyCols {
-		h.keyBuf = appendGroupDatum(h.keyBuf, row[c])
+		h.keyBuf = storage.AppendDatumKey(h.keyBuf, row[c])
 	}
 	if g, ok := h.groups[string(h.keyBuf)]; ok {
 		return g, nil
@@ -508,4 +511,33 @@ func (h *HashAgg) stateRow(g *aggGroup) []types.Datum {
 		row = h.l.calls[i].appendState(row, &g.states[i])
 	}
 	return row
+}
+
+// datumsIdentical reports whether two rows would be output identically:
+// the test for "this aggregate result did not change". Unlike SQL equality
+// it tells 1.0 from 1.00, and NULL is identical to NULL.
+func datumsIdentical(a, b []types.Datum) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !datumIdentical(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func datumIdentical(a, b types.Datum) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case *apd.Decimal:
+		y, ok := b.(*apd.Decimal)
+		return ok && x.String() == y.String()
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y) || ok && math.IsNaN(x) && math.IsNaN(y)
+	}
+	return a == b
 }

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,6 +9,7 @@ import (
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // The columnar path of HashAgg. When every aggregate is a count, count(*),
@@ -214,13 +214,17 @@ func intKeyAt(col arrow.Array, i int) int64 {
 	panic("stream: intKeyAt of a non-integer column")
 }
 
-// appendRowGroupKey appends the group-key encoding of row i of c, whose
-// key is the columns cols.
-func appendRowGroupKey(b []byte, c *chunk.Chunk, cols []int, i int) []byte {
+// appendRowGroupKey appends the group key of row i of c, whose key is
+// the columns cols: their storage key encoding, in which values equal in
+// SQL are equal (see storage.AppendDatumKey).
+func appendRowGroupKey(b []byte, c *chunk.Chunk, cols []int, i int) ([]byte, error) {
 	for _, col := range cols {
-		b = appendGroupValue(b, c.Rec.Column(col), c.Types[col], i)
+		var err error
+		if b, err = storage.AppendKeyAt(b, c.Types[col], c, col, i); err != nil {
+			return b, wrapAggErr("group key", err)
+		}
 	}
-	return b
+	return b, nil
 }
 
 // groupKeyDatums is the group key of row i of c as Datums.
@@ -258,7 +262,10 @@ func (h *HashAgg) rowGroup(c *chunk.Chunk, ints arrow.Array, i int) (*aggGroup, 
 
 // groupAt returns the dirty group of row i of c (see group).
 func (h *HashAgg) groupAt(c *chunk.Chunk, i int) (*aggGroup, error) {
-	h.keyBuf = appendRowGroupKey(h.keyBuf[:0], c, h.keyCols, i)
+	var err error
+	if h.keyBuf, err = appendRowGroupKey(h.keyBuf[:0], c, h.keyCols, i); err != nil {
+		return nil, err
+	}
 	if g, ok := h.groups[string(h.keyBuf)]; ok {
 		return g, nil
 	}
@@ -295,22 +302,4 @@ func (h *HashAgg) applyPartial(c *chunk.Chunk) error {
 		}
 	}
 	return nil
-}
-
-// appendGroupValue appends the group-key encoding of row i of col (of
-// type t): appendGroupDatum of its Datum, without making the Datum for
-// integers.
-func appendGroupValue(b []byte, col arrow.Array, t types.Type, i int) []byte {
-	if col.IsNull(i) {
-		return append(b, 0)
-	}
-	switch a := col.(type) {
-	case *array.Int64:
-		return binary.BigEndian.AppendUint64(append(b, 2), uint64(a.Value(i)))
-	case *array.Int32:
-		return binary.BigEndian.AppendUint64(append(b, 2), uint64(int64(a.Value(i))))
-	case *array.Int16:
-		return binary.BigEndian.AppendUint64(append(b, 2), uint64(int64(a.Value(i))))
-	}
-	return appendGroupDatum(b, chunk.Value(col, t, i))
 }

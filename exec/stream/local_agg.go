@@ -120,16 +120,9 @@ func (a *LocalAgg) apply(c *chunk.Chunk) error {
 	a.rowGroups = a.rowGroups[:0]
 	ints := intKeyColumn(c, a.spec.GroupBy)
 	for i := range c.NumRows() {
-		var g *localGroup
-		if ints != nil && !ints.IsNull(i) {
-			v := intKeyAt(ints, i)
-			var ok bool
-			if g, ok = a.ints.get(v); !ok {
-				g = a.groupAt(c, i)
-				a.ints.put(v, g)
-			}
-		} else {
-			g = a.groupAt(c, i)
+		g, err := a.rowGroup(c, ints, i)
+		if err != nil {
+			return err
 		}
 		a.rowGroups = append(a.rowGroups, g)
 		g.rows += opSign(c.Op(i))
@@ -142,16 +135,36 @@ func (a *LocalAgg) apply(c *chunk.Chunk) error {
 	return nil
 }
 
+// rowGroup returns the group of row i of c, through the integer key
+// cache when ints (intKeyColumn of c) is not nil.
+func (a *LocalAgg) rowGroup(c *chunk.Chunk, ints arrow.Array, i int) (*localGroup, error) {
+	if ints == nil || ints.IsNull(i) {
+		return a.groupAt(c, i)
+	}
+	v := intKeyAt(ints, i)
+	if g, ok := a.ints.get(v); ok {
+		return g, nil
+	}
+	g, err := a.groupAt(c, i)
+	if err == nil {
+		a.ints.put(v, g)
+	}
+	return g, err
+}
+
 // groupAt returns the group of row i of c, made if it is new.
-func (a *LocalAgg) groupAt(c *chunk.Chunk, i int) *localGroup {
-	a.keyBuf = appendRowGroupKey(a.keyBuf[:0], c, a.spec.GroupBy, i)
+func (a *LocalAgg) groupAt(c *chunk.Chunk, i int) (*localGroup, error) {
+	var err error
+	if a.keyBuf, err = appendRowGroupKey(a.keyBuf[:0], c, a.spec.GroupBy, i); err != nil {
+		return nil, err
+	}
 	if g, ok := a.groups[string(a.keyBuf)]; ok {
-		return g
+		return g, nil
 	}
 	g := &localGroup{key: groupKeyDatums(c, a.spec.GroupBy, i), calls: make([]partialState, len(a.calls))}
 	a.groups[string(a.keyBuf)] = g
 	a.order = append(a.order, g)
-	return g
+	return g, nil
 }
 
 // applyCall applies call k to every row of c.

@@ -36,6 +36,10 @@ func ArrowType(t types.Type) arrow.DataType {
 	case types.IDTimestampTZ:
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	case types.IDInterval:
+		// Months and days, and in the Nanoseconds field the time part in
+		// microseconds: an interval's time part spans +-2^63 us, past
+		// what nanoseconds hold (292 years). Read it with Value or
+		// IntervalAt.
 		return arrow.FixedWidthTypes.MonthDayNanoInterval
 	default: // numeric, text, varchar, arrays, unknown
 		return arrow.BinaryTypes.String
@@ -74,8 +78,7 @@ func Value(col arrow.Array, t types.Type, i int) types.Datum {
 	case *array.Timestamp:
 		return types.Timestamp(a.Value(i))
 	case *array.MonthDayNanoInterval:
-		v := a.Value(i)
-		return types.Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
+		return IntervalAt(a, i)
 	case *array.String:
 		s := a.Value(i)
 		if t.ID == types.IDNumeric {
@@ -98,6 +101,12 @@ type Builder struct {
 	n       int
 	dataLen []int // per column: string bytes of the last chunk
 	lastN   int   // rows of the last chunk, until reserve makes room
+}
+
+// IntervalAt is Value of row i of an interval column, unboxed.
+func IntervalAt(a *array.MonthDayNanoInterval, i int) types.Interval {
+	v := a.Value(i)
+	return types.Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds} // microseconds, see ArrowType
 }
 
 // NewBuilder returns a builder for rows of the given column types.
@@ -204,7 +213,7 @@ func appendValue(fb array.Builder, v types.Datum) {
 		f.Append(arrow.Timestamp(v.(types.Timestamp)))
 	case *array.MonthDayNanoIntervalBuilder:
 		iv := v.(types.Interval)
-		f.Append(arrow.MonthDayNanoInterval{Months: iv.Months, Days: iv.Days, Nanoseconds: iv.Micros * 1000})
+		f.Append(arrow.MonthDayNanoInterval{Months: iv.Months, Days: iv.Days, Nanoseconds: iv.Micros}) // see ArrowType
 	case *array.StringBuilder:
 		switch s := v.(type) {
 		case string:

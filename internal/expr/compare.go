@@ -94,8 +94,8 @@ func compareFloat(a, b float64) int {
 }
 
 func compareInterval(a, b types.Interval) int {
-	ad, am := intervalSpan(a)
-	bd, bm := intervalSpan(b)
+	ad, am := a.Span()
+	bd, bm := b.Span()
 	if c := cmpInt(ad, bd); c != 0 {
 		return c
 	}

@@ -125,15 +125,3 @@ func intervalScale(iv types.Interval, factor float64, div bool) (types.Datum, er
 	}
 	return types.Interval{Months: months, Days: days, Micros: int64(micros)}, nil
 }
-
-// intervalSpan returns iv as whole days (months counting 30 days) and the
-// microseconds left in [0, 1 day): the key Postgres orders intervals by.
-func intervalSpan(iv types.Interval) (days, micros int64) {
-	days = int64(iv.Months)*30 + int64(iv.Days) + iv.Micros/types.MicrosPerDay
-	micros = iv.Micros % types.MicrosPerDay
-	if micros < 0 {
-		micros += types.MicrosPerDay
-		days--
-	}
-	return days, micros
-}
