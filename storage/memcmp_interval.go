@@ -6,6 +6,12 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 )
 
+// KeyFormat is the version of the key encoding that state is stored in.
+// Version 1 keyed an interval by (months, days, microseconds); version 2
+// keys it by its span, as below. A store records the version its state
+// was written in (the engine checks it at open).
+const KeyFormat = 2
+
 // An interval key is its span (types.Interval.Span: 30-day months, 24-hour
 // days) and nothing else, because PostgreSQL compares, hashes and groups
 // intervals by their span: '1 mon', '30 days' and '720 hours' are one

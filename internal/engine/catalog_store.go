@@ -12,6 +12,8 @@ import (
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/systemcatalog"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // Meta keys of the catalog in the store.
@@ -19,6 +21,9 @@ const (
 	metaRelPrefix  = "catalog/rel/"
 	metaNextID     = "catalog/next_id"
 	metaDropPrefix = "catalog/drop/" // state of dropped relations left to purge
+	// metaKeyFormat is the key encoding version (storage.KeyFormat) the
+	// store's state was written in; absent in stores older than version 2.
+	metaKeyFormat = "catalog/key_format"
 )
 
 func relKey(id uint32) string  { return fmt.Sprintf("%s%010d", metaRelPrefix, id) }
@@ -54,7 +59,39 @@ func (db *DB) loadCatalog() error {
 	if ok {
 		db.nextID = binary.BigEndian.Uint32(v)
 	}
-	return nil
+	return db.checkKeyFormat()
+}
+
+// checkKeyFormat refuses a store whose state was written in another key
+// encoding than this build's, and records the encoding in a store that
+// has none yet. A store of version 1 (before the version was recorded)
+// differs only in how intervals are keyed, so it is upgraded in place
+// when no relation has an interval column, and refused otherwise: its
+// interval keys would not be found.
+func (db *DB) checkKeyFormat() error {
+	v, ok, err := db.store.GetMeta(metaKeyFormat)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if len(v) != 4 {
+			return fmt.Errorf("streamdb: corrupt catalog entry %s", metaKeyFormat)
+		}
+		if f := binary.BigEndian.Uint32(v); f != storage.KeyFormat {
+			return fmt.Errorf("streamdb: the data directory's state is in key format %d; this streamdb reads format %d", f, storage.KeyFormat)
+		}
+		return nil
+	}
+	for _, r := range db.rels {
+		for _, c := range r.Columns {
+			if c.Type.ID == types.IDInterval || (c.Type.ID == types.IDArray && c.Type.Elem == types.IDInterval) {
+				return fmt.Errorf("streamdb: the data directory was written by an older streamdb that keyed intervals by their fields, not their span, and %s %q has an interval column %q: dump it with COPY TO using the older streamdb and load it into a new data directory", r.Kind, r.Name, c.Name)
+			}
+		}
+	}
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], storage.KeyFormat)
+	return db.store.PutMeta(metaKeyFormat, b[:])
 }
 
 // beginDrop removes a relation from the stored catalog and records its
