@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/bench"
 )
@@ -20,6 +21,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fresh := fs.Int("freshness", 10_000, "single-row INSERTs timed by the freshness scenario")
 	pgFresh := fs.Int("pg-freshness", 20, "REFRESHes timed on PostgreSQL by the freshness scenario (each rereads the table)")
 	nexmark := fs.Int64("nexmark-events", 10_000_000, "events of the Nexmark stream per query")
+	isoWindow := fs.Duration("isolation-window", 10*time.Second, "isolation scenario: length of its idle phase, and of its rate-limited backfill (rate: rows per window)")
 	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
 	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
 	memprofile := fs.String("memprofile", "", "path prefix: heap profile of each streamdb step at its highest RSS, into PREFIX-SCENARIO.heap")
@@ -36,7 +38,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
-		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile,
+		IsolationWindow: *isoWindow,
+		Compare:         *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile,
 	})
 	if perr := bench.Print(stdout, results); err == nil {
 		err = perr

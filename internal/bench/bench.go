@@ -31,7 +31,7 @@ import (
 )
 
 // Scenarios are the scenario names, in the order they run.
-var Scenarios = []string{"load", "backfill", "freshness", "nexmark"}
+var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark"}
 
 // Config sizes a run.
 type Config struct {
@@ -43,9 +43,13 @@ type Config struct {
 	PGFreshness int
 	// NexmarkEvents is the length of the Nexmark event stream per query.
 	NexmarkEvents int64
-	Compare       bool   // also run on PostgreSQL
-	TempDir       string // where data dirs go ("": the system's)
-	Log           io.Writer
+	// IsolationWindow is how long the isolation scenario samples while
+	// nothing else runs, and how long its rate-limited backfill is made to
+	// last (its backfill_rate_limit is Rows per window).
+	IsolationWindow time.Duration
+	Compare         bool   // also run on PostgreSQL
+	TempDir         string // where data dirs go ("": the system's)
+	Log             io.Writer
 	// CPUProfile, when set, is a path prefix: each streamdb step's measured
 	// part is CPU-profiled into PREFIX-<scenario>.pprof.
 	CPUProfile string
@@ -82,6 +86,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	if cfg.NexmarkEvents <= 0 {
 		cfg.NexmarkEvents = 10_000_000
+	}
+	if cfg.IsolationWindow <= 0 {
+		cfg.IsolationWindow = 10 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -134,9 +141,11 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		run := map[string]func(*session) ([]Result, error){
 			"load": (*session).load, "backfill": (*session).backfill, "freshness": (*session).freshness,
+			"isolation": (*session).isolation,
 		}[name]
 		steps = append(steps, step{name, &streamdbTarget{dir: cfg.TempDir}, run})
-		if pg != nil {
+		// PostgreSQL has no backfill to be isolated from.
+		if pg != nil && name != "isolation" {
 			steps = append(steps, step{name, &postgresTarget{srv: pg}, run})
 		}
 	}
@@ -431,49 +440,208 @@ func (s *session) freshness() ([]Result, error) {
 	lat := make([]time.Duration, 0, inserts)
 	err := s.timed("freshness", int64(inserts), func() error {
 		for i := 0; i < inserts; i++ {
-			id := n + 1 + int64(i)
-			k := id % 1000
-			var before int64
-			if err := s.c.QueryRow(s.ctx, "SELECT n FROM agg WHERE k = $1", k).Scan(&before); err != nil {
-				return fmt.Errorf("reading the view: %w", err)
-			}
-			start := time.Now()
-			if _, err := s.c.Exec(s.ctx, "INSERT INTO t VALUES ($1, $2, $3)", id, k, id*7); err != nil {
+			d, err := s.visible("t", "agg", n+1+int64(i), isPG)
+			if err != nil {
 				return err
 			}
-			if isPG {
-				if err := s.exec("REFRESH MATERIALIZED VIEW agg"); err != nil {
-					return err
-				}
-			}
-			for {
-				var now int64
-				if err := s.c.QueryRow(s.ctx, "SELECT n FROM agg WHERE k = $1", k).Scan(&now); err != nil {
-					return fmt.Errorf("reading the view: %w", err)
-				}
-				if now == before+1 {
-					break
-				}
-				if time.Since(start) > time.Minute {
-					return fmt.Errorf("the view did not reflect insert %d within a minute", id)
-				}
-			}
-			lat = append(lat, time.Since(start))
+			lat = append(lat, d)
 		}
 		return nil
 	})
 	if len(lat) > 0 {
-		slices.Sort(lat)
 		r := &s.out[len(s.out)-1]
-		r.P50, r.P99 = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+		r.P50, r.P99 = percentiles(lat)
 	}
 	return s.out, err
+}
+
+// visible inserts row id into table (of tableDDL's shape, its rows made as
+// fill makes them) and times it until a read of view, a GROUP BY k view
+// counting its rows into n, reflects it. refresh: REFRESH the view after
+// the insert (PostgreSQL).
+func (s *session) visible(table, view string, id int64, refresh bool) (time.Duration, error) {
+	k := id % 1000
+	read := fmt.Sprintf("SELECT n FROM %s WHERE k = $1", view)
+	var before int64
+	if err := s.c.QueryRow(s.ctx, read, k).Scan(&before); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("reading the view: %w", err)
+	}
+	start := time.Now()
+	if _, err := s.c.Exec(s.ctx, fmt.Sprintf("INSERT INTO %s VALUES ($1, $2, $3)", table), id, k, id*7); err != nil {
+		return 0, err
+	}
+	if refresh {
+		if err := s.exec("REFRESH MATERIALIZED VIEW " + view); err != nil {
+			return 0, err
+		}
+	}
+	for {
+		var now int64
+		if err := s.c.QueryRow(s.ctx, read, k).Scan(&now); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return 0, fmt.Errorf("reading the view: %w", err)
+		}
+		if now == before+1 {
+			break
+		}
+		if time.Since(start) > time.Minute {
+			return 0, fmt.Errorf("the view did not reflect insert %d within a minute", id)
+		}
+	}
+	return time.Since(start), nil
+}
+
+// percentiles sorts lat and returns its p50 and p99.
+func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
+	slices.Sort(lat)
+	return lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+}
+
+// isolation (issue 16): how much a view's backfill slows work that has
+// nothing to do with it. In each phase it times, one statement at a time
+// on one connection and alternating, a single-row INSERT into a table with
+// no views ("insert"), and an INSERT into the small upstream of a GROUP BY
+// view until a read of that view reflects it ("fresh"). The phases: idle
+// (nothing else runs, for IsolationWindow); while a GROUP BY view over the
+// Rows-row table backfills at backfill_rate_limit = Rows per window
+// ("group-by-limited"); while the same backfills without a limit
+// ("group-by"); while a join view over two tables of Rows/2 rows backfills
+// without a limit ("join"). A backfill phase samples from when its CREATE
+// is issued, on a second connection, until it returns. Each step's Rows
+// are the statements timed, Elapsed the phase's length; Print shows each
+// phase's p50 and p99 over the idle phase's.
+func (s *session) isolation() ([]Result, error) {
+	st, ok := s.t.(*streamdbTarget)
+	if !ok {
+		return s.out, errors.New("isolation runs on streamdb only")
+	}
+	n, half, window := s.cfg.Rows, s.cfg.Rows/2, s.cfg.IsolationWindow
+	const small = 1000 // rows of the fresh view's upstream
+	for _, tbl := range []struct {
+		name string
+		rows int64
+	}{{"t", n}, {"a", half}, {"b", half}, {"up", small}, {"u", 0}} {
+		if err := s.exec(fmt.Sprintf(tableDDL, tbl.name)); err != nil {
+			return s.out, err
+		}
+		if tbl.rows > 0 {
+			if err := s.fill(tbl.name, tbl.rows); err != nil {
+				return s.out, err
+			}
+		}
+	}
+	if err := s.exec("CREATE MATERIALIZED VIEW fresh AS SELECT k, count(*) AS n FROM up GROUP BY k"); err != nil {
+		return s.out, err
+	}
+	bg, err := st.connect(s.ctx)
+	if err != nil {
+		return s.out, err
+	}
+	defer bg.Close(context.Background())
+
+	rate := max(1, int64(float64(n)/window.Seconds()))
+	const groupBy = "AS SELECT k, count(*) AS n, sum(v) AS total FROM t GROUP BY k"
+	phases := []struct {
+		name, create, drop string
+		check              func() error
+	}{
+		{name: "idle"},
+		{"group-by-limited", fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = %d) %s", rate, groupBy),
+			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }},
+		{"group-by", "CREATE MATERIALIZED VIEW agg " + groupBy, "DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }},
+		{"join", "CREATE MATERIALIZED VIEW j AS SELECT a.id, a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.id = b.id",
+			"DROP MATERIALIZED VIEW j", func() error {
+				var got int64
+				if err := s.c.QueryRow(s.ctx, "SELECT count(*) FROM j").Scan(&got); err != nil || got != half {
+					return fmt.Errorf("join view holds %d rows (%v), want %d", got, err, half)
+				}
+				return nil
+			}},
+	}
+	var inserts, fresh []Result
+	insertID, freshID := int64(0), int64(small)
+	for _, ph := range phases {
+		var insLat, freshLat []time.Duration
+		sample := func() error {
+			insertID++
+			start := time.Now()
+			if _, err := s.c.Exec(s.ctx, "INSERT INTO u VALUES ($1, $2, $3)", insertID, insertID%1000, insertID*7); err != nil {
+				return err
+			}
+			insLat = append(insLat, time.Since(start))
+			freshID++
+			d, err := s.visible("up", "fresh", freshID, false)
+			if err != nil {
+				return err
+			}
+			freshLat = append(freshLat, d)
+			return nil
+		}
+		s.t.resetPeak(s.c)
+		start := time.Now()
+		var err error
+		if ph.create == "" {
+			for err == nil && time.Since(start) < window {
+				err = sample()
+			}
+		} else {
+			// The backfill runs on bg in a goroutine owned here and joined
+			// below, whatever sampling returns; at least one sample is
+			// taken, so a backfill too short to see still gives a row.
+			done := make(chan error, 1)
+			go func() {
+				_, err := bg.Exec(s.ctx, ph.create)
+				done <- err
+			}()
+			var cerr error
+			for finished := false; !finished; {
+				if err = sample(); err != nil {
+					cerr = <-done
+					break
+				}
+				select {
+				case cerr = <-done:
+					finished = true
+				default:
+				}
+			}
+			if cerr != nil {
+				cerr = fmt.Errorf("%s: %w", firstLine(ph.create), cerr)
+			}
+			err = errors.Join(err, cerr)
+		}
+		elapsed := time.Since(start)
+		rss := s.t.peak(s.c)
+		for _, m := range []struct {
+			out *[]Result
+			lat []time.Duration
+			key string
+		}{{&inserts, insLat, "insert"}, {&fresh, freshLat, "fresh"}} {
+			r := Result{System: s.t.name(), Scenario: "isolation/" + m.key + "/" + ph.name, Rows: int64(len(m.lat)), Elapsed: elapsed, PeakRSS: rss, Err: err}
+			if len(m.lat) > 0 {
+				r.P50, r.P99 = percentiles(m.lat)
+			}
+			*m.out = append(*m.out, r)
+		}
+		if err == nil && ph.check != nil {
+			err = ph.check()
+		}
+		if err == nil && ph.drop != "" {
+			err = s.exec(ph.drop)
+		}
+		if err != nil {
+			s.out = append(append(s.out, inserts...), fresh...)
+			return s.out, err
+		}
+	}
+	s.out = append(append(s.out, inserts...), fresh...)
+	return s.out, nil
 }
 
 // streamdbTarget is streamdb in-process on a fresh data dir, served on a
 // loopback port.
 type streamdbTarget struct {
 	dir  string
+	url  string // the server's connection string
 	data string
 	db   *streamdb.DB
 	srv  *pgwire.Server
@@ -499,7 +667,13 @@ func (t *streamdbTarget) open(ctx context.Context) (*pgx.Conn, error) {
 	t.srv = pgwire.NewServer(t.db.Backend(), pgwire.Options{Logger: quiet})
 	t.done = make(chan error, 1)
 	go func() { t.done <- t.srv.Serve(ln) }()
-	return pgx.Connect(ctx, fmt.Sprintf("postgres://bench@%s/bench?sslmode=disable", ln.Addr()))
+	t.url = fmt.Sprintf("postgres://bench@%s/bench?sslmode=disable", ln.Addr())
+	return pgx.Connect(ctx, t.url)
+}
+
+// connect opens another connection to the database open returned.
+func (t *streamdbTarget) connect(ctx context.Context) (*pgx.Conn, error) {
+	return pgx.Connect(ctx, t.url)
 }
 
 func (t *streamdbTarget) resetPeak(*pgx.Conn) { resetPeakRSS(os.Getpid()) }
@@ -618,7 +792,13 @@ func Print(w io.Writer, results []Result) error {
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "system\tscenario\trows\tseconds\trows/s\tp50\tp99\tpeak RSS\tvs postgres\t")
-	nexmarkNote := false
+	nexmarkNote, isolationNote := false, false
+	idle := map[string]Result{}
+	for _, r := range results {
+		if m, ok := strings.CutSuffix(r.Scenario, "/idle"); ok && strings.HasPrefix(m, "isolation/") && r.Err == nil && r.P50 > 0 {
+			idle[r.System+" "+m] = r
+		}
+	}
 	for _, r := range results {
 		if r.Err != nil {
 			fmt.Fprintf(tw, "%s\t%s\terror: %v\t\t\t\t\t\t\t\n", r.System, r.Scenario, r.Err)
@@ -639,6 +819,12 @@ func Print(w io.Writer, results []Result) error {
 			ratio = fmt.Sprintf("%.0f ev/s/core", perCore(float64(r.Events)/r.Elapsed.Seconds()))
 			nexmarkNote = true
 		}
+		if i := strings.LastIndexByte(r.Scenario, '/'); strings.HasPrefix(r.Scenario, "isolation/") && i > 0 {
+			if base, ok := idle[r.System+" "+r.Scenario[:i]]; ok && r.P50 > 0 {
+				ratio = fmt.Sprintf("p50 %.2fx p99 %.2fx", r.P50.Seconds()/base.P50.Seconds(), r.P99.Seconds()/base.P99.Seconds())
+				isolationNote = true
+			}
+		}
 		if pg, ok := pgTime[r.Scenario]; ok && r.System == "streamdb" {
 			mine, theirs := r.Elapsed.Seconds(), pg.Elapsed.Seconds()
 			if r.P50 > 0 && pg.P50 > 0 { // latency: compare the medians
@@ -652,6 +838,12 @@ func Print(w io.Writer, results []Result) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if isolationNote {
+		if _, err := fmt.Fprintln(w, "isolation: rows are the statements timed in each phase, seconds its length; the last column is the\n"+
+			"phase's p50 and p99 over the idle phase's"); err != nil {
+			return err
+		}
 	}
 	if nexmarkNote {
 		_, err := fmt.Fprintf(w, "nexmark: rows are the rows of the tables a query reads; ev/s/core counts the events of the whole stream\n"+

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/pgserver"
 )
@@ -25,7 +26,7 @@ func TestSmoke(t *testing.T) {
 		t.Logf("no PostgreSQL: streamdb only (%v)", err)
 		compare = false
 	}
-	results, err := Run(context.Background(), Config{Rows: 2000, Freshness: 20, PGFreshness: 3, NexmarkEvents: 2000, Compare: compare, TempDir: t.TempDir()})
+	results, err := Run(context.Background(), Config{Rows: 2000, Freshness: 20, PGFreshness: 3, NexmarkEvents: 2000, IsolationWindow: 300 * time.Millisecond, Compare: compare, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +40,11 @@ func TestSmoke(t *testing.T) {
 	for _, q := range NexmarkQueries {
 		want["streamdb nexmark/"+q.Name] = true
 	}
+	for _, m := range []string{"insert", "fresh"} {
+		for _, ph := range []string{"idle", "group-by-limited", "group-by", "join"} {
+			want["streamdb isolation/"+m+"/"+ph] = true
+		}
+	}
 	for _, r := range results {
 		if r.Err != nil {
 			t.Errorf("%s %s: %v", r.System, r.Scenario, r.Err)
@@ -46,8 +52,11 @@ func TestSmoke(t *testing.T) {
 		if r.Rows <= 0 || r.Elapsed <= 0 {
 			t.Errorf("%s %s: %d rows in %v", r.System, r.Scenario, r.Rows, r.Elapsed)
 		}
-		if r.Scenario == "freshness" && (r.P50 <= 0 || r.P99 < r.P50) {
-			t.Errorf("%s freshness: p50 %v p99 %v", r.System, r.P50, r.P99)
+		if (r.Scenario == "freshness" || strings.HasPrefix(r.Scenario, "isolation/")) && (r.P50 <= 0 || r.P99 < r.P50) {
+			t.Errorf("%s %s: p50 %v p99 %v", r.System, r.Scenario, r.P50, r.P99)
+		}
+		if r.System == "postgres" && strings.HasPrefix(r.Scenario, "isolation/") {
+			t.Errorf("isolation ran on PostgreSQL: %s", r.Scenario)
 		}
 		delete(want, r.System+" "+r.Scenario)
 	}
@@ -69,7 +78,9 @@ func TestSmoke(t *testing.T) {
 		switch {
 		case strings.HasPrefix(f[1], "nexmark/") && last != "ev/s/core":
 			t.Errorf("nexmark row without events per core: %q", line)
-		case !strings.HasPrefix(f[1], "nexmark/") && compare && !strings.HasSuffix(last, "x"):
+		case strings.HasPrefix(f[1], "isolation/") && !strings.HasSuffix(last, "x"):
+			t.Errorf("isolation row without its ratio to idle: %q", line)
+		case !strings.HasPrefix(f[1], "nexmark/") && !strings.HasPrefix(f[1], "isolation/") && compare && !strings.HasSuffix(last, "x"):
 			t.Errorf("row without a ratio to PostgreSQL: %q", line)
 		}
 	}
