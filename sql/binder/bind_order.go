@@ -54,6 +54,19 @@ func unwrapNulls(n ast.ExprNode, desc bool) (ast.ExprNode, bool) {
 	return n, desc
 }
 
+// nonIntegerConstant refuses a constant other than an integer (which is
+// a position) as a GROUP BY or ORDER BY item, as PostgreSQL does (SQL92's
+// rule): GROUP BY false or ORDER BY 'x' would otherwise silently group or
+// sort by nothing. A cast constant ('x'::text) is an expression, allowed.
+func (b *binder) nonIntegerConstant(n ast.ExprNode, clause string) error {
+	if v, ok := n.(ast.ValueExpr); ok {
+		if _, isInt := v.GetValue().(int64); !isInt {
+			return b.atNode(pgerr.New(pgerr.SyntaxError, "non-integer constant in %s", clause), n)
+		}
+	}
+	return nil
+}
+
 // positionOf reads an integer literal as an output column position, as the
 // parser does for an ORDER BY item that is not inside a NULLS marker.
 func positionOf(n ast.ExprNode) ast.ExprNode {
@@ -97,6 +110,9 @@ func (b *binder) orderColumn(st *selectState, n ast.ExprNode, distinct bool) (in
 // outputColumn resolves an ordinal or a bare output column name; ok is
 // false when n is neither.
 func (b *binder) outputColumn(items []selItem, exprs []expr.Expr, n ast.ExprNode, clause string) (int, bool, error) {
+	if err := b.nonIntegerConstant(n, clause); err != nil {
+		return 0, true, err
+	}
 	switch x := n.(type) {
 	case *ast.PositionExpr:
 		if x.P != nil || x.N < 1 || x.N > len(items) {

@@ -206,6 +206,9 @@ func (b *binder) bindGroupBy(gb *ast.GroupByClause, in *scope, items []selItem) 
 }
 
 func (b *binder) bindGroupItem(c *exprCtx, n ast.ExprNode, items []selItem) (expr.Expr, error) {
+	if err := b.nonIntegerConstant(n, "GROUP BY"); err != nil {
+		return nil, err
+	}
 	switch x := n.(type) {
 	case *ast.PositionExpr:
 		if x.P != nil || x.N < 1 || x.N > len(items) {
