@@ -780,9 +780,11 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
-// Print writes results as a table; with PostgreSQL results, each
-// streamdb row gets the ratio of its time to PostgreSQL's for the same
-// step (below 1: streamdb is faster).
+// Print writes results as a table. Its last column compares: with
+// PostgreSQL results, each streamdb row gets the ratio of its time to
+// PostgreSQL's for the same step (below 1: streamdb is faster); an
+// isolation phase its latencies over the idle phase's; a Nexmark query its
+// events per second per core.
 func Print(w io.Writer, results []Result) error {
 	pgTime := map[string]Result{}
 	for _, r := range results {
@@ -791,7 +793,7 @@ func Print(w io.Writer, results []Result) error {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "system\tscenario\trows\tseconds\trows/s\tp50\tp99\tpeak RSS\tvs postgres\t")
+	fmt.Fprintln(tw, "system\tscenario\trows\tseconds\trows/s\tp50\tp99\tpeak RSS\tcompared\t")
 	nexmarkNote, isolationNote := false, false
 	idle := map[string]Result{}
 	for _, r := range results {
