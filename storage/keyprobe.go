@@ -14,26 +14,6 @@ func (t *Table) AppendRowKey(buf []byte, row []types.Datum) ([]byte, error) {
 	return t.appendRowKey(buf, row)
 }
 
-// DecodePK returns the PK values of a key the table made (Key,
-// AppendRowKey), in PK order.
-func (t *Table) DecodePK(key []byte) ([]types.Datum, error) {
-	if len(key) < tableKeyPrefixLen || !bytes.HasPrefix(key, appendTablePrefix(nil, t.ID)) {
-		return nil, fmt.Errorf("%w: key is not of table %d", ErrBadLayout, t.ID)
-	}
-	rest := key[tableKeyPrefixLen:]
-	out := make([]types.Datum, len(t.PK))
-	for j, c := range t.PK {
-		typ, err := t.colType(c)
-		if err != nil {
-			return nil, err
-		}
-		if out[j], rest, err = DecodeKey(rest, typ); err != nil {
-			return nil, fmt.Errorf("table %d pk column %d: %w", t.ID, c, err)
-		}
-	}
-	return out, nil
-}
-
 // KeyProbe tells which keys exist in a table, best for keys asked in
 // ascending order: it walks one iterator forward, so a sorted batch of lookups costs
 // about one pass over the keys' neighbourhoods rather than a point read

@@ -2,11 +2,8 @@ package storage
 
 import (
 	"bytes"
-	"reflect"
 	"slices"
 	"testing"
-
-	"github.com/streamdb/streamdb/internal/types"
 )
 
 func TestKeyProbe(t *testing.T) {
@@ -47,13 +44,6 @@ func TestKeyProbe(t *testing.T) {
 		if got != want[string(k)] {
 			t.Errorf("Has(%x) = %v, want %v", k, got, want[string(k)])
 		}
-		pk, err := ordersTable.DecodePK(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pk[1].(int64) != pk[0].(int64)*10 {
-			t.Errorf("DecodePK = %v", pk)
-		}
 	}
 	ep, err := ordersTable.NewKeyProbe(empty)
 	if err != nil {
@@ -62,12 +52,5 @@ func TestKeyProbe(t *testing.T) {
 	defer ep.Close()
 	if has, _ := ep.Has(keys[0]); !ep.Empty() || has {
 		t.Errorf("probe of the empty snapshot: empty=%v has=%v", ep.Empty(), has)
-	}
-	if _, err := ordersTable.DecodePK([]byte("t")); err == nil {
-		t.Error("DecodePK of a short key: no error")
-	}
-	k, _ := ordersTable.Key(order(3, 30))
-	if pk, _ := ordersTable.DecodePK(k); !reflect.DeepEqual(pk, []types.Datum{int64(3), int64(30)}) {
-		t.Errorf("DecodePK = %v", pk)
 	}
 }

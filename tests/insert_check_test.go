@@ -48,3 +48,32 @@ func TestInsertErrorOrder(t *testing.T) {
 		t.Fatalf("after a good insert: %v", got)
 	}
 }
+
+// TestDuplicateKeyShowsRowAsWritten: a unique violation's DETAIL shows the
+// key as the failing row spells it, as PostgreSQL does, though keys equal
+// in SQL ('30 days' and '1 mon', 1.00 and 1) share one storage key, which
+// decodes to one spelling. Checked for INSERT and COPY, against a
+// committed row and within the statement.
+func TestDuplicateKeyShowsRowAsWritten(t *testing.T) {
+	db := openMem(t)
+	ctx := context.Background()
+	mustExec(t, db, "CREATE TABLE ti (k interval PRIMARY KEY, v int)")
+	mustExec(t, db, "CREATE TABLE tn (k numeric PRIMARY KEY, v int)")
+	mustExec(t, db, "INSERT INTO ti VALUES ('1 mon', 1)")
+	mustExec(t, db, "INSERT INTO tn VALUES (1, 1)")
+	for _, c := range []struct{ q, detail string }{
+		{"INSERT INTO ti VALUES ('720 hours', 2)", "Key (k)=(720:00:00) already exists."},
+		{"INSERT INTO ti VALUES ('1 day', 2), ('24:00:00', 3)", "Key (k)=(24:00:00) already exists."},
+		{"INSERT INTO tn VALUES (1.00, 2)", "Key (k)=(1.00) already exists."},
+		{"INSERT INTO tn VALUES (2.5, 2), (2.50, 3)", "Key (k)=(2.50) already exists."},
+	} {
+		_, err := db.Exec(ctx, c.q)
+		if e := pgerr.As(err); err == nil || e.Code != pgerr.UniqueViolation || e.Detail != c.detail {
+			t.Errorf("%s: %v (detail %q), want %q", c.q, err, e.Detail, c.detail)
+		}
+	}
+	_, err := db.CopyFrom(ctx, "COPY ti FROM STDIN", strings.NewReader("2 days\t1\n30 days\t2\n"))
+	if e := pgerr.As(err); err == nil || e.Detail != "Key (k)=(30 days) already exists." || e.Where != "COPY ti, line 2" {
+		t.Errorf("COPY: %v (detail %q, where %q)", err, e.Detail, e.Where)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
-	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -33,9 +32,9 @@ var ingestMinRows int64 = 16 << 10
 // checkStaged walks the staged keys of the lines up to lastLine in key
 // order and returns the first line (as PostgreSQL would report, inserting
 // in order) whose key repeats an earlier line's or, when probe is set, a
-// committed row's; badLine is -1 when there is none. While no line is
-// bad it writes the rows to w, when w is not nil.
-func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine int64, probe bool, w *storage.IngestWriter) (badKey []byte, badLine int64, err error) {
+// committed row's, and its encoded row; badLine is -1 when there is none.
+// While no line is bad it writes the rows to w, when w is not nil.
+func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine int64, probe bool, w *storage.IngestWriter) (badRow []byte, badLine int64, err error) {
 	var kp *storage.KeyProbe
 	if probe {
 		empty, err := t.snapEmpty()
@@ -72,7 +71,7 @@ func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine i
 			}
 		}
 		if bad && (badLine < 0 || line < badLine) {
-			badLine, badKey = line, append(badKey[:0], key...)
+			badLine, badRow = line, append(badRow[:0], m.value()...)
 		}
 		if w != nil && badLine < 0 {
 			if err := w.Add(key, m.value()); err != nil {
@@ -80,15 +79,15 @@ func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine i
 			}
 		}
 	}
-	return badKey, badLine, m.err()
+	return badRow, badLine, m.err()
 }
 
 // commitStaged checks the rows of stage and sends them into the table
 // (see commitStream), ingesting them when there are enough. dup makes the
-// error of the first bad line; check says whether keys need checking
+// error of the first bad line from its encoded row; check says whether keys need checking
 // (they do not for generated row ids). beforeSend, if not nil, runs once
 // the rows are checked.
-func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bool, dup func(key []byte, line int64) error, beforeSend func()) error {
+func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bool, dup func(row []byte, line int64) error, beforeSend func()) error {
 	var w *storage.IngestWriter
 	if _, src, ok := t.w.e.Table(t.rel.ID); ok && stage.rows >= ingestMinRows && src != nil && src.Ingests {
 		var err error
@@ -98,12 +97,12 @@ func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bo
 		defer w.Abort()
 	}
 	if check || w != nil {
-		badKey, badLine, err := t.checkStaged(ctx, stage.keys, math.MaxInt64, check, w)
+		badRow, badLine, err := t.checkStaged(ctx, stage.keys, math.MaxInt64, check, w)
 		if err != nil {
 			return err
 		}
 		if badLine >= 0 {
-			return dup(badKey, badLine)
+			return dup(badRow, badLine)
 		}
 	}
 	if w != nil {
@@ -121,15 +120,14 @@ func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bo
 	return t.commitStream(ctx, stage.rows, stage.chunks())
 }
 
-// keyDuplicate is the unique violation of the row with storage key key.
-func (t *dmlTarget) keyDuplicate(key []byte) error {
-	pk, err := t.layout.DecodePK(key)
+// rowDuplicate is the unique violation of the staged row encoded as
+// encoded. The message shows the key as the statement wrote it (as
+// PostgreSQL does): the storage key would show it normalized ('1 mon' for
+// '720 hours', 1 for 1.00).
+func (t *dmlTarget) rowDuplicate(encoded []byte) error {
+	row, err := storage.DecodeRow(encoded, t.layout.Types, nil)
 	if err != nil {
 		return err
-	}
-	row := make([]types.Datum, len(t.rel.Columns))
-	for j, c := range t.rel.PK {
-		row[c] = pk[j]
 	}
 	return t.duplicate(row)
 }

@@ -224,7 +224,7 @@ func (l *copyLoad) commit(ctx context.Context) error {
 	if copyBeforeSend != nil {
 		before = func() { copyBeforeSend(l.stage) }
 	}
-	dup := func(key []byte, line int64) error { return l.duplicate(t, key, line) }
+	dup := func(row []byte, line int64) error { return l.duplicate(t, row, line) }
 	return t.commitStaged(ctx, l.stage, !l.rel.RowID, dup, before)
 }
 
@@ -232,19 +232,19 @@ func (l *copyLoad) commit(ctx context.Context) error {
 // inserting in order) whose key repeats an earlier line's or a committed
 // row's.
 func (l *copyLoad) checkKeys(ctx context.Context, t *dmlTarget, lastLine int64) error {
-	badKey, badLine, err := t.checkStaged(ctx, l.stage.keys, lastLine, true, nil)
+	badRow, badLine, err := t.checkStaged(ctx, l.stage.keys, lastLine, true, nil)
 	if err != nil {
 		return err
 	}
 	if badLine >= 0 {
-		return l.duplicate(t, badKey, badLine)
+		return l.duplicate(t, badRow, badLine)
 	}
 	return nil
 }
 
-// duplicate is the unique violation of the row on line with key.
-func (l *copyLoad) duplicate(t *dmlTarget, key []byte, line int64) error {
-	e := pgerr.As(t.keyDuplicate(key))
+// duplicate is the unique violation of the row on line, encoded as row.
+func (l *copyLoad) duplicate(t *dmlTarget, row []byte, line int64) error {
+	e := pgerr.As(t.rowDuplicate(row))
 	e.Where = fmt.Sprintf("COPY %s, line %d", l.rel.Name, line)
 	return e
 }

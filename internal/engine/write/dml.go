@@ -224,7 +224,7 @@ func (w *Writer) Insert(ctx context.Context, ins *planner.Insert) (int64, error)
 	if err := l.stage.finish(); err != nil {
 		return 0, err
 	}
-	dup := func(key []byte, _ int64) error { return t.keyDuplicate(key) }
+	dup := func(row []byte, _ int64) error { return t.rowDuplicate(row) }
 	return l.stage.rows, t.commitStaged(ctx, l.stage, !t.rel.RowID, dup, nil)
 }
 
@@ -300,9 +300,9 @@ func (l *insertLoad) earlierDuplicate(ctx context.Context, err error) error {
 	if l.stage.keys.finish() != nil {
 		return err
 	}
-	badKey, badLine, cerr := l.t.checkStaged(ctx, l.stage.keys, math.MaxInt64, true, nil)
+	badRow, badLine, cerr := l.t.checkStaged(ctx, l.stage.keys, math.MaxInt64, true, nil)
 	if cerr == nil && badLine >= 0 {
-		return l.t.keyDuplicate(badKey)
+		return l.t.rowDuplicate(badRow)
 	}
 	return err
 }
