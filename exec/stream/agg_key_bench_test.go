@@ -14,11 +14,10 @@ import (
 // repeatMsgs is an Executor yielding chunk c n times, with a barrier
 // after every `every` chunks and after the last.
 type repeatMsgs struct {
-	c            *chunk.Chunk
-	n, every, i  int
-	epoch        uint64
-	sentBarrier  bool
-	pendingFinal bool
+	c           *chunk.Chunk
+	n, every, i int
+	epoch       uint64
+	sentBarrier bool
 }
 
 func (r *repeatMsgs) Types() []types.Type { return r.c.Types }

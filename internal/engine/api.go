@@ -40,9 +40,6 @@ func (r *Rows) Next() bool {
 // Len returns the number of rows.
 func (r *Rows) Len() int { return len(r.rows) }
 
-// Datums returns the current row as Datums (see internal/types).
-func (r *Rows) Datums() []types.Datum { return r.rows[r.pos-1] }
-
 // Values returns the current row as Go values: int64, float64, bool,
 // string, time.Time, or nil; numerics and intervals as their text.
 func (r *Rows) Values() []any {

@@ -179,10 +179,3 @@ func (l *Limiter) Reopen() {
 	l.closed = false
 	l.mu.Unlock()
 }
-
-// Status returns the limiter's setting (for tests and the catalog table).
-func (l *Limiter) Status() (rate int64, paused bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rate, l.paused
-}
