@@ -34,7 +34,12 @@ type StreamEnv interface {
 // StreamJob is the actors of one materialized view (or table) and how they
 // attach to the graph.
 type StreamJob struct {
+	// Actors run in the running graph: for a job still creating, its
+	// log writers only (the others are Creating's).
 	Actors []*stream.Actor
+	// Creating, for a view that backfills (Backfill, Resume), is the
+	// job on its own barriers (stream.CreatingJob).
+	Creating *stream.CreatingJob
 	// Tops are the actors that materialize the job's relation (one for a
 	// table), each owning a vnode set of it; views over the relation
 	// attach to their dispatchers.
@@ -56,6 +61,20 @@ type StreamJob struct {
 	// Connector, for a relation with a connector, holds the index of the
 	// next row it generates.
 	Connector *atomic.Int64
+}
+
+// AllActors returns the ids of every actor of the job, Creating's too.
+func (j *StreamJob) AllActors() []stream.ActorID {
+	var ids []stream.ActorID
+	for _, a := range j.Actors {
+		ids = append(ids, a.ID)
+	}
+	if j.Creating != nil {
+		for _, a := range j.Creating.Actors {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
 }
 
 // ScanMode says how a job's scans start.

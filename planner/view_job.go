@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -24,6 +25,9 @@ func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 	}
 	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillHeld(),
 		jobID: rel.ID, par: par, scans: NumScans(shape.Plan) * par, job: &StreamJob{}}
+	if rel.BackfillAdaptive {
+		b.rate, b.target = stream.AdaptiveStartRate, rel.AdaptiveTarget() // the job's controller moves it
+	}
 	if n := int64(b.scans); n > 1 && b.rate > 0 {
 		// The limit is for the whole job: share it between its scan actors.
 		b.rate = max(1, b.rate/n)
@@ -36,6 +40,11 @@ func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 		return nil, err
 	}
 	b.job.Tops, b.job.TopVnodes = f.actors, slices.Clone(f.vnodes)
+	if cj := b.job.Creating; cj != nil {
+		// The job's actors run on its own barriers until it joins; only
+		// its writers run in the running graph from the start.
+		cj.Actors, b.job.Actors = b.job.Actors, slices.Clone(cj.Writers)
+	}
 	for _, fr := range b.frags {
 		b.job.Fragments = append(b.job.Fragments, fr.describe())
 	}
@@ -93,13 +102,23 @@ func NumScans(n Node) int {
 type jobBuilder struct {
 	env    StreamEnv
 	mode   ScanMode
-	rate   int64 // backfill rows per second per scan actor (0: no limit)
+	rate   int64         // backfill rows per second per scan actor (0: no limit)
+	target time.Duration // an adaptive backfill's latency target (0: none)
 	paused bool
 	jobID  uint32
 	par    int // actors per partitioned fragment
 	scans  int // scan actors of the job
 	job    *StreamJob
 	frags  []*fragment
+}
+
+// creating returns the job's CreatingJob, made on first use.
+func (b *jobBuilder) creating() *stream.CreatingJob {
+	if b.job.Creating == nil {
+		b.job.Creating = &stream.CreatingJob{ID: b.jobID, Forward: map[stream.ActorID]*stream.Output{},
+			LatencyTarget: b.target, Paused: b.paused}
+	}
+	return b.job.Creating
 }
 
 func (b *jobBuilder) newActor() *stream.Actor {
@@ -191,18 +210,42 @@ func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
 	for _, c := range up.DistKey {
 		in.keyTypes = append(in.keyTypes, typ[c])
 	}
+	if b.mode != Follow {
+		// A backfill: the upstream's changes go to a LogWriter per scan
+		// actor, in the running graph; the scans run on the job's own
+		// barriers (stream.CreatingJob).
+		in.actors = make([]*stream.Actor, len(f.actors))
+	}
 	for i, a := range f.actors {
 		merge := stream.NewMerge(typ)
 		in.merges = append(in.merges, merge)
 		opts := stream.ScanOptions{Backfill: b.mode != Follow, Resume: b.mode == Resume, State: state,
 			RateLimit: b.rate, Paused: b.paused, Job: b.jobID, Scans: b.scans, Vnodes: &f.vnodes[i]}
-		if opts.Backfill {
-			opts.Progress = stream.NewBackfillProgress()
-			b.job.Progress = append(b.job.Progress, opts.Progress)
+		if !opts.Backfill {
+			scan := stream.NewStreamScan(merge, layout, a.State, opts)
+			a.Closers = append(a.Closers, scan.Close)
+			f.execs[i] = scan
+			continue
 		}
-		scan := stream.NewStreamScan(merge, layout, a.State, opts)
+		opts.Progress = stream.NewBackfillProgress()
+		b.job.Progress = append(b.job.Progress, opts.Progress)
+		// The writer never reads its epoch's writes: a write-only batch
+		// spares Pebble indexing them.
+		w := &stream.Actor{ID: b.env.NewActorID(), State: stream.NewWriteOnlyStateContext(b.env.Store())}
+		w.Exec = stream.NewLogWriter(merge, layout, w.State, state, f.vnodes[i], b.jobID, opts.Progress)
+		in.actors[i] = w
+		barriers := make(chan stream.Message, 1)
+		fwd := make(chan stream.Message, channelCapacity)
+		opts.Barriers = &stream.Receiver{C: barriers, Typ: typ}
+		scan := stream.NewStreamScan(&stream.Receiver{C: fwd, Typ: typ}, layout, a.State, opts)
 		a.Closers = append(a.Closers, scan.Close)
 		f.execs[i] = scan
+		cj := b.creating()
+		cj.Writers = append(cj.Writers, w)
+		cj.Scans = append(cj.Scans, scan)
+		cj.Barriers = append(cj.Barriers, barriers)
+		cj.Forward[w.ID] = &stream.Output{Actor: a.ID, C: fwd}
+		cj.Progress = append(cj.Progress, opts.Progress)
 	}
 	b.job.Inlets = append(b.job.Inlets, in)
 	f.inputs = []FragmentInput{{Upstream: up.Name, Key: slices.Clone(up.DistKey)}}

@@ -22,9 +22,12 @@ type AlterStmt struct {
 	// Param is the lower-case parameter of AlterSetRateLimit
 	// ("backfill_rate_limit", "source_rate_limit", ...).
 	Param string
-	// Value is the number set; Default is true for DEFAULT instead.
-	Value   int64
-	Default bool
+	// Value is the number set; Default is true for DEFAULT instead, and
+	// Adaptive for ADAPTIVE (a rate limit that follows the load, see
+	// backfill_rate_limit).
+	Value    int64
+	Default  bool
+	Adaptive bool
 }
 
 // CancelJobsStmt is CANCEL JOB[S] id, ....

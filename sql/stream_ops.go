@@ -70,6 +70,12 @@ func alterSet(c *cursor, a *AlterStmt) error {
 		a.Default = true
 		return nil
 	}
+	if t := c.peek(); a.Action == AlterSetRateLimit && (t.isWord("adaptive") || t.Kind == TokString && strings.EqualFold(t.Text, "adaptive")) {
+		// Validated by the executor (only a backfill's rate adapts).
+		c.advance()
+		a.Adaptive = true
+		return nil
+	}
 	// A sign is read here so that a negative value reaches the executor,
 	// which rejects it with 22023 (not a syntax error); a number that is
 	// not an integer is 22023 too.

@@ -181,6 +181,63 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	if cur := s.epoch.Load(); epoch <= cur {
 		return fmt.Errorf("%w: %d after %d", ErrEpochNotIncreasing, epoch, cur)
 	}
+	return s.commitLocked(epoch, true, batches, s.writeOpts)
+}
+
+// CommitJob atomically applies batches (nil entries ignored, keys
+// disjoint) like CommitEpoch, but records no epoch: it commits the
+// checkpoint of a job that runs on its own barriers (a view being
+// created), whose state tables nothing else writes. It is written
+// without Sync: a crash keeps it or drops it whole, the job then resumes
+// from its checkpoint before, and the next synced commit (any epoch's)
+// makes it durable with everything before it in the WAL; with sync it is
+// durable when CommitJob returns (as CommitEpoch's are). The batches are
+// closed whatever the outcome.
+//
+// Without ingests it does not wait for an epoch's commit in progress, nor
+// make one wait; with them it is serialized with CommitEpoch, as both
+// use the pending-ingest record.
+func (s *Store) CommitJob(batches []*WriteBatch, sync bool) error {
+	opts := pebble.NoSync
+	if sync {
+		opts = s.writeOpts
+	}
+	defer closeAll(batches)
+	if err := s.writable(); err != nil {
+		return err
+	}
+	ingests := false
+	for _, w := range batches {
+		ingests = ingests || w != nil && len(w.ingests) > 0
+	}
+	if !ingests {
+		b, owned, err := s.epochBatch(batches)
+		if err != nil {
+			return err
+		}
+		if owned {
+			defer b.Close()
+		}
+		if b.Empty() {
+			return nil
+		}
+		if err := s.guard(func() error { return b.Commit(opts) }); err != nil {
+			return fmt.Errorf("storage: commit of a job checkpoint: %w", err)
+		}
+		return nil
+	}
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if err := s.writable(); err != nil {
+		return err
+	}
+	return s.commitLocked(s.epoch.Load(), false, batches, opts)
+}
+
+// commitLocked commits batches, with the record of epoch when advance is
+// set; ingests are recorded under epoch, the committed epoch after the
+// commit. Callers hold commitMu.
+func (s *Store) commitLocked(epoch uint64, advance bool, batches []*WriteBatch, opts *pebble.WriteOptions) error {
 	b, owned, err := s.epochBatch(batches)
 	if err != nil {
 		return err
@@ -207,8 +264,10 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 		s.visMu.Lock()
 		defer s.visMu.Unlock()
 	}
-	if err := b.Set(epochKey, encodeEpoch(epoch), nil); err != nil {
-		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
+	if advance {
+		if err := b.Set(epochKey, encodeEpoch(epoch), nil); err != nil {
+			return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
+		}
 	}
 	if failpoint.Enabled {
 		if err := failpoint.Hit(failpoint.StorageCommit); err != nil {
@@ -216,7 +275,7 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 		}
 	}
 	tried = true
-	if err := s.guard(func() error { return b.Commit(s.writeOpts) }); err != nil {
+	if err := s.guard(func() error { return b.Commit(opts) }); err != nil {
 		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 	}
 	if failpoint.Enabled {
@@ -231,7 +290,9 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 			return fmt.Errorf("storage: ingest of epoch %d: %w", epoch, s.fail(err))
 		}
 	}
-	s.epoch.Store(epoch)
+	if advance {
+		s.epoch.Store(epoch)
+	}
 	return nil
 }
 

@@ -275,3 +275,49 @@ func TestBlockCacheKeepsBlocks(t *testing.T) {
 		t.Fatalf("block cache kept nothing: %d hits, %d misses, %d bytes", m.BlockCache.Hits, m.BlockCache.Misses, m.BlockCache.Size)
 	}
 }
+
+// TestCommitJob: a job's checkpoint lands whole, records no epoch, and
+// survives a reopen once synced; a later epoch's commit is not held back
+// by it and does not undo it.
+func TestCommitJob(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	mustDo(t, err)
+	commit(t, s, 4)
+	ws := []*WriteBatch{s.NewWriteBatch(), nil, s.NewWriteBatch()}
+	for i, w := range []*WriteBatch{ws[0], ws[2]} {
+		for c := range 50 {
+			mustDo(t, ordersTable.Insert(w, order(int64(i), int64(c))))
+		}
+	}
+	mustDo(t, s.CommitJob(ws, false))
+	if s.CommittedEpoch() != 4 {
+		t.Fatalf("a job checkpoint moved the epoch to %d", s.CommittedEpoch())
+	}
+	if n := len(collect(t, ordersTable.Scan(s))); n != 100 {
+		t.Fatalf("%d rows after the job checkpoint, want 100", n)
+	}
+	if err := ordersTable.Insert(ws[0], order(9, 9)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("insert into a batch CommitJob took: %v", err)
+	}
+	w := s.NewWriteBatch()
+	mustDo(t, ordersTable.Delete(w, order(0, 0)))
+	mustDo(t, s.CommitJob([]*WriteBatch{w}, true))
+	w = s.NewWriteBatch()
+	mustDo(t, ordersTable.Insert(w, order(5, 1)))
+	commit(t, s, 5, w)
+	mustDo(t, s.Close())
+
+	s, err = Open(dir, Options{})
+	mustDo(t, err)
+	defer s.Close()
+	if s.CommittedEpoch() != 5 {
+		t.Fatalf("epoch after reopen %d, want 5", s.CommittedEpoch())
+	}
+	if n := len(collect(t, ordersTable.Scan(s))); n != 100 {
+		t.Fatalf("%d rows after reopen, want 100 (100 - 1 + 1)", n)
+	}
+	if got := mustGet(t, ordersTable, s, int64(0), int64(0)); got != nil {
+		t.Fatalf("the synced job checkpoint's delete was lost: %v", got)
+	}
+}

@@ -78,6 +78,15 @@ func checkViews(t *testing.T, db *streamdb.DB, when string) {
 // and ignored. It returns the statement.
 func applyRandomDML(t *testing.T, db *streamdb.DB, rng *rand.Rand) string {
 	t.Helper()
+	stmt := randomDML(rng)
+	if _, err := db.Exec(context.Background(), stmt); err != nil && pgerr.Code(err) != pgerr.UniqueViolation {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	return stmt
+}
+
+// randomDML returns one random INSERT, UPDATE or DELETE of table a or b.
+func randomDML(rng *rand.Rand) string {
 	table := []string{"a", "b"}[rng.Intn(2)]
 	col := map[string]string{"a": "v", "b": "w"}[table]
 	var stmt string
@@ -96,9 +105,6 @@ func applyRandomDML(t *testing.T, db *streamdb.DB, rng *rand.Rand) string {
 		stmt = fmt.Sprintf("DELETE FROM %s WHERE id = %d", table, rng.Intn(60))
 	default:
 		stmt = fmt.Sprintf("DELETE FROM %s WHERE k = %d", table, rng.Intn(6))
-	}
-	if _, err := db.Exec(context.Background(), stmt); err != nil && pgerr.Code(err) != pgerr.UniqueViolation {
-		t.Fatalf("%s: %v", stmt, err)
 	}
 	return stmt
 }

@@ -64,6 +64,9 @@ var fpPhases = map[string][]fpPhase{
 	failpoint.ExecProjectBarrier:     {fpSteady, fpSnapshot, fpLogStore},
 	failpoint.BackfillSnapshotRead:   {fpSnapshot},
 	failpoint.BackfillLogRead:        {fpLogStore},
+	// A creating job's own checkpoint, and the switch to the live graph.
+	failpoint.BackfillJobCommit: {fpSnapshot, fpLogStore},
+	failpoint.BackfillJoin:      {fpSnapshot, fpLogStore},
 	// storage/sync stops the store: TestFailpointStorageSync; storage/ingest
 	// too: TestKill9DuringIngest, storage.TestIngestCrashBeforeIngest.
 }
@@ -72,7 +75,7 @@ var fpPhases = map[string][]fpPhase{
 // another, so every point is tried with each where it means something.
 func fpAction(name string, phase fpPhase) failpoint.Action {
 	switch {
-	case name == failpoint.StorageCommit:
+	case name == failpoint.StorageCommit || name == failpoint.BackfillJobCommit:
 		return failpoint.Error // a panic there is a crash of the process
 	case name == failpoint.StreamSend || name == failpoint.StreamUpstreamEnd:
 		if phase == fpSnapshot {

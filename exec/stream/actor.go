@@ -90,7 +90,11 @@ func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, b *Barrier) (st
 		return false, err
 	}
 	a.Out.applyAfterBarrier(a.ID, b.Mutation)
-	if err := c.collect(a.ID, b, a.State.TakeBatch()); err != nil {
+	var coll collector = c
+	if b.coll != nil {
+		coll = b.coll
+	}
+	if err := coll.collect(a.ID, b, a.State.TakeBatch()); err != nil {
 		return false, err
 	}
 	if err := b.commit.wait(ctx); err != nil {

@@ -62,10 +62,9 @@ type vnodeProgress struct {
 	lastPK []types.Datum // nil: nothing emitted yet
 	rows   int64
 	dirty  bool
-	// The log entries of the vnode: how many wait, and the seq of the
-	// last one replayed (-1: none yet), to resume the next replay after.
-	logPending int64
-	logRead    int64
+	// logRead is the seq of the vnode's last log entry replayed (-1:
+	// none yet), to resume the next replay after.
+	logRead int64
 }
 
 // backfillState is the progress of the scan actor that owns the vnodes
@@ -80,10 +79,14 @@ type backfillState struct {
 	snapshotDone bool
 	rowsRead     int64
 	vnodesDone   int
-	nextSeq      int64 // seq of the next log entry
-	logPending   int64 // entries waiting, over all owned vnodes
+	logWaiting   int64 // log entries waiting when the scan loaded
+	logRead      int64 // log entries replayed since
 	replay       int   // index in owned of the vnode being replayed
-	row          []types.Datum
+	visited      int   // vnodes read to their end in the current round
+	// epoch is the running graph's epoch whose upstream state the scan
+	// has emitted: the pinned snapshot's, then the epoch at which it last
+	// found the log store drained.
+	epoch uint64
 }
 
 func loadBackfillState(r storage.Reader, t *BackfillTables, upstream *storage.Table, owned storage.VnodeBitmap) (*backfillState, error) {
@@ -143,18 +146,14 @@ func (p *backfillState) loadRow(row []types.Datum, owned *storage.VnodeBitmap) e
 	return nil
 }
 
-// loadLog counts the waiting log entries of each owned vnode and finds
-// the next sequence number.
+// loadLog sets every owned vnode's replay position to its start and
+// counts the entries waiting (for SHOW JOBS).
 func (p *backfillState) loadLog(r storage.Reader) error {
 	for _, v := range p.owned {
-		vp := &p.vnodes[v]
-		vp.logRead = -1
+		p.vnodes[v].logRead = -1
 		it := p.tables.Log.ScanVnode(r, v, nil)
 		for it.Next() {
-			seq := it.Row()[0].(int64)
-			p.nextSeq = max(p.nextSeq, seq+1)
-			vp.logPending++
-			p.logPending++
+			p.logWaiting++
 		}
 		if err := closeIter(it); err != nil {
 			return err
@@ -231,51 +230,38 @@ func (p *backfillState) estimateTotal() int64 {
 	return est
 }
 
-// appendLog appends one upstream change to the log store.
-func (p *backfillState) appendLog(w *storage.WriteBatch, op chunk.Op, row []types.Datum) error {
-	v := p.upstream.Vnode(row)
-	p.row = append(p.row[:0], p.nextSeq, int64(op), int64(v))
-	p.row = append(p.row, row...)
-	if err := p.tables.Log.Insert(w, p.row); err != nil {
-		return err
-	}
-	p.nextSeq++
-	p.logPending++
-	p.vnodes[v].logPending++
-	return nil
-}
-
-// consumeLog reads up to n logged changes into a chunk, deleting them;
-// nil when the log is empty. It replays vnode by vnode, each vnode's
-// changes in arrival order: changes of different vnodes concern different
-// upstream keys, and every operator's result is independent of how the
-// changes of different keys interleave.
-func (p *backfillState) consumeLog(w *storage.WriteBatch, b *chunk.Builder, n int) (*chunk.Chunk, error) {
-	for tries := 0; b.Len() < n && p.logPending > 0 && tries <= len(p.owned); tries++ {
-		v := p.owned[p.replay]
-		if p.vnodes[v].logPending == 0 {
-			p.replay = (p.replay + 1) % len(p.owned)
-			continue
+// consumeLog reads up to n logged changes into a chunk (nil: none),
+// deleting them. It replays vnode by vnode, each vnode's changes in
+// arrival order: changes of different vnodes concern different upstream
+// keys, and every operator's result is independent of how the changes of
+// different keys interleave. A round visits every owned vnode once and
+// reads each to the end of what it sees then; round reports that this
+// call ended one: every entry committed before the round began has been
+// read. (A LogWriter appends as epochs commit, so "the log is empty" may
+// never be seen while writes go on; a round always ends.)
+func (p *backfillState) consumeLog(w *storage.WriteBatch, b *chunk.Builder, n int) (c *chunk.Chunk, round bool, err error) {
+	for b.Len() < n && !round {
+		full, err := p.consumeVnode(w, b, p.owned[p.replay], n)
+		if err != nil {
+			return nil, false, err
 		}
-		tries = 0
-		if err := p.consumeVnode(w, b, v, n); err != nil {
-			return nil, err
+		if full {
+			break // the vnode may hold more
 		}
-		if p.vnodes[v].logPending > 0 {
-			break // the chunk is full
+		p.replay = (p.replay + 1) % len(p.owned)
+		if p.visited++; p.visited == len(p.owned) {
+			p.visited, round = 0, true
 		}
 	}
 	if b.Len() == 0 {
-		if p.logPending != 0 {
-			return nil, fmt.Errorf("stream: log store of table %d: %d entries missing", p.upstream.ID, p.logPending)
-		}
-		return nil, nil
+		return nil, round, nil
 	}
-	return b.Build(), nil
+	return b.Build(), round, nil
 }
 
-// consumeVnode replays logged changes of vnode v into b, up to n rows in b.
-func (p *backfillState) consumeVnode(w *storage.WriteBatch, b *chunk.Builder, v uint16, n int) error {
+// consumeVnode replays logged changes of vnode v into b, up to n rows in
+// b; full reports that it stopped because b is full.
+func (p *backfillState) consumeVnode(w *storage.WriteBatch, b *chunk.Builder, v uint16, n int) (full bool, err error) {
 	vp := &p.vnodes[v]
 	var after []types.Datum
 	if vp.logRead >= 0 {
@@ -283,53 +269,53 @@ func (p *backfillState) consumeVnode(w *storage.WriteBatch, b *chunk.Builder, v 
 	}
 	it := p.tables.Log.ScanVnode(w, v, after)
 	// An update pair is never cut between two chunks (its halves share a
-	// vnode, see StreamScan.logChunk, and are logged one after the other):
-	// a chunk stops one row short rather than end with an UpdateDelete,
+	// vnode, see LogWriter.log, and are logged one after the other): a
+	// chunk stops one row short rather than end with an UpdateDelete,
 	// and takes a pair whole when it would otherwise stay empty.
 	last := chunk.Insert
-	for (b.Len() < n || last == chunk.UpdateDelete) && it.Next() {
+	for it.Next() {
+		if b.Len() >= n && last != chunk.UpdateDelete {
+			full = true
+			break
+		}
 		row := it.Row()
 		op := chunk.Op(row[1].(int64))
 		if op == chunk.UpdateDelete && b.Len() == n-1 && b.Len() > 0 {
+			full = true
 			break
 		}
 		last = op
 		b.Append(op, row[logHeader:])
 		if err := p.tables.Log.Delete(w, row); err != nil {
 			it.Close()
-			return err
+			return false, err
 		}
 		vp.logRead = row[0].(int64)
-		vp.logPending--
-		p.logPending--
+		p.logRead++
 	}
-	if err := closeIter(it); err != nil {
-		return err
-	}
-	if vp.logPending != 0 && b.Len() < n-1 {
-		return fmt.Errorf("stream: log store of vnode %d: %d entries missing", v, vp.logPending)
-	}
-	return nil
+	return full, closeIter(it)
 }
 
 // purgeCovered deletes, at resume, the log entries whose rows the new
 // snapshot will read anyway: those of unfinished vnodes with a pk past the
 // vnode's position.
-func (p *backfillState) purgeCovered(w *storage.WriteBatch) error {
+// r is the snapshot the scan resumes from: entries committed after it are
+// not covered.
+func (p *backfillState) purgeCovered(r storage.Reader, w *storage.WriteBatch) error {
 	for _, v := range p.owned {
 		vp := &p.vnodes[v]
-		if vp.done || vp.logPending == 0 {
+		if vp.done {
 			continue
 		}
-		if err := p.purgeVnode(w, v, vp); err != nil {
+		if err := p.purgeVnode(r, w, v, vp); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *backfillState) purgeVnode(w *storage.WriteBatch, v uint16, vp *vnodeProgress) error {
-	it := p.tables.Log.ScanVnode(w, v, nil)
+func (p *backfillState) purgeVnode(r storage.Reader, w *storage.WriteBatch, v uint16, vp *vnodeProgress) error {
+	it := p.tables.Log.ScanVnode(r, v, nil)
 	var doomed [][]types.Datum
 	for it.Next() {
 		row := it.Row()
@@ -349,8 +335,7 @@ func (p *backfillState) purgeVnode(w *storage.WriteBatch, v uint16, vp *vnodePro
 		if err := p.tables.Log.Delete(w, row); err != nil {
 			return err
 		}
-		vp.logPending--
-		p.logPending--
+		p.logWaiting--
 	}
 	return nil
 }
@@ -391,6 +376,14 @@ type BackfillProgress struct {
 	rowsRead  int64
 	rowsTotal int64
 	logLag    int64
+	// logged counts the log entries the scan's LogWriter appended since
+	// the scan started (an epoch's, once its barrier passed the writer).
+	logged atomic.Int64
+	// epoch is the running graph's epoch whose upstream state the scan
+	// has emitted, and drained whether it found the log store empty
+	// since its job's barrier before the last.
+	epoch   atomic.Uint64
+	drained atomic.Bool
 	// resumedAt is the phase and rows read loaded from persisted progress
 	// when the scan started (its committed position then).
 	resumedPhase string
@@ -412,6 +405,21 @@ func (b *BackfillProgress) set(phase string, read, total, lag int64) {
 		close(b.done)
 	}
 }
+
+// setEpoch publishes, at a job barrier, the running graph's epoch the
+// scan has caught up with and whether it drained the log store.
+func (b *BackfillProgress) setEpoch(epoch uint64, drained bool) {
+	b.epoch.Store(epoch)
+	b.drained.Store(drained)
+}
+
+// Epoch returns the running graph's epoch whose upstream state the scan
+// has emitted (0 before it loaded).
+func (b *BackfillProgress) Epoch() uint64 { return b.epoch.Load() }
+
+// Drained reports whether the scan, in the log-store phase, found the log
+// empty between its job's last two barriers.
+func (b *BackfillProgress) Drained() bool { return b.drained.Load() }
 
 // markResumed records the scan's position as loaded from persisted
 // progress.
@@ -438,7 +446,13 @@ func (b *BackfillProgress) Resumed() (phase string, read int64) {
 func (b *BackfillProgress) Snapshot() (phase string, read, total, lag int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.phase, b.rowsRead, b.rowsTotal, b.logLag
+	lag = 0
+	if b.phase != PhaseDone {
+		// logLag counts the entries waiting at the scan's last publish
+		// less those logged since the scan started; add those.
+		lag = max(0, b.logLag+b.logged.Load())
+	}
+	return b.phase, b.rowsRead, b.rowsTotal, lag
 }
 
 // Done is closed once the scan follows its upstream directly.

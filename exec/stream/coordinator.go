@@ -80,7 +80,12 @@ type request struct {
 	mark   uint64
 	// gen, when not zero, is the graph generation the mutation and the
 	// actors were made for (MutateIn).
-	gen  uint64
+	gen uint64
+	// creating are jobs to start once the barrier's epoch has committed,
+	// on a snapshot of it (their writers are among actors).
+	creating []*CreatingJob
+	// join, with a JoinMutation, is the creating job that joins.
+	join *CreatingJob
 	done chan error
 }
 
@@ -119,11 +124,15 @@ type Coordinator struct {
 	// loop only).
 	storeFailed error
 
-	mu       sync.Mutex
-	gen      uint64 // the graph's generation: recoveries so far, plus one
-	epoch    uint64 // the open epoch: data sent now belongs to it
-	actors   map[ActorID]*Actor
-	sources  map[ActorID]*Source
+	mu      sync.Mutex
+	gen     uint64 // the graph's generation: recoveries so far, plus one
+	epoch   uint64 // the open epoch: data sent now belongs to it
+	actors  map[ActorID]*Actor
+	sources map[ActorID]*Source
+	// creating are the jobs running on their own barriers (I8), by id:
+	// their actors run, but the running graph's barriers do not wait
+	// for them.
+	creating map[uint32]*CreatingJob
 	inflight *epochState
 	graphCtx context.Context
 	cancel   context.CancelFunc
@@ -133,6 +142,38 @@ type Coordinator struct {
 	stop     chan struct{}
 	loopDone chan struct{}
 	closed   bool
+
+	// latencies are the last barriers' latencies (inject to commit),
+	// for adaptive backfills (latencySince); under latMu.
+	latMu     sync.Mutex
+	latencies [64]barrierLatency
+	latNext   int
+}
+
+type barrierLatency struct {
+	at time.Time // when it committed
+	d  time.Duration
+}
+
+// noteLatency records a committed barrier's latency.
+func (c *Coordinator) noteLatency(d time.Duration) {
+	c.latMu.Lock()
+	c.latencies[c.latNext%len(c.latencies)] = barrierLatency{at: time.Now(), d: d}
+	c.latNext++
+	c.latMu.Unlock()
+}
+
+// latencySince returns the longest latency of the barriers committed
+// after t (of the last 64), and how many there were.
+func (c *Coordinator) latencySince(t time.Time) (worst time.Duration, n int) {
+	c.latMu.Lock()
+	defer c.latMu.Unlock()
+	for _, l := range c.latencies {
+		if l.at.After(t) {
+			worst, n = max(worst, l.d), n+1
+		}
+	}
+	return worst, n
 }
 
 // NewCoordinator returns a coordinator over store; Start runs it.
@@ -149,6 +190,7 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		reqs:     make(chan request),
 		actors:   map[ActorID]*Actor{},
 		sources:  map[ActorID]*Source{},
+		creating: map[uint32]*CreatingJob{},
 		epoch:    store.CommittedEpoch() + 1,
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
@@ -165,11 +207,12 @@ func (c *Coordinator) CommittedEpoch() uint64 {
 	return c.epoch - 1
 }
 
-// Start registers the initial actors and sources and starts the barrier
-// loop.
-func (c *Coordinator) Start(actors []*Actor, sources map[ActorID]*Source) {
+// Start registers the initial actors and sources, starts the creating
+// jobs on the committed state, and starts the barrier loop.
+func (c *Coordinator) Start(actors []*Actor, sources map[ActorID]*Source, creating []*CreatingJob) {
 	c.mu.Lock()
 	c.startLocked(actors, sources)
+	c.startCreatingLocked(creating)
 	c.mu.Unlock()
 	go c.loop()
 }
@@ -186,21 +229,102 @@ func (c *Coordinator) startLocked(actors []*Actor, sources map[ActorID]*Source) 
 	for id, ch := range sources {
 		c.sources[id] = ch
 	}
-	ctx := c.graphCtx
 	for _, a := range actors {
 		c.actors[a.ID] = a
-		c.actorWG.Add(1)
-		go func(a *Actor) {
-			defer c.actorWG.Done()
-			err := a.run(ctx, c)
-			if err == nil && !a.stopped {
-				err = &ActorError{Actor: a.ID, Err: errExitedWithoutStop}
-			}
-			if err != nil && ctx.Err() == nil {
-				c.fail(err)
-			}
-		}(a)
+		c.runActorLocked(a)
 	}
+}
+
+// runActorLocked starts the goroutine of actor a in the current graph.
+func (c *Coordinator) runActorLocked(a *Actor) {
+	ctx := c.graphCtx
+	c.actorWG.Add(1)
+	go func() {
+		defer c.actorWG.Done()
+		err := a.run(ctx, c)
+		if err == nil && !a.stopped {
+			err = &ActorError{Actor: a.ID, Err: errExitedWithoutStop}
+		}
+		if err != nil && ctx.Err() == nil {
+			c.fail(err)
+		}
+	}()
+}
+
+// startCreatingLocked starts creating jobs on the committed state: each
+// scan gets a snapshot of it, and the job's actors and barrier loop
+// start. Their writers were started as actors of the running graph, no
+// later than the barrier whose epoch committed last, so no change after
+// the snapshot escapes the log store (I3). Called from the barrier loop
+// (or before it runs), between two commits.
+func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
+	epoch := c.epoch - 1
+	for _, j := range jobs {
+		j.c = c
+		j.interval = min(JobInterval, c.opts.BarrierInterval)
+		j.paused = j.Paused
+		if j.LatencyTarget > 0 {
+			j.rate, j.lastLook = AdaptiveStartRate, time.Now()
+			j.rateNow.Store(AdaptiveStartRate)
+		}
+		j.kick = make(chan struct{}, 1)
+		j.stopCh, j.exited = make(chan struct{}), make(chan struct{})
+		for _, w := range j.Writers {
+			if lw, ok := w.Exec.(*LogWriter); ok {
+				if err := lw.Load(); err != nil {
+					// It fails again in the writer's actor, which fails
+					// the graph.
+					c.opts.Logger.Error("loading a log writer", "job", j.ID, "err", err)
+				}
+			}
+		}
+		for _, s := range j.Scans {
+			s.Pin(c.store.Snapshot(), epoch)
+		}
+		for _, a := range j.Actors {
+			c.runActorLocked(a)
+		}
+		c.creating[j.ID] = j
+		ctx := c.graphCtx
+		c.actorWG.Add(1)
+		go func() {
+			defer c.actorWG.Done()
+			j.run(ctx)
+		}()
+	}
+}
+
+// CheckpointCreating waits until each job creating at the call has
+// committed a barrier of its own injected after the call (or ended).
+func (c *Coordinator) CheckpointCreating(ctx context.Context) error {
+	c.mu.Lock()
+	jobs := make([]*CreatingJob, 0, len(c.creating))
+	for _, j := range c.creating {
+		jobs = append(jobs, j)
+	}
+	c.mu.Unlock()
+	for _, j := range jobs {
+		r := request{done: make(chan error, 1)}
+		j.enqueue(r)
+		select {
+		case err := <-r.done:
+			if err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.stop:
+			return ErrClosed
+		}
+	}
+	return nil
+}
+
+// CreatingJob returns the job with id while it runs on its own barriers.
+func (c *Coordinator) CreatingJob(id uint32) *CreatingJob {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.creating[id]
 }
 
 // Checkpoint waits until a barrier injected after the call has committed:
@@ -223,9 +347,51 @@ func (c *Coordinator) CommitSource(ctx context.Context, src *Source, mark uint64
 }
 
 // Mutate injects a barrier carrying m, starting actors (and registering
-// their source channels) just before, and waits for it to commit.
+// their source channels) just before, and waits for it to commit. A
+// backfill ThrottleMutation for a job still creating goes on the job's
+// own barriers instead, and Mutate returns once one of them carrying it
+// has committed.
 func (c *Coordinator) Mutate(ctx context.Context, m Mutation, actors []*Actor, sources map[ActorID]*Source) error {
 	return c.submit(ctx, request{mutation: m, actors: actors, sources: sources})
+}
+
+// Create starts a creating job made for the graph of generation gen (see
+// MutateIn): its writers start before a barrier that carries add (which
+// attaches them to their upstreams) and, once that barrier's epoch E0 has
+// committed, the job's scans start on a snapshot at E0 and the job runs
+// on its own barriers.
+func (c *Coordinator) Create(ctx context.Context, gen uint64, add *AddMutation, job *CreatingJob) error {
+	return c.submit(ctx, request{mutation: add, actors: job.Writers, gen: gen, creating: []*CreatingJob{job}})
+}
+
+// errJoinAborted answers a join whose job was asked to stop first.
+var errJoinAborted = errors.New("stream: the creating job stopped before it joined")
+
+// join asks for the barrier at which creating job j joins the running
+// graph and waits for it to commit. It gives up, with errJoinAborted,
+// when j is asked to stop meanwhile: the barrier loop may be waiting for
+// j to stop.
+func (c *Coordinator) join(ctx context.Context, j *CreatingJob) error {
+	r := request{mutation: &JoinMutation{Job: j.ID, Outputs: j.Forward}, join: j, done: make(chan error, 1)}
+	select {
+	case c.reqs <- r:
+	case <-j.stopCh:
+		return errJoinAborted
+	case <-ctx.Done():
+		return ErrGraphFailed
+	case <-c.stop:
+		return ErrClosed
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-j.stopCh:
+		return errJoinAborted
+	case <-ctx.Done():
+		return ErrGraphFailed
+	case <-c.stop:
+		return ErrClosed
+	}
 }
 
 // Generation identifies the running graph: it changes when a recovery
@@ -249,11 +415,20 @@ func (c *Coordinator) MutateIn(ctx context.Context, gen uint64, m Mutation, acto
 	return c.submit(ctx, request{mutation: m, actors: actors, sources: sources, gen: gen})
 }
 
-// Running reports whether actor id runs in the current graph.
+// Running reports whether actor id runs in the current graph (a creating
+// job's included).
 func (c *Coordinator) Running(id ActorID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.actors[id] != nil
+	if c.actors[id] != nil {
+		return true
+	}
+	for _, j := range c.creating {
+		if j.owns(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // errStaleGraph is the cause of a MutateIn for a graph since rebuilt.
@@ -321,7 +496,11 @@ func (c *Coordinator) loop() {
 			case <-tick.C:
 			}
 		}
-		batch = c.dropStale(c.drain(batch))
+		asked := len(batch) > 0
+		batch = c.route(c.dropStale(c.drain(batch)))
+		if asked && len(batch) == 0 {
+			continue // all answered or handed to creating jobs
+		}
 		err := c.barrier(batch)
 		for _, r := range batch {
 			switch {
@@ -344,6 +523,66 @@ func (c *Coordinator) loop() {
 			}
 		}
 	}
+}
+
+// route hands the backfill flow-control requests of creating jobs to the
+// jobs (their scans take them on the job's barriers), answers the joins
+// of jobs that stopped meanwhile, and returns the other requests.
+func (c *Coordinator) route(batch []request) []request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	live := batch[:0]
+	for _, r := range batch {
+		if t, ok := r.mutation.(*ThrottleMutation); ok && t.Kind == ThrottleBackfill {
+			if j := c.creating[t.Job]; j != nil && !j.stopping() {
+				j.enqueue(r)
+				continue
+			}
+		}
+		if r.join != nil && (c.creating[r.join.ID] != r.join || r.join.stopping()) {
+			r.done <- errJoinAborted
+			continue
+		}
+		live = append(live, r)
+	}
+	return live
+}
+
+// stopCreating stops the creating jobs that have an actor m stops (a
+// Stop or Update mutation): each runs a last barrier of its own that
+// stops its actors, before the running graph's barrier stops its
+// writers. It waits for them; false when the graph failed or the
+// coordinator stopped meanwhile.
+func (c *Coordinator) stopCreating(ctx context.Context, m Mutation) bool {
+	stop := stoppedActors(m)
+	if len(stop) == 0 {
+		return true
+	}
+	var jobs []*CreatingJob
+	c.mu.Lock()
+	for _, j := range c.creating {
+		for id := range stop {
+			if j.owns(id) {
+				jobs = append(jobs, j)
+				break
+			}
+		}
+	}
+	c.mu.Unlock()
+	for _, j := range jobs {
+		j.requestStop()
+		select {
+		case <-j.exited:
+		case <-ctx.Done():
+			return false
+		case <-c.stop:
+			return false
+		}
+		c.mu.Lock()
+		delete(c.creating, j.ID)
+		c.mu.Unlock()
+	}
+	return true
 }
 
 // refuse answers the next request with the store's failure; false when
@@ -390,11 +629,22 @@ func (c *Coordinator) drain(batch []request) []request {
 // rebuild.
 func (c *Coordinator) barrier(reqs []request) error {
 	var m Mutation
-	c.mu.Lock()
+	var join *CreatingJob
 	for _, r := range reqs {
 		if r.mutation != nil {
-			m = r.mutation
+			m, join = r.mutation, r.join
 		}
+	}
+	c.mu.Lock()
+	ctx := c.graphCtx
+	c.mu.Unlock()
+	if !c.stopCreating(ctx, m) {
+		err := c.failure()
+		c.recoverGraph(err)
+		return &graphFailedError{cause: err}
+	}
+	c.mu.Lock()
+	for _, r := range reqs {
 		c.startLocked(r.actors, r.sources)
 	}
 	upd, _ := m.(*UpdateMutation)
@@ -403,15 +653,18 @@ func (c *Coordinator) barrier(reqs []request) error {
 	for _, ch := range c.sources {
 		sources = append(sources, ch)
 	}
-	ctx := c.graphCtx
 	c.mu.Unlock()
 
+	start := time.Now()
 	err := c.injectAndCollect(ctx, es, sources)
 	if err == nil {
 		err = c.store.CommitEpoch(es.barrier.Prev, es.batches)
 		if err != nil {
 			err = fmt.Errorf("stream: committing epoch %d: %w", es.barrier.Prev, err)
 		}
+	}
+	if err == nil {
+		c.noteLatency(time.Since(start))
 	}
 	if err == nil {
 		for _, m := range es.marks {
@@ -426,6 +679,18 @@ func (c *Coordinator) barrier(reqs []request) error {
 		c.epoch = es.barrier.Curr
 		c.removeStoppedLocked(m)
 		c.failures = 0
+		if join != nil {
+			// The job's actors take part in the running graph's
+			// barriers from the next one on (I8).
+			for _, a := range join.Actors {
+				c.actors[a.ID] = a
+			}
+			delete(c.creating, join.ID)
+			join.joinedAt.Store(time.Now().UnixNano())
+		}
+		for _, r := range reqs {
+			c.startCreatingLocked(r.creating)
+		}
 	}
 	c.mu.Unlock()
 	if err != nil {
@@ -448,6 +713,7 @@ func (c *Coordinator) barrier(reqs []request) error {
 		}
 		c.mu.Lock()
 		c.startLocked(upd.Start, upd.Sources)
+		c.startCreatingLocked(upd.Creating)
 		c.mu.Unlock()
 	}
 	return nil
@@ -459,6 +725,15 @@ func (c *Coordinator) newEpochLocked(m Mutation) *epochState {
 	es := &epochState{barrier: b, expected: map[ActorID]bool{}, all: make(chan struct{})}
 	for id := range c.actors {
 		es.expected[id] = true
+	}
+	if invariants {
+		for _, j := range c.creating {
+			for _, a := range j.Actors {
+				if es.expected[a.ID] {
+					panic(fmt.Sprintf("invariant I8 violated: barrier %d waits for actor %d of creating job %d", b.Prev, a.ID, j.ID))
+				}
+			}
+		}
 	}
 	if len(es.expected) == 0 {
 		close(es.all)
@@ -634,14 +909,17 @@ func (c *Coordinator) teardown() {
 	}
 	c.actors = map[ActorID]*Actor{}
 	c.sources = map[ActorID]*Source{}
+	c.creating = map[uint32]*CreatingJob{}
 	c.mu.Unlock()
 }
 
-// Restart registers a rebuilt graph after a failure (called from OnFailure).
-func (c *Coordinator) Restart(actors []*Actor, sources map[ActorID]*Source) {
+// Restart registers a rebuilt graph after a failure (called from
+// OnFailure), its creating jobs resuming on the committed state.
+func (c *Coordinator) Restart(actors []*Actor, sources map[ActorID]*Source, creating []*CreatingJob) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.startLocked(actors, sources)
+	c.startCreatingLocked(creating)
 }
 
 // Close stops the barrier loop and every actor and waits for them.

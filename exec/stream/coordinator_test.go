@@ -218,7 +218,7 @@ func TestCoordinatorEpochsInOrder(t *testing.T) {
 	if base != h.st.CommittedEpoch() {
 		t.Fatalf("coordinator starts at %d, store at %d", base, h.st.CommittedEpoch())
 	}
-	h.c.Start([]*Actor{tn.actor, s1, s2, s3}, tn.sources())
+	h.c.Start([]*Actor{tn.actor, s1, s2, s3}, tn.sources(), nil)
 
 	for i := uint64(1); i <= 5; i++ {
 		h.send(tn, ins(int64(i), int64(i*10)))
@@ -284,7 +284,7 @@ func TestCoordinatorGroupCommit(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
 	sink, g := h.newSink(tn.actor)
-	h.c.Start([]*Actor{tn.actor, sink}, tn.sources())
+	h.c.Start([]*Actor{tn.actor, sink}, tn.sources(), nil)
 	base := h.c.CommittedEpoch()
 
 	g.hold.Store(true)
@@ -328,7 +328,7 @@ func TestCoordinatorQueuedMutations(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
 	sink, g := h.newSink(tn.actor)
-	h.c.Start([]*Actor{tn.actor, sink}, tn.sources())
+	h.c.Start([]*Actor{tn.actor, sink}, tn.sources(), nil)
 	base := h.c.CommittedEpoch()
 
 	g.hold.Store(true)
@@ -373,20 +373,25 @@ func TestCoordinatorQueuedMutations(t *testing.T) {
 	}
 }
 
-// viewNode is a view over a table: a StreamScan with backfill feeding a
-// Materialize, attached by an Add mutation.
+// viewNode is a view over a table, created as a CreatingJob: a LogWriter
+// on the table's dispatcher and a StreamScan with backfill feeding a
+// Materialize, on the job's own barriers until it joins.
 type viewNode struct {
 	actor  *Actor
+	writer *Actor
 	scan   *StreamScan
 	mat    *Materialize
 	layout *storage.Table
 	count  *countExec
+	gate   *gateExec
 	prog   *BackfillProgress
 	closed chan struct{}
 	add    *AddMutation
+	job    *CreatingJob
 }
 
-// caughtUp reports whether the view's backfill has finished.
+// caughtUp reports whether the view's backfill has finished (joined and
+// replayed the log store).
 func (v *viewNode) caughtUp() bool {
 	select {
 	case <-v.prog.Done():
@@ -394,6 +399,11 @@ func (v *viewNode) caughtUp() bool {
 	default:
 		return false
 	}
+}
+
+// actors returns the ids of the view's actors, its writer's included.
+func (v *viewNode) actors() map[ActorID]bool {
+	return map[ActorID]bool{v.actor.ID: true, v.writer.ID: true}
 }
 
 // countExec counts the rows its input emits by op.
@@ -418,55 +428,70 @@ func (c *countExec) Next(ctx context.Context) (Message, error) {
 	return m, err
 }
 
-// hookExec calls before once, just before the Next that follows its
-// first barrier (to widen the window after the Add barrier commits).
+// hookExec calls before once, at its first Next.
 type hookExec struct {
 	in     Executor
 	before func()
-	state  int
+	called bool
 }
 
 func (e *hookExec) Types() []types.Type { return e.in.Types() }
 func (e *hookExec) Next(ctx context.Context) (Message, error) {
-	if e.state == 1 {
-		e.state = 2
+	if !e.called {
+		e.called = true
 		e.before()
 	}
-	m, err := e.in.Next(ctx)
-	if err == nil && m.Barrier != nil && e.state == 0 {
-		e.state = 1
-	}
-	return m, err
+	return e.in.Next(ctx)
 }
 
-func (h *harness) newView(up *tableNode, id uint32, hook func(ch chan Message)) *viewNode {
+// newView builds view id over up; hook, when set, runs at the view
+// actor's first Next.
+func (h *harness) newView(up *tableNode, id uint32, hook func()) *viewNode {
 	v := &viewNode{layout: kvLayout(id), closed: make(chan struct{}), prog: NewBackfillProgress()}
 	ch := make(chan Message, 16)
+	fwd := make(chan Message, 4)
+	barriers := make(chan Message, 1)
+	state := NewBackfillTables([]uint32{id + 1000, id + 2000}, up.layout)
+	wsc := NewStateContext(h.st)
+	v.writer = &Actor{ID: h.newID(), State: wsc,
+		Exec: NewLogWriter(&Receiver{C: ch, Typ: kvTypes}, up.layout, wsc, state, storage.AllVnodes(), id, v.prog)}
 	sc := NewStateContext(h.st)
 	aid := h.newID()
-	state := NewBackfillTables([]uint32{id + 1000, id + 2000}, up.layout)
-	v.scan = NewStreamScan(&Receiver{C: ch, Typ: kvTypes}, up.layout, sc,
-		ScanOptions{Backfill: true, State: state, Progress: v.prog})
+	v.scan = NewStreamScan(&Receiver{C: fwd, Typ: kvTypes}, up.layout, sc,
+		ScanOptions{Backfill: true, State: state, Progress: v.prog, Job: id, Scans: 1,
+			Barriers: &Receiver{C: barriers, Typ: kvTypes}})
 	var in Executor = v.scan
 	if hook != nil {
-		in = &hookExec{in: in, before: func() { hook(ch) }}
+		in = &hookExec{in: in, before: hook}
 	}
-	v.count = &countExec{in: in}
+	v.gate = newGate(in)
+	v.count = &countExec{in: v.gate}
 	v.mat = NewMaterialize(v.count, sc, v.layout)
 	v.actor = &Actor{ID: aid, Exec: v.mat, State: sc,
 		Closers: []func(){v.scan.Close, func() { close(v.closed) }}}
-	v.add = &AddMutation{Outputs: map[ActorID][]*Output{up.actor.ID: {{Actor: aid, C: ch}}}}
+	v.add = &AddMutation{Outputs: map[ActorID][]*Output{up.actor.ID: {{Actor: v.writer.ID, C: ch}}}}
+	v.job = &CreatingJob{ID: id, Actors: []*Actor{v.actor}, Writers: []*Actor{v.writer},
+		Scans: []*StreamScan{v.scan}, Barriers: []chan Message{barriers},
+		Forward:  map[ActorID]*Output{v.writer.ID: {Actor: aid, C: fwd}},
+		Progress: []*BackfillProgress{v.prog}}
 	return v
+}
+
+// create starts v's job (its writer attached by an Add barrier).
+func (h *harness) create(v *viewNode) error {
+	h.t.Helper()
+	return h.bounded("Create", func() error { return h.c.Create(context.Background(), 0, v.add, v.job) })
 }
 
 // catchUp checkpoints until the view's backfill has caught up.
 func (h *harness) catchUp(v *viewNode) {
 	h.t.Helper()
-	for i := 0; !v.caughtUp(); i++ {
-		if i > 100 {
+	for deadline := time.Now().Add(waitLimit); !v.caughtUp(); {
+		if time.Now().After(deadline) {
 			h.t.Fatalf("view %d: backfill never caught up", v.layout.ID)
 		}
 		h.mustCheckpoint()
+		time.Sleep(2 * time.Millisecond) // the job runs on its own barriers
 	}
 	h.mustCheckpoint()
 }
@@ -496,7 +521,7 @@ func checkView(t *testing.T, h *harness, tn *tableNode, v *viewNode) {
 func TestCoordinatorAddBackfillExactlyOnce(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
-	h.c.Start([]*Actor{tn.actor}, tn.sources())
+	h.c.Start([]*Actor{tn.actor}, tn.sources(), nil)
 	const initial = 2500 // more than two snapshot chunks
 	var cs []change
 	for i := 1; i <= initial; i++ {
@@ -506,26 +531,31 @@ func TestCoordinatorAddBackfillExactlyOnce(t *testing.T) {
 	h.mustCheckpoint()
 
 	// The view actor is slow to start its snapshot: by then the next
-	// epoch's changes and barrier wait on its input.
-	v := h.newView(tn, 2, func(ch chan Message) {
-		deadline := time.Now().Add(waitLimit)
-		for len(ch) < 3 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-	})
-	if err := h.mutate(v.add, []*Actor{v.actor}, nil); err != nil {
+	// epoch's changes have committed (and are in the log store).
+	started := make(chan struct{})
+	v := h.newView(tn, 2, func() { <-started })
+	if err := h.create(v); err != nil {
 		t.Fatal(err)
 	}
 	// Epoch after the Add barrier: new rows, deletes, an update.
 	h.send(tn, ins(int64(5000), int64(1)), ins(int64(5001), int64(2)), del(int64(1), int64(1)), del(int64(2), int64(2)))
 	h.send(tn, upd(trow{int64(3), int64(3)}, trow{int64(3), int64(33)})...)
-	h.mustCheckpoint()
-	for i := 0; !v.caughtUp(); i++ {
-		if i > 100 {
-			t.Fatal("snapshot never finished")
+	h.mustCheckpoint() // without the view's actor, which has not started (I8)
+	close(started)
+	for i, deadline := 0, time.Now().Add(waitLimit); !v.caughtUp(); i++ {
+		if time.Now().After(deadline) {
+			ph, read, total, lag := v.prog.Snapshot()
+			j := h.c.CreatingJob(2)
+			var je uint64
+			if j != nil {
+				je = j.Epoch()
+			}
+			dumpGoroutines(t)
+			t.Fatalf("snapshot never finished: %s %d/%d lag %d drained %v, job %v epoch %d", ph, read, total, lag, v.prog.Drained(), j != nil, je)
 		}
 		h.send(tn, ins(int64(6000+i), int64(i)))
 		h.mustCheckpoint()
+		time.Sleep(2 * time.Millisecond)
 	}
 	h.send(tn, del(int64(5000), int64(1)))
 	h.mustCheckpoint()
@@ -538,7 +568,7 @@ func TestCoordinatorAddBackfillExactlyOnce(t *testing.T) {
 func TestCoordinatorAddWhileWriting(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
-	h.c.Start([]*Actor{tn.actor}, tn.sources())
+	h.c.Start([]*Actor{tn.actor}, tn.sources(), nil)
 	rng := rand.New(rand.NewPCG(1, 2))
 	rel := newRandRel(rng, func(rng *rand.Rand, pk int64) trow { return trow{pk, rng.Int64N(100)} })
 	rel.pInsert = 0.7
@@ -576,7 +606,7 @@ func TestCoordinatorAddWhileWriting(t *testing.T) {
 	var views []*viewNode
 	for i := 0; i < 3; i++ {
 		v := h.newView(tn, uint32(10+i), nil)
-		if err := h.mutate(v.add, []*Actor{v.actor}, nil); err != nil {
+		if err := h.create(v); err != nil {
 			t.Fatal(err)
 		}
 		views = append(views, v)
@@ -623,11 +653,11 @@ func sendCtx(tn *tableNode, cs ...change) (uint64, error) {
 func TestCoordinatorStop(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
-	h.c.Start([]*Actor{tn.actor}, tn.sources())
+	h.c.Start([]*Actor{tn.actor}, tn.sources(), nil)
 	h.send(tn, ins(int64(1), int64(1)))
 	h.mustCheckpoint()
 	v := h.newView(tn, 2, nil)
-	if err := h.mutate(v.add, []*Actor{v.actor}, nil); err != nil {
+	if err := h.create(v); err != nil {
 		t.Fatal(err)
 	}
 	h.send(tn, ins(int64(2), int64(2)))
@@ -635,7 +665,7 @@ func TestCoordinatorStop(t *testing.T) {
 	h.catchUp(v)
 	checkView(t, h, tn, v)
 
-	if err := h.mutate(&StopMutation{Actors: map[ActorID]bool{v.actor.ID: true}}, nil, nil); err != nil {
+	if err := h.mutate(&StopMutation{Actors: v.actors()}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -700,7 +730,7 @@ type failGraph struct {
 	gen   int
 }
 
-func (fg *failGraph) build() ([]*Actor, map[ActorID]*Source) {
+func (fg *failGraph) build() ([]*Actor, map[ActorID]*Source, []*CreatingJob) {
 	tn := fg.h.newTable(1)
 	ch := make(chan Message, 16)
 	id := fg.h.newID()
@@ -711,7 +741,7 @@ func (fg *failGraph) build() ([]*Actor, map[ActorID]*Source) {
 	fg.table = tn
 	fg.gen++
 	fg.mu.Unlock()
-	return []*Actor{tn.actor, f}, tn.sources()
+	return []*Actor{tn.actor, f}, tn.sources(), nil
 }
 
 func (fg *failGraph) cur() (*tableNode, int) {
@@ -827,7 +857,7 @@ func TestCoordinatorUpstreamEnded(t *testing.T) {
 	}()
 	t.Cleanup(func() { close(quit); <-relayDone })
 	sink := &Actor{ID: sinkID, State: NewStateContext(h.st), Exec: &Receiver{C: down, Typ: kvTypes}}
-	h.c.Start([]*Actor{tn.actor, sink}, tn.sources())
+	h.c.Start([]*Actor{tn.actor, sink}, tn.sources(), nil)
 	h.send(tn, ins(int64(1), int64(1)))
 	h.mustCheckpoint()
 
@@ -864,7 +894,7 @@ func TestCoordinatorClose(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
 	sink, g := h.newSink(tn.actor)
-	h.c.Start([]*Actor{tn.actor, sink}, tn.sources())
+	h.c.Start([]*Actor{tn.actor, sink}, tn.sources(), nil)
 	h.mustCheckpoint()
 	g.hold.Store(true)
 	errs := make(chan error, 3)
@@ -895,7 +925,7 @@ func TestCoordinatorSubmitCanceled(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
 	sink, g := h.newSink(tn.actor)
-	h.c.Start([]*Actor{tn.actor, sink}, tn.sources())
+	h.c.Start([]*Actor{tn.actor, sink}, tn.sources(), nil)
 	g.hold.Store(true)
 	first := make(chan error, 1)
 	go func() { first <- h.c.Checkpoint(context.Background()) }()
@@ -922,10 +952,10 @@ func TestCoordinatorLostSourceData(t *testing.T) {
 	h := newHarness(t)
 	fg := &failGraph{h: h}
 	h.rebuild = func(error) { h.c.Restart(fg.build()) }
-	acts, srcs := fg.build()
+	acts, srcs, _ := fg.build()
 	// A second table, innocent, in the same graph; rebuilt with it.
 	other := h.newTable(9)
-	h.c.Start(append(acts, other.actor), mergeSources(srcs, other.sources()))
+	h.c.Start(append(acts, other.actor), mergeSources(srcs, other.sources()), nil)
 	tn, _ := fg.cur()
 	graphDone := h.c.Done()
 	h.send(tn, ins(int64(1), int64(-1))) // poison: the graph fails
@@ -970,9 +1000,9 @@ func TestCoordinatorCommittedBeforeFailure(t *testing.T) {
 	h := newHarness(t)
 	fg := &failGraph{h: h}
 	h.rebuild = func(error) { h.c.Restart(fg.build()) }
-	acts, srcs := fg.build()
+	acts, srcs, _ := fg.build()
 	other := h.newTable(9)
-	h.c.Start(append(acts, other.actor), mergeSources(srcs, other.sources()))
+	h.c.Start(append(acts, other.actor), mergeSources(srcs, other.sources()), nil)
 	tn, _ := fg.cur()
 	mark, err := sendCtx(other, ins(int64(7), int64(7)))
 	if err != nil {
@@ -1030,7 +1060,7 @@ func TestRecoveryBackoff(t *testing.T) {
 func TestCoordinatorMutateInStaleGraph(t *testing.T) {
 	h := newHarness(t)
 	tn := h.newTable(1)
-	h.c.Start([]*Actor{tn.actor}, tn.sources())
+	h.c.Start([]*Actor{tn.actor}, tn.sources(), nil)
 	h.mustCheckpoint()
 	gen := h.c.Generation()
 	h.c.Abort(errors.New("test failure"))

@@ -147,12 +147,17 @@ func (o *Output) sendOwned(ctx context.Context, c *chunk.Chunk) error {
 // applyBeforeBarrier attaches the outputs and exchanges an Add mutation
 // gives actor id, so the barrier itself reaches them.
 func (d *Dispatcher) applyBeforeBarrier(id ActorID, m Mutation) {
-	if add, ok := m.(*AddMutation); ok {
-		for _, o := range add.Outputs[id] {
+	switch m := m.(type) {
+	case *AddMutation:
+		for _, o := range m.Outputs[id] {
 			d.AddOutput(o)
 		}
-		for _, e := range add.Exchanges[id] {
+		for _, e := range m.Exchanges[id] {
 			d.AddExchange(e)
+		}
+	case *JoinMutation:
+		if o := m.Outputs[id]; o != nil {
+			d.AddOutput(o)
 		}
 	}
 }

@@ -62,12 +62,23 @@
 //
 // # Backfill and flow control
 //
-// A new view's StreamScans backfill (stream_scan.go): a snapshot of the
-// upstream at the epoch of the Add barrier, read vnode by vnode; upstream
-// changes meanwhile go to a log-store table in Pebble and are replayed
-// after it; then upstream passes through. Progress commits with each epoch,
-// so a restart resumes (Resume mode). ThrottleMutations pause a job or set
-// its rate limit at a barrier, in all its scans at once.
+// A new view is a CreatingJob (creating.go) until it has caught up: its
+// LogWriters (log_writer.go) run in the running graph and append the
+// upstream's changes to a log-store table in Pebble, in the running
+// graph's epochs; its StreamScans (stream_scan.go) and everything below
+// them run on the job's own barriers, which the job's loop injects and
+// commits on its own (storage.Store.CommitJob). The scans read a snapshot
+// of the upstream at the epoch of the Add barrier, vnode by vnode, then
+// replay the log store as its epochs commit. So the running graph's epoch
+// commit never waits for a backfill (I8). Once every scan has drained the
+// log, the job parks its scans on a last barrier of its own and joins the
+// running graph at one barrier (JoinMutation): its writers then pass
+// upstream on to the scans, which replay what the log still holds and
+// follow. Progress commits with each of the job's checkpoints, so a
+// restart resumes (Resume mode). ThrottleMutations for a creating job
+// travel on its own barriers and pause it or set its rate limit in all
+// its scans at once; a Stop or Update mutation that stops its actors first
+// ends the job with a last barrier of its own.
 //
 // # Failures
 //

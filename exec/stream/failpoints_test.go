@@ -18,7 +18,7 @@ func TestCoordinatorActorEndsWithoutBarrier(t *testing.T) {
 	defer failpoint.Reset()
 	h := newHarness(t)
 	tn := h.newTable(1)
-	h.c.Start([]*Actor{tn.actor}, tn.sources())
+	h.c.Start([]*Actor{tn.actor}, tn.sources(), nil)
 	h.send(tn, ins(int64(1), int64(1)))
 	h.mustCheckpoint()
 
@@ -54,7 +54,7 @@ func TestSendEndClosesOutput(t *testing.T) {
 	sinkID := h.newID()
 	tn.actor.Out.AddOutput(&Output{Actor: sinkID, C: ch})
 	sink := &Actor{ID: sinkID, State: NewStateContext(h.st), Exec: &Receiver{C: ch, Typ: kvTypes}}
-	h.c.Start([]*Actor{tn.actor, sink}, tn.sources())
+	h.c.Start([]*Actor{tn.actor, sink}, tn.sources(), nil)
 	h.mustCheckpoint()
 	if _, err := failpoint.Enable(failpoint.StreamSend, failpoint.Spec{Action: failpoint.End, Times: 1}); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
@@ -18,6 +19,15 @@ type Barrier struct {
 	Mutation Mutation
 
 	commit *commitSignal // set by the Coordinator
+	// coll collects the barrier from each actor that passes it: the
+	// Coordinator (nil) for the running graph's barriers, a creating
+	// job's own for the barriers of its sequence (see CreatingJob).
+	coll collector
+}
+
+// collector takes an actor's epoch batch once it has passed a barrier.
+type collector interface {
+	collect(id ActorID, b *Barrier, wb *storage.WriteBatch) error
 }
 
 // Mutation is a change of the stream graph carried by a barrier.
@@ -48,6 +58,10 @@ type ThrottleMutation struct {
 	Job       uint32
 	RateLimit int64
 	Paused    bool
+	// LatencyTarget, for a backfill, makes its rate adaptive: the job's
+	// controller sets it (RateLimit is then ignored) so that the running
+	// graph's barriers stay under this latency (see CreatingJob).
+	LatencyTarget time.Duration
 }
 
 // ThrottleKind is what a ThrottleMutation throttles.
@@ -83,8 +97,27 @@ type UpdateMutation struct {
 	Exchanges map[ActorID][]*Exchange
 	Start     []*Actor
 	Sources   map[ActorID]*Source
+	// Creating are creating jobs that start once the epoch has
+	// committed, after Start (their writers are among Start).
+	Creating  []*CreatingJob
 	Committed func()
 }
+
+// JoinMutation ends a creating job's own barrier sequence (I8): at this
+// barrier of the running graph, the dispatcher of each of the job's log
+// writers attaches Outputs[writer], the channel to its scan, so the
+// barrier itself and everything after it go to the scan instead of the
+// log store. The scan replays what is left in the log store once the
+// barrier has committed, then follows; the job's actors take part in the
+// running graph's barriers from the next one on.
+type JoinMutation struct {
+	Job     uint32
+	Outputs map[ActorID]*Output
+}
+
+// prepareJoin, on a creating job's own barrier, asks its scans to emit
+// nothing more until the running graph's JoinMutation reaches them.
+type prepareJoin struct{}
 
 // stopsActor reports whether m stops actor id at its barrier.
 func stopsActor(m Mutation, id ActorID) bool {
@@ -109,6 +142,8 @@ func stoppedActors(m Mutation) map[ActorID]bool {
 }
 
 func (*UpdateMutation) mutation()   {}
+func (*JoinMutation) mutation()     {}
+func (*prepareJoin) mutation()      {}
 func (*ThrottleMutation) mutation() {}
 func (*StopMutation) mutation()     {}
 func (*AddMutation) mutation()      {}

@@ -17,20 +17,24 @@ const scanChunkRows = 1024
 type scanPhase uint8
 
 const (
-	phaseFirstBarrier scanPhase = iota // waiting for the barrier that adds us
-	phaseLoad                          // load persisted progress, pin the snapshot
-	phaseSnapshot                      // emitting the snapshot, vnode by vnode
-	phaseLogStore                      // replaying upstream changes logged meanwhile
-	phaseFollow                        // passing upstream through
+	phaseLoad     scanPhase = iota // load persisted progress from the pinned snapshot
+	phaseSnapshot                  // emitting the snapshot, vnode by vnode
+	phaseLogStore                  // replaying upstream changes logged meanwhile
+	phaseParked                    // waiting for the running graph's JoinMutation
+	phaseDrain                     // joined: replaying the rest of the log store
+	phaseFollow                    // passing upstream through
 )
 
 // ScanOptions configure a StreamScan.
 type ScanOptions struct {
-	// Backfill makes the scan emit the upstream's existing rows first.
+	// Backfill makes the scan emit the upstream's existing rows first,
+	// on its job's own barriers (see CreatingJob).
 	Backfill bool
 	// Resume continues a backfill from its persisted progress (after a
-	// restart or recovery) instead of waiting for an Add barrier.
+	// restart, recovery or rescale) instead of starting it.
 	Resume bool
+	// Barriers, with Backfill, is where the job's own barriers arrive.
+	Barriers *Receiver
 	// State holds the backfill's progress and log-store tables.
 	State *BackfillTables
 	// Progress, if not nil, is updated for SHOW JOBS.
@@ -52,38 +56,46 @@ type ScanOptions struct {
 }
 
 // StreamScan is the leaf of a view's pipeline: it reads the changes of an
-// upstream relation (a table or another view) from that relation's
-// dispatcher, and with Backfill first emits the relation's existing rows.
-// A scan of parallelism N is N StreamScans in N actors, each owning a set
-// of the upstream's vnodes (ScanOptions.Vnodes): it receives the changes
-// of those vnodes only and backfills only them, and all its progress and
-// logged changes are kept per vnode (see BackfillTables). Each pins its
-// own snapshot, at the same epoch E0: no epoch after E0 can commit before
-// every scan actor has loaded.
+// upstream relation (a table or another view), and with Backfill first
+// emits the relation's existing rows. A scan of parallelism N is N
+// StreamScans in N actors, each owning a set of the upstream's vnodes
+// (ScanOptions.Vnodes): it backfills only them and receives the changes
+// of those vnodes only, and all its progress and logged changes are kept
+// per vnode (see BackfillTables).
 //
-// Backfill runs in phases (see ../../ARCHITECTURE.md):
+// A backfilling scan belongs to a CreatingJob, which runs on its own
+// barriers (ScanOptions.Barriers), off the running graph's critical path
+// (I8). Backfill runs in phases (see ../../ARCHITECTURE.md):
 //
-//  1. Snapshot: the upstream's rows as of a pinned committed epoch E0 (the
-//     one that ended at the Add barrier: the actor commits E0 before calling
-//     Next again), read vnode by vnode in pk order, one chunk per call.
-//  2. Log store: upstream changes that arrive meanwhile (epochs after E0) are
-//     appended to a log-store table in the actor's epoch batch, in Pebble,
-//     never in memory; once the snapshot is done they are replayed in order
-//     and deleted as they are consumed.
-//  3. Follow: when the log store is empty, upstream passes straight through.
+//  1. Snapshot: the upstream's rows as of a committed epoch E0, pinned
+//     by the coordinator when the job started (Pin), read vnode by vnode
+//     in pk order, one chunk per call.
+//  2. Log store: the upstream changes of the epochs after E0, which the
+//     scan's LogWriter appends to the log store in the running graph's
+//     epochs, are replayed once the snapshot is done, as they commit,
+//     and deleted as they are consumed. When the log has been found
+//     empty, the scan reports it drained; once every scan of the job is
+//     drained, the job's barrier asks them to park (prepareJoin).
+//  3. Join: the running graph's JoinMutation reaches the scan through its
+//     writer, which from then on passes upstream on to it. Once that
+//     barrier has committed, the log holds every change up to it; the
+//     scan replays the rest of it, then follows upstream directly, in
+//     the running graph's epochs.
 //
-// Barriers are forwarded as they arrive (they are checked for between every
-// chunk), so a backfill holds the graph back for at most one chunk's work.
-// Per-vnode progress (last pk emitted, rows read) is written to the
-// progress table at every barrier, so it commits atomically with the rows
-// emitted and the log store (I3).
+// Job barriers are checked for between every chunk and preempt rate-limit
+// waits, so a backfill holds its own barriers back for at most one
+// chunk's work, and the running graph's not at all. Per-vnode progress
+// (last pk emitted, rows read) is written to the progress table at every
+// barrier, so it commits atomically with the rows emitted and the log
+// entries consumed (I3).
 //
-// Resume after a restart at committed epoch Ec: the E0 snapshot is gone, so
-// the rest of each unfinished vnode is read from a snapshot at Ec instead.
-// Those rows already include the changes logged for keys past the vnode's
-// position, so at resume such log entries are deleted; entries for keys at
-// or before the position (rows already emitted) are kept and replayed. Each
-// row of the upstream and each change thus reaches the view exactly once.
+// Resume at committed epoch Ec: the E0 snapshot is gone, so the rest of
+// each unfinished vnode is read from a snapshot at Ec instead. Those rows
+// already include the changes logged for keys past the vnode's position,
+// so at resume such log entries (committed at or before Ec: they are read
+// through the same snapshot) are deleted; entries for keys at or before
+// the position (rows already emitted) are kept and replayed. Each row of
+// the upstream and each change thus reaches the view exactly once.
 type StreamScan struct {
 	up       Input
 	upstream *storage.Table
@@ -91,33 +103,49 @@ type StreamScan struct {
 	opts     ScanOptions
 	phase    scanPhase
 
-	owned   storage.VnodeBitmap
-	prog    *backfillState
-	snap    *storage.Snapshot
-	iter    *storage.ChunkScan
-	pending int64 // rows of vnode emitted since its position was recorded
-	vnode   int   // the vnode being read
-	next    int   // index in prog.owned of the next vnode to read
-	builder *chunk.Builder
-	logBuf  []types.Datum
-	pairBuf []types.Datum
-	nextAt  time.Time // rate limit: no snapshot chunk before this
+	owned  storage.VnodeBitmap
+	prog   *backfillState
+	pinned *storage.Snapshot // the snapshot the job pinned for the scan
+	// pinnedEpoch is the running graph's epoch pinned is at.
+	pinnedEpoch uint64
+	snap        *storage.Snapshot
+	iter        *storage.ChunkScan
+	pending     int64 // rows of vnode emitted since its position was recorded
+	vnode       int   // the vnode being read
+	next        int   // index in prog.owned of the next vnode to read
+	builder     *chunk.Builder
+	nextAt      time.Time // rate limit: no snapshot chunk before this
+	// drained: the log store was found empty since the last job barrier;
+	// drainedAt is the running graph's committed epoch it was empty at.
+	drained   bool
+	drainedAt uint64
+	// roundEpoch is the running graph's committed epoch when the current
+	// round over the log store began.
+	roundEpoch uint64
 }
 
 // NewStreamScan returns a scan of the relation whose state table is
-// upstream and whose changes arrive on up; sc is the actor's state.
+// upstream and whose changes arrive on up; sc is the actor's state. A
+// backfilling scan reads up (its LogWriter's channel) only once joined.
 func NewStreamScan(up Input, upstream *storage.Table, sc *StateContext, opts ScanOptions) *StreamScan {
 	s := &StreamScan{up: up, upstream: upstream, sc: sc, opts: opts, owned: storage.AllVnodes()}
 	if opts.Vnodes != nil {
 		s.owned = *opts.Vnodes
 	}
-	switch {
-	case !opts.Backfill:
+	if !opts.Backfill {
 		s.phase = phaseFollow
-	case opts.Resume:
-		s.phase = phaseLoad
 	}
 	return s
+}
+
+// Pin gives a backfilling scan the snapshot it starts from: the committed
+// state when its job starts, at the running graph's epoch. The scan
+// closes it.
+func (s *StreamScan) Pin(snap *storage.Snapshot, epoch uint64) {
+	if s.pinned != nil {
+		s.pinned.Close()
+	}
+	s.pinned, s.pinnedEpoch = snap, epoch
 }
 
 // Types implements Executor.
@@ -127,16 +155,17 @@ func (s *StreamScan) Types() []types.Type { return s.upstream.Types }
 func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 	for {
 		switch s.phase {
-		case phaseFirstBarrier:
-			return s.firstBarrier(ctx)
 		case phaseLoad:
 			if err := s.load(); err != nil {
 				return Message{}, err
 			}
 		case phaseSnapshot, phaseLogStore:
-			m, ok, err := s.pollUpstream(ctx)
-			if err != nil || ok {
-				return m, err
+			m, ok, err := s.opts.Barriers.Poll(ctx)
+			if err != nil {
+				return Message{}, err
+			}
+			if ok {
+				return s.jobBarrier(m)
 			}
 			if s.throttled() {
 				if m, ok, err := s.waitThrottle(ctx); err != nil || ok {
@@ -144,10 +173,11 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 				}
 				continue
 			}
-			if s.phase == phaseSnapshot {
-				m, ok, err = s.nextSnapshot()
-			} else {
+			replaying := s.phase == phaseLogStore
+			if replaying {
 				m, ok, err = s.nextLogged()
+			} else {
+				m, ok, err = s.nextSnapshot()
 			}
 			if invariants && ok {
 				s.checkPausedEmit(m) // I2
@@ -157,6 +187,24 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 					return Message{}, err
 				}
 			}
+			if err != nil || ok {
+				return m, err
+			}
+			if replaying {
+				// Drained: nothing to do until the job's next barrier.
+				m, err := s.opts.Barriers.Next(ctx)
+				if err != nil {
+					return Message{}, err
+				}
+				return s.jobBarrier(m)
+			}
+		case phaseParked:
+			m, ok, err := s.parked(ctx)
+			if err != nil || ok {
+				return m, err
+			}
+		case phaseDrain:
+			m, ok, err := s.drainLog()
 			if err != nil || ok {
 				return m, err
 			}
@@ -192,63 +240,109 @@ func (s *StreamScan) follow(ctx context.Context) (Message, error) {
 	return m, nil
 }
 
-func (s *StreamScan) firstBarrier(ctx context.Context) (Message, error) {
-	m, err := s.up.Next(ctx)
-	if err != nil {
-		return m, err
-	}
+// jobBarrier takes one of the job's own barriers: it applies its
+// mutation, writes the progress for the epoch it ends and returns it.
+func (s *StreamScan) jobBarrier(m Message) (Message, error) {
 	if m.Barrier == nil {
-		return m, fmt.Errorf("stream: scan of table %d received data before its first barrier", s.upstream.ID)
+		return Message{}, fmt.Errorf("stream: scan of table %d received data on its job's barrier channel", s.upstream.ID)
 	}
 	if failpoint.Enabled {
 		if err := hit(failpoint.ExecScanBarrier); err != nil {
 			return Message{}, err
 		}
 	}
-	s.phase = phaseLoad
+	switch mut := m.Barrier.Mutation.(type) {
+	case *ThrottleMutation:
+		s.applyMutation(mut)
+	case *prepareJoin:
+		s.phase = phaseParked
+	}
+	if err := s.prog.save(s.sc.Batch()); err != nil {
+		return Message{}, err
+	}
+	if s.opts.Progress != nil {
+		epoch := s.prog.epoch
+		if s.drained && s.phase != phaseSnapshot {
+			epoch = max(epoch, s.drainedAt)
+			s.prog.epoch = epoch
+		}
+		s.opts.Progress.setEpoch(epoch, s.drained && s.phase != phaseSnapshot)
+	}
+	s.drained = false
+	s.publish()
 	return m, nil
 }
 
-// pollUpstream handles what the upstream has ready without blocking.
-func (s *StreamScan) pollUpstream(ctx context.Context) (Message, bool, error) {
-	for {
-		m, ok, err := s.up.Poll(ctx)
-		if err != nil || !ok {
+// parked waits, after the job's last barrier, for the running graph's
+// JoinMutation, which its writer passes on; a job barrier (one that stops
+// the job) may come first. Once the join's epoch has committed, the log
+// store holds every change before it: the scan replays the rest of it.
+func (s *StreamScan) parked(ctx context.Context) (Message, bool, error) {
+	fwd, ok := s.up.(*Receiver)
+	if !ok {
+		return Message{}, false, fmt.Errorf("stream: scan of table %d: a backfill follows one log writer", s.upstream.ID)
+	}
+	var m Message
+	var open bool
+	select {
+	case m, open = <-s.opts.Barriers.C:
+		if !open {
+			return Message{}, false, ErrUpstreamEnded
+		}
+		m, err := s.jobBarrier(m)
+		return m, true, err
+	case m, open = <-fwd.C:
+		if !open {
+			return Message{}, false, ErrUpstreamEnded
+		}
+	case <-ctx.Done():
+		return Message{}, false, ctx.Err()
+	}
+	var j *JoinMutation
+	if m.Barrier != nil {
+		j, _ = m.Barrier.Mutation.(*JoinMutation)
+	}
+	if j == nil || j.Job != s.opts.Job {
+		return Message{}, false, fmt.Errorf("stream: scan of table %d received upstream data before its job joined", s.upstream.ID)
+	}
+	if err := m.Barrier.commit.wait(ctx); err != nil {
+		return Message{}, false, err
+	}
+	if failpoint.Enabled {
+		if err := hit(failpoint.BackfillJoin); err != nil {
 			return Message{}, false, err
 		}
-		if m, ok, err := s.handleUpstream(m); err != nil || ok {
-			return m, ok, err
-		}
 	}
+	s.phase = phaseDrain
+	return Message{}, false, nil
 }
 
-// handleUpstream takes one upstream message during backfill: a chunk goes
-// to the log store; a barrier is returned (ok) after the progress for the
-// epoch it ends is written.
-func (s *StreamScan) handleUpstream(m Message) (Message, bool, error) {
-	if failpoint.Enabled {
-		if err := hitMsg(failpoint.ExecScanChunk, failpoint.ExecScanBarrier, m); err != nil {
-			return Message{}, false, err
-		}
+// drainLog, once joined, replays the rest of the log store, unthrottled
+// (it holds at most the few epochs since the job drained), in the running
+// graph's epoch; ok is false once it is empty: the scan then follows.
+func (s *StreamScan) drainLog() (Message, bool, error) {
+	c, round, err := s.prog.consumeLog(s.sc.Batch(), s.builder, scanChunkRows)
+	if err != nil {
+		return Message{}, false, err
 	}
-	if m.Barrier != nil {
-		s.applyMutation(m.Barrier.Mutation)
-		if err := s.prog.save(s.sc.Batch()); err != nil {
-			return Message{}, false, err
-		}
+	if c != nil {
 		s.publish()
-		return m, true, nil
+		return Message{Chunk: c}, true, nil
 	}
-	err := s.logChunk(m.Chunk)
-	m.Chunk.Release()
-	return Message{}, false, err
+	if !round {
+		return Message{}, false, nil // the round goes on
+	}
+	s.phase = phaseFollow
+	s.builder.Release()
+	s.builder = nil
+	s.publish()
+	return Message{}, false, nil
 }
 
 // applyMutation takes a flow-control change meant for this scan's job: it
 // holds from this barrier on (I2).
-func (s *StreamScan) applyMutation(m Mutation) {
-	t, ok := m.(*ThrottleMutation)
-	if !ok || t.Kind != ThrottleBackfill || t.Job != s.opts.Job || s.opts.Job == 0 {
+func (s *StreamScan) applyMutation(t *ThrottleMutation) {
+	if t.Kind != ThrottleBackfill || t.Job != s.opts.Job || s.opts.Job == 0 {
 		return
 	}
 	s.opts.Paused = t.Paused
@@ -265,26 +359,26 @@ func (s *StreamScan) throttled() bool {
 	return s.opts.Paused || (s.opts.RateLimit > 0 && time.Now().Before(s.nextAt))
 }
 
-// waitThrottle waits until the rate limit allows a chunk, handling the
-// upstream meanwhile: a barrier arriving is returned (ok) so barriers keep
-// flowing while the backfill is throttled.
+// waitThrottle waits until the rate limit allows a chunk; a job barrier
+// arriving meanwhile ends the wait at once and is returned (ok).
 func (s *StreamScan) waitThrottle(ctx context.Context) (Message, bool, error) {
-	wait := time.Until(s.nextAt)
 	if s.opts.Paused {
-		wait = pausedPoll
+		m, err := s.opts.Barriers.Next(ctx)
+		if err != nil {
+			return Message{}, false, err
+		}
+		m, err = s.jobBarrier(m)
+		return m, true, err
 	}
-	t := time.NewTimer(wait)
+	t := time.NewTimer(time.Until(s.nextAt))
 	defer t.Stop()
-	m, ok, err := s.up.NextBefore(ctx, t.C)
+	m, ok, err := s.opts.Barriers.NextBefore(ctx, t.C)
 	if err != nil || !ok {
 		return Message{}, false, err
 	}
-	return s.handleUpstream(m)
+	m, err = s.jobBarrier(m)
+	return m, true, err
 }
-
-// pausedPoll is how long a paused scan sleeps between checks when its
-// upstream is idle.
-const pausedPoll = 100 * time.Millisecond
 
 // chunkLimit is how many snapshot rows the next chunk may carry: with a
 // rate limit, a tenth of a second's worth, so the limit holds over short
@@ -308,25 +402,33 @@ func (s *StreamScan) charge(n int) {
 	s.nextAt = s.nextAt.Add(time.Duration(float64(n) / float64(s.opts.RateLimit) * float64(time.Second)))
 }
 
-// load reads persisted progress (none for a new backfill), pins the
-// snapshot and, when resuming, drops log entries the new snapshot covers.
+// load reads persisted progress (none for a new backfill) through the
+// pinned snapshot and, when resuming, drops the log entries that snapshot
+// covers.
 func (s *StreamScan) load() error {
-	p, err := loadBackfillState(s.sc.Batch(), s.opts.State, s.upstream, s.owned)
+	if s.pinned == nil {
+		return fmt.Errorf("stream: scan of table %d started without a pinned snapshot", s.upstream.ID)
+	}
+	p, err := loadBackfillState(s.pinned, s.opts.State, s.upstream, s.owned)
 	if err != nil {
 		return err
 	}
+	p.epoch = s.pinnedEpoch
 	s.prog = p
 	s.builder = chunk.NewBuilder(s.upstream.Types)
 	if p.snapshotDone {
+		s.pinned.Close()
+		s.pinned = nil
 		s.phase = phaseLogStore
 		s.publishLoaded()
 		return nil
 	}
-	s.snap = s.sc.Store.Snapshot()
-	if !p.fresh {
-		if err := p.purgeCovered(s.sc.Batch()); err != nil {
-			return err
-		}
+	s.snap, s.pinned = s.pinned, nil
+	// Also when nothing was emitted yet (fresh): the writers may have
+	// logged changes before a recovery that came before the job's first
+	// checkpoint, and the snapshot holds them.
+	if err := p.purgeCovered(s.snap, s.sc.Batch()); err != nil {
+		return err
 	}
 	s.next = 0
 	s.phase = phaseSnapshot
@@ -421,58 +523,35 @@ func (s *StreamScan) openNextVnode() bool {
 	return false
 }
 
-// logChunk appends an upstream chunk to the log store. The log is kept
-// per vnode, so an update pair whose halves have different vnodes (a pk
-// change) is logged as a Delete and an Insert.
-func (s *StreamScan) logChunk(c *chunk.Chunk) error {
-	w := s.sc.Batch()
-	n := c.NumRows()
-	for i := 0; i < n; i++ {
-		op := c.Op(i)
-		s.logBuf = c.Row(i, s.logBuf)
-		if invariants {
-			s.checkOwnedRow(s.logBuf)
-		}
-		if op == chunk.UpdateDelete && i+1 < n && c.Op(i+1) == chunk.UpdateInsert {
-			s.pairBuf = c.Row(i+1, s.pairBuf)
-			if s.upstream.Vnode(s.logBuf) != s.upstream.Vnode(s.pairBuf) {
-				if err := s.prog.appendLog(w, chunk.Delete, s.logBuf); err != nil {
-					return err
-				}
-				op = chunk.Insert
-				s.logBuf, s.pairBuf = s.pairBuf, s.logBuf
-				i++
-			}
-		}
-		if err := s.prog.appendLog(w, op, s.logBuf); err != nil {
-			return err
-		}
-	}
-	s.publish()
-	return nil
-}
-
-// nextLogged emits the next chunk of logged changes, deleting them from
-// the log store; ok is false when the log is empty: the scan then follows
-// upstream directly.
+// nextLogged emits the next chunk of committed logged changes, deleting
+// them from the log store; ok is false once a round over the owned
+// vnodes has ended since the job's last barrier (drained): every change
+// committed before the round began has been emitted.
 func (s *StreamScan) nextLogged() (Message, bool, error) {
+	if s.drained {
+		return Message{}, false, nil
+	}
 	if failpoint.Enabled {
 		if err := hit(failpoint.BackfillLogRead); err != nil {
 			return Message{}, false, fmt.Errorf("stream: log store of table %d: %w", s.upstream.ID, err)
 		}
 	}
-	c, err := s.prog.consumeLog(s.sc.Batch(), s.builder, s.chunkLimit())
+	if s.prog.visited == 0 {
+		// A round begins: it reads every change committed by now.
+		s.roundEpoch = s.sc.Store.CommittedEpoch()
+	}
+	c, round, err := s.prog.consumeLog(s.sc.Batch(), s.builder, s.chunkLimit())
 	if err != nil {
 		return Message{}, false, err
+	}
+	if round {
+		s.drained, s.drainedAt = true, s.roundEpoch
 	}
 	if c != nil {
 		s.charge(c.NumRows())
 		s.publish()
 		return Message{Chunk: c}, true, nil
 	}
-	s.phase = phaseFollow
-	s.builder.Release()
-	s.builder = nil
 	s.publish()
 	return Message{}, false, nil
 }
@@ -484,12 +563,12 @@ func (s *StreamScan) publish() {
 	}
 	phase := PhaseSnapshot
 	switch s.phase {
-	case phaseLogStore:
+	case phaseLogStore, phaseParked, phaseDrain:
 		phase = PhaseLogStore
 	case phaseFollow:
 		phase = PhaseDone
 	}
-	s.opts.Progress.set(phase, s.prog.rowsRead, s.prog.estimateTotal(), s.prog.logPending)
+	s.opts.Progress.set(phase, s.prog.rowsRead, s.prog.estimateTotal(), s.prog.logWaiting-s.prog.logRead)
 }
 
 // Close releases a snapshot still open (a job dropped mid-backfill).
@@ -501,6 +580,10 @@ func (s *StreamScan) Close() {
 	if s.snap != nil {
 		s.snap.Close()
 		s.snap = nil
+	}
+	if s.pinned != nil {
+		s.pinned.Close()
+		s.pinned = nil
 	}
 	if s.builder != nil {
 		s.builder.Release()

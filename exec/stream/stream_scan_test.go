@@ -1,11 +1,15 @@
 package stream
 
-// Unit tests of StreamScan flow control (I2, I3): the scan is driven
-// directly, as its actor would drive it, over a scripted upstream channel
-// and an in-memory store. The rig commits the scan's batch (and the
-// upstream table's writes) at every barrier the scan returns, and applies
-// the chunks of an epoch to the "view" only when that epoch commits, so a
-// crashed scan's uncommitted output is dropped as a failed actor's would be.
+// Unit tests of StreamScan flow control (I2, I3): the scan and its
+// LogWriter are driven directly, as their actors would drive them, over
+// scripted channels and an in-memory store. The rig plays both barrier
+// sequences: barrier commits an epoch of the running graph at once (the
+// upstream table's writes and the log writer's batch) and queues a job
+// barrier for the scan; the scan's batch commits when it returns a job
+// barrier (CommitJob), and the chunks it emitted since are applied to the
+// "view" only then, so a crashed scan's uncommitted output is dropped as
+// a failed actor's would be. finish joins the job to the running graph
+// as the coordinator does.
 
 import (
 	"context"
@@ -30,14 +34,22 @@ type scanRig struct {
 	state *BackfillTables
 	prog  *BackfillProgress
 
-	ch   chan Message
-	sc   *StateContext
-	scan *StreamScan
+	ch     chan Message // upstream changes and barriers, to the writer
+	jobCh  chan Message // the job's barriers, to the scan
+	fwd    chan Message // the writer's output to the scan, once joined
+	wsc    *StateContext
+	writer *LogWriter
+	sc     *StateContext
+	scan   *StreamScan
 
-	epoch   uint64 // the last epoch committed
-	sent    uint64 // Prev of the last barrier sent
-	pending []change
-	view    multiset
+	epoch    uint64 // the last epoch of the running graph committed
+	sent     uint64 // Prev of its last barrier sent
+	jepoch   uint64 // the last job epoch committed
+	jsent    uint64 // Prev of the last job barrier sent
+	prepared bool   // a prepareJoin was sent
+	joined   bool
+	pending  []change
+	view     multiset
 	// chunkSizes records the size of every chunk emitted, in order.
 	chunkSizes []int
 }
@@ -68,29 +80,125 @@ func newScanRig(t *testing.T, n int, seed uint64) *scanRig {
 	return r
 }
 
-// start builds a scan (a fresh one, or with resume one that continues
-// from persisted progress) on a new upstream channel.
+// start builds a scan and its writer (a fresh backfill, or with Resume
+// one that continues from persisted progress), the scan pinned to the
+// committed state, as the coordinator starts a creating job.
 func (r *scanRig) start(opts ScanOptions) {
 	r.ch = make(chan Message, 4096)
+	r.jobCh = make(chan Message, 4096)
+	r.fwd = make(chan Message, 4096)
 	r.sc = NewStateContext(r.st)
+	r.wsc = NewStateContext(r.st)
 	r.prog = NewBackfillProgress()
 	opts.Backfill, opts.State, opts.Progress = true, r.state, r.prog
 	opts.Job, opts.Scans = scanTestJob, max(opts.Scans, 1)
-	r.scan = NewStreamScan(&Receiver{C: r.ch, Typ: kvTypes}, r.up, r.sc, opts)
+	opts.Barriers = &Receiver{C: r.jobCh, Typ: kvTypes}
+	r.writer = NewLogWriter(&Receiver{C: r.ch, Typ: kvTypes}, r.up, r.wsc, r.state, storage.AllVnodes(), scanTestJob, r.prog)
+	if err := r.writer.Load(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.scan = NewStreamScan(&Receiver{C: r.fwd, Typ: kvTypes}, r.up, r.sc, opts)
+	r.scan.Pin(r.st.Snapshot(), r.epoch)
+	r.prepared, r.joined = false, false
 }
 
-// crash drops the scan with its uncommitted epoch (its batch and the
+// crash drops the scan with its uncommitted job epoch (its batch and the
 // chunks it emitted since the last barrier).
 func (r *scanRig) crash() {
 	r.scan.Close()
 	r.sc.TakeBatch().Close()
+	r.wsc.TakeBatch().Close()
 	r.pending = nil
 }
 
-// barrier queues a barrier carrying m (nil: none).
+// barrier sends a barrier of the running graph: before the join it
+// commits the epoch (the upstream's writes and what the writer logged)
+// and queues a job barrier carrying m (nil: none) for the scan; once
+// joined it passes the writer to the scan, which returns it (next).
 func (r *scanRig) barrier(m Mutation) {
+	r.t.Helper()
 	r.sent++
-	r.ch <- Message{Barrier: &Barrier{Prev: r.sent, Curr: r.sent + 1, Mutation: m}}
+	b := &Barrier{Prev: r.sent, Curr: r.sent + 1}
+	if r.joined {
+		b.Mutation = m
+		r.ch <- Message{Barrier: b}
+		r.pump()
+		return
+	}
+	r.ch <- Message{Barrier: b}
+	r.writerBarrier(b)
+	r.jobBarrier(m)
+}
+
+// jobBarrier queues a job barrier carrying m.
+func (r *scanRig) jobBarrier(m Mutation) {
+	r.jsent++
+	r.jobCh <- Message{Barrier: &Barrier{Prev: r.jsent, Curr: r.jsent + 1, Mutation: m}}
+}
+
+// writerBarrier runs the writer up to barrier b and commits the epoch.
+func (r *scanRig) writerBarrier(b *Barrier) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	m, err := r.writer.Next(ctx)
+	if err != nil || m.Barrier != b {
+		r.t.Fatalf("writer: %v, barrier %v", err, m.Barrier)
+	}
+	if err := r.st.CommitEpoch(b.Prev, []*storage.WriteBatch{r.upW.TakeBatch(), r.wsc.TakeBatch()}); err != nil {
+		r.t.Fatalf("commit %d: %v", b.Prev, err)
+	}
+	r.epoch = b.Prev
+}
+
+// pump, once joined, passes what the writer forwards on to the scan, up
+// to the barrier just sent.
+func (r *scanRig) pump() {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	for {
+		m, err := r.writer.Next(ctx)
+		if err != nil {
+			r.t.Fatalf("writer: %v", err)
+		}
+		r.fwd <- m
+		if m.Barrier != nil {
+			return
+		}
+	}
+}
+
+// join runs the join as the coordinator does once the scan reports the
+// log store drained: a job barrier parks the scan, then the running
+// graph's JoinMutation passes the writer and commits.
+func (r *scanRig) join() {
+	r.t.Helper()
+	r.prepared = true
+	r.jobBarrier(&prepareJoin{})
+	r.mustBarrier("prepare join")
+	r.sent++
+	b := &Barrier{Prev: r.sent, Curr: r.sent + 1, Mutation: &JoinMutation{Job: scanTestJob}}
+	r.ch <- Message{Barrier: b}
+	r.writerBarrier(b)
+	r.fwd <- Message{Barrier: b}
+	r.joined = true
+}
+
+// settled reports whether every barrier sent came back and committed.
+func (r *scanRig) settled() bool {
+	if r.joined {
+		return r.epoch == r.sent
+	}
+	return r.jepoch == r.jsent
+}
+
+// lastSent is the Prev of the last barrier the scan is to return.
+func (r *scanRig) lastSent() uint64 {
+	if r.joined {
+		return r.sent
+	}
+	return r.jsent
 }
 
 func pause() Mutation       { return &ThrottleMutation{Job: scanTestJob, Paused: true} }
@@ -141,13 +249,24 @@ func (r *scanRig) next(limit time.Duration) (Message, bool) {
 		return m, true
 	}
 	b := m.Barrier
-	if b.Prev != r.epoch+1 {
-		r.t.Fatalf("barrier %d after epoch %d", b.Prev, r.epoch)
+	if r.joined {
+		// The running graph's: its epoch commits with the scan's batch.
+		if b.Prev != r.epoch+1 {
+			r.t.Fatalf("barrier %d after epoch %d", b.Prev, r.epoch)
+		}
+		if err := r.st.CommitEpoch(b.Prev, []*storage.WriteBatch{r.upW.TakeBatch(), r.wsc.TakeBatch(), r.sc.TakeBatch()}); err != nil {
+			r.t.Fatalf("commit %d: %v", b.Prev, err)
+		}
+		r.epoch = b.Prev
+	} else {
+		if b.Prev != r.jepoch+1 {
+			r.t.Fatalf("job barrier %d after job epoch %d", b.Prev, r.jepoch)
+		}
+		if err := r.st.CommitJob([]*storage.WriteBatch{r.sc.TakeBatch()}, false); err != nil {
+			r.t.Fatalf("commit of job epoch %d: %v", b.Prev, err)
+		}
+		r.jepoch = b.Prev
 	}
-	if err := r.st.CommitEpoch(b.Prev, []*storage.WriteBatch{r.upW.TakeBatch(), r.sc.TakeBatch()}); err != nil {
-		r.t.Fatalf("commit %d: %v", b.Prev, err)
-	}
-	r.epoch = b.Prev
 	if err := r.view.apply(r.pending); err != nil {
 		r.t.Fatalf("epoch %d: a row arrived twice or a change before its row (I3): %v", b.Prev, err)
 	}
@@ -199,8 +318,9 @@ func (r *scanRig) rowsRead() int64 {
 	return read
 }
 
-// finish runs the scan (unthrottled) until it follows upstream, then
-// checks the view equals the upstream table exactly once.
+// finish runs the scan (unthrottled) until it has drained the log
+// store, joins it, and runs it until it follows upstream; then checks
+// the view equals the upstream table exactly once.
 func (r *scanRig) finish() {
 	r.t.Helper()
 	deadline := time.Now().Add(waitLimit)
@@ -208,7 +328,7 @@ func (r *scanRig) finish() {
 		select {
 		case <-r.prog.Done():
 			r.barrier(nil)
-			for r.epoch < r.sent {
+			for !r.settled() {
 				r.mustBarrier("final")
 			}
 			r.check()
@@ -218,10 +338,12 @@ func (r *scanRig) finish() {
 		if time.Now().After(deadline) {
 			r.t.Fatal("an unpaused backfill never caught up")
 		}
-		if i%4 == 0 && len(r.ch) == 0 {
+		if !r.prepared && r.settled() && r.prog.Drained() {
+			r.join()
+		} else if i%4 == 0 && len(r.ch) == 0 && len(r.jobCh) == 0 {
 			r.barrier(nil)
 		}
-		r.next(100 * time.Millisecond) // times out only once it follows upstream
+		r.next(100 * time.Millisecond) // times out when drained or following
 	}
 }
 
@@ -308,6 +430,8 @@ func TestStreamScanPauseInLogStore(t *testing.T) {
 	for range 40 {
 		r.write(40)
 	}
+	r.barrier(nil) // logs them
+	r.mustBarrier("logged")
 	if n := r.mustChunk("the whole snapshot"); n != 300 {
 		t.Fatalf("snapshot chunk of %d rows", n)
 	}
@@ -394,7 +518,14 @@ func TestStreamScanResumeAfterCatchingUp(t *testing.T) {
 	r.mustChunk("snapshot 2, the last")
 	r.idle("snapshot and log store done", 100*time.Millisecond)
 	r.barrier(nil)
-	r.mustBarrier("caught up") // the scan follows upstream from here
+	r.mustBarrier("drained")
+	if !r.prog.Drained() {
+		t.Fatal("the scan did not report the log store drained")
+	}
+	r.join()
+	r.idle("joined, log store empty", 100*time.Millisecond) // the scan follows upstream from here
+	r.barrier(nil)
+	r.mustBarrier("first after the join")
 	select {
 	case <-r.prog.Done():
 	default:
@@ -462,11 +593,11 @@ func TestStreamScanRateLimitAtBarrier(t *testing.T) {
 	r.barrier(rate(10))
 	r.mustBarrier("rate 10")
 	r.mustChunk("1 row at 10/s")
-	r.sent++
-	late := Message{Barrier: &Barrier{Prev: r.sent, Curr: r.sent + 1, Mutation: pause()}}
+	r.jsent++
+	late := Message{Barrier: &Barrier{Prev: r.jsent, Curr: r.jsent + 1, Mutation: pause()}}
 	go func() {
 		time.Sleep(20 * time.Millisecond)
-		r.ch <- late
+		r.jobCh <- late
 	}()
 	r.mustBarrier("pause during the rate wait")
 	r.idle("paused after a rate wait", 300*time.Millisecond)
@@ -519,7 +650,7 @@ func TestStreamScanThrottleStorm(t *testing.T) {
 						if tm, ok := msg.Barrier.Mutation.(*ThrottleMutation); ok {
 							paused = tm.Paused
 						}
-						if msg.Barrier.Prev == r.sent {
+						if msg.Barrier.Prev == r.lastSent() {
 							break
 						}
 					}
@@ -534,7 +665,7 @@ func TestStreamScanThrottleStorm(t *testing.T) {
 		}
 		r.barrier(resume())
 		r.barrier(rate(0))
-		for r.epoch < r.sent {
+		for !r.settled() {
 			r.next(waitLimit)
 		}
 		r.finish()

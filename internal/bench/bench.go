@@ -408,12 +408,16 @@ func (s *session) backfill() ([]Result, error) {
 
 // checkAgg checks the GROUP BY view's totals against the generator.
 func (s *session) checkAgg(n int64) error {
-	var count, total int64
+	var count, total, wantN, want int64
 	if err := s.c.QueryRow(s.ctx, "SELECT sum(n)::bigint, sum(total)::bigint FROM agg").Scan(&count, &total); err != nil {
 		return fmt.Errorf("reading the view: %w", err)
 	}
-	if want := 7 * n * (n + 1) / 2; count != n || total != want {
-		return fmt.Errorf("view totals %d rows, sum %d; want %d, %d", count, total, n, want)
+	// The table holds its n loaded rows and those isolation added.
+	if err := s.c.QueryRow(s.ctx, "SELECT count(*), sum(v)::bigint FROM t").Scan(&wantN, &want); err != nil {
+		return fmt.Errorf("reading the table: %w", err)
+	}
+	if wantN < n || count != wantN || total != want {
+		return fmt.Errorf("view totals %d rows, sum %d; the table %d, %d (%d loaded)", count, total, wantN, want, n)
 	}
 	return nil
 }
@@ -500,11 +504,14 @@ func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
 // nothing to do with it. In each phase it times, one statement at a time
 // on one connection and alternating, a single-row INSERT into a table with
 // no views ("insert"), and an INSERT into the small upstream of a GROUP BY
-// view until a read of that view reflects it ("fresh"). The phases: idle
+// view until a read of that view reflects it ("fresh"), and an INSERT into
+// the table the phase's view backfills from until a read of another view
+// over that table reflects it ("same"). The phases: idle
 // (nothing else runs, for IsolationWindow); while a GROUP BY view over the
 // Rows-row table backfills at backfill_rate_limit = Rows per window
 // ("group-by-limited"); while the same backfills without a limit
-// ("group-by"); while a join view over two tables of Rows/2 rows backfills
+// ("group-by"), and with an adaptive one ("group-by-adaptive", at the
+// default backfill_latency_target); while a join view over two tables of Rows/2 rows backfills
 // without a limit ("join"). A backfill phase samples from when its CREATE
 // is issued, on a second connection, until it returns. Each step's Rows
 // are the statements timed, Elapsed the phase's length; Print shows each
@@ -529,8 +536,11 @@ func (s *session) isolation() ([]Result, error) {
 			}
 		}
 	}
-	if err := s.exec("CREATE MATERIALIZED VIEW fresh AS SELECT k, count(*) AS n FROM up GROUP BY k"); err != nil {
-		return s.out, err
+	for _, v := range []string{"fresh AS SELECT k, count(*) AS n FROM up GROUP BY k",
+		"fresh_t AS SELECT k, count(*) AS n FROM t GROUP BY k", "fresh_a AS SELECT k, count(*) AS n FROM a GROUP BY k"} {
+		if err := s.exec("CREATE MATERIALIZED VIEW " + v); err != nil {
+			return s.out, err
+		}
 	}
 	bg, err := st.connect(s.ctx)
 	if err != nil {
@@ -543,11 +553,14 @@ func (s *session) isolation() ([]Result, error) {
 	phases := []struct {
 		name, create, drop string
 		check              func() error
+		upstream           string // the table the view backfills from
 	}{
-		{name: "idle"},
+		{name: "idle", upstream: "t"},
 		{"group-by-limited", fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = %d) %s", rate, groupBy),
-			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }},
-		{"group-by", "CREATE MATERIALIZED VIEW agg " + groupBy, "DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }},
+			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t"},
+		{"group-by", "CREATE MATERIALIZED VIEW agg " + groupBy, "DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t"},
+		{"group-by-adaptive", "CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = 'adaptive') " + groupBy,
+			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t"},
 		{"join", "CREATE MATERIALIZED VIEW j AS SELECT a.id, a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.id = b.id",
 			"DROP MATERIALIZED VIEW j", func() error {
 				var got int64
@@ -555,12 +568,14 @@ func (s *session) isolation() ([]Result, error) {
 					return fmt.Errorf("join view holds %d rows (%v), want %d", got, err, half)
 				}
 				return nil
-			}},
+			}, "a"},
 	}
-	var inserts, fresh []Result
-	insertID, freshID := int64(0), int64(small)
+	var inserts, fresh, same []Result
+	// Rows added to the backfilled tables get ids past the loaded ones
+	// (and, in a, past b's: the join's result stays the loaded rows).
+	insertID, freshID, sameID := int64(0), int64(small), 4*n+1_000_000
 	for _, ph := range phases {
-		var insLat, freshLat []time.Duration
+		var insLat, freshLat, sameLat []time.Duration
 		sample := func() error {
 			insertID++
 			start := time.Now()
@@ -574,6 +589,11 @@ func (s *session) isolation() ([]Result, error) {
 				return err
 			}
 			freshLat = append(freshLat, d)
+			sameID++
+			if d, err = s.visible(ph.upstream, "fresh_"+ph.upstream, sameID, false); err != nil {
+				return err
+			}
+			sameLat = append(sameLat, d)
 			return nil
 		}
 		s.t.resetPeak(s.c)
@@ -615,7 +635,7 @@ func (s *session) isolation() ([]Result, error) {
 			out *[]Result
 			lat []time.Duration
 			key string
-		}{{&inserts, insLat, "insert"}, {&fresh, freshLat, "fresh"}} {
+		}{{&inserts, insLat, "insert"}, {&fresh, freshLat, "fresh"}, {&same, sameLat, "same"}} {
 			r := Result{System: s.t.name(), Scenario: "isolation/" + m.key + "/" + ph.name, Rows: int64(len(m.lat)), Elapsed: elapsed, PeakRSS: rss, Err: err}
 			if len(m.lat) > 0 {
 				r.P50, r.P99 = percentiles(m.lat)
@@ -629,11 +649,11 @@ func (s *session) isolation() ([]Result, error) {
 			err = s.exec(ph.drop)
 		}
 		if err != nil {
-			s.out = append(append(s.out, inserts...), fresh...)
+			s.out = append(append(append(s.out, inserts...), fresh...), same...)
 			return s.out, err
 		}
 	}
-	s.out = append(append(s.out, inserts...), fresh...)
+	s.out = append(append(append(s.out, inserts...), fresh...), same...)
 	return s.out, nil
 }
 

@@ -40,8 +40,8 @@ func TestSmoke(t *testing.T) {
 	for _, q := range NexmarkQueries {
 		want["streamdb nexmark/"+q.Name] = true
 	}
-	for _, m := range []string{"insert", "fresh"} {
-		for _, ph := range []string{"idle", "group-by-limited", "group-by", "join"} {
+	for _, m := range []string{"insert", "fresh", "same"} {
+		for _, ph := range []string{"idle", "group-by-limited", "group-by", "group-by-adaptive", "join"} {
 			want["streamdb isolation/"+m+"/"+ph] = true
 		}
 	}

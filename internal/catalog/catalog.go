@@ -5,6 +5,8 @@
 package catalog
 
 import (
+	"time"
+
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -96,6 +98,11 @@ type Relation struct {
 	// BackfillRateZero is a backfill rate limit of 0, which also holds
 	// the backfill; it is independent of PAUSE/RESUME.
 	BackfillRateZero bool `json:"backfill_rate_zero,omitempty"`
+	// BackfillAdaptive makes the backfill's rate follow the load
+	// (backfill_rate_limit = 'adaptive'): it keeps the running graph's
+	// barrier latency under BackfillLatencyTarget (microseconds).
+	BackfillAdaptive      bool  `json:"backfill_adaptive,omitempty"`
+	BackfillLatencyTarget int64 `json:"backfill_latency_target,omitempty"`
 	// BackfillQuarantined: the view's job failed BackfillFailures times
 	// in a row with BackfillError and was paused (BackfillPaused) until a
 	// RESUME (see the failure policy in ../../job_failures.go).
@@ -156,3 +163,12 @@ type Reader interface {
 // BackfillHeld reports whether the view's backfill is held: paused, or
 // rate-limited to 0.
 func (r *Relation) BackfillHeld() bool { return r.BackfillPaused || r.BackfillRateZero }
+
+// AdaptiveTarget is the barrier latency an adaptive backfill keeps the
+// running graph under; 0 when the backfill's rate is not adaptive.
+func (r *Relation) AdaptiveTarget() time.Duration {
+	if !r.BackfillAdaptive {
+		return 0
+	}
+	return time.Duration(r.BackfillLatencyTarget) * time.Microsecond
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -32,6 +33,9 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	if a.Action == sql.AlterSetRateLimit && a.Param != "backfill_rate_limit" {
 		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on a materialized view", a.Param)
 	}
+	if a.Adaptive && a.Param != "backfill_rate_limit" {
+		return errNotAdaptive(a.Param)
+	}
 	if a.Action == sql.AlterSetRateLimit && !a.Default && a.Value < 0 {
 		return pgerr.New(pgerr.InvalidParameterValue, "backfill_rate_limit must be at least 0, got %d", a.Value)
 	}
@@ -50,6 +54,12 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	}
 	next := *rel
 	applyFlowControl(a, &next.BackfillRateLimit, &next.BackfillPaused, &next.BackfillRateZero)
+	if a.Action == sql.AlterSetRateLimit {
+		next.BackfillAdaptive = a.Adaptive
+		if a.Adaptive && next.BackfillLatencyTarget <= 0 {
+			next.BackfillLatencyTarget = defaultLatencyTarget.Microseconds()
+		}
+	}
 	if a.Action == sql.AlterResume {
 		// RESUME lifts a quarantine (job_failures.go) and retries.
 		next.BackfillQuarantined, next.BackfillFailures, next.BackfillError = false, 0, ""
@@ -67,7 +77,8 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 		}
 	}
 	if rel.State == catalog.StateCreating {
-		m := &stream.ThrottleMutation{Job: rel.ID, RateLimit: next.BackfillRateLimit, Paused: next.BackfillHeld()}
+		m := &stream.ThrottleMutation{Job: rel.ID, RateLimit: next.BackfillRateLimit, Paused: next.BackfillHeld(),
+			LatencyTarget: next.AdaptiveTarget()}
 		if err := db.coord.Mutate(ctx, m, nil, nil); err != nil {
 			return err
 		}
@@ -82,6 +93,9 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 // their wait, a paused one goes on when resumed (see dmlLimiter). No
 // barrier is needed: DML is paced before it enters the graph.
 func (db *DB) alterTable(a *sql.AlterStmt, w ResultWriter) error {
+	if a.Adaptive {
+		return errNotAdaptive(a.Param)
+	}
 	if a.Action != sql.AlterSetRateLimit {
 		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER TABLE is not supported: only ALTER TABLE ... SET DML_RATE_LIMIT")
 	}
@@ -126,6 +140,9 @@ func (db *DB) alterTable(a *sql.AlterStmt, w ResultWriter) error {
 // connector produces nothing after a pausing barrier, and a new limit
 // paces it from its barrier on.
 func (db *DB) alterSource(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error {
+	if a.Adaptive {
+		return errNotAdaptive(a.Param)
+	}
 	what, tag := "source", "ALTER SOURCE"
 	if a.Kind == sql.ObjTable {
 		what, tag = "table", "ALTER TABLE"
@@ -171,6 +188,15 @@ func (db *DB) alterSource(ctx context.Context, a *sql.AlterStmt, w ResultWriter)
 	return w.Complete(tag)
 }
 
+// defaultLatencyTarget is backfill_latency_target's default.
+const defaultLatencyTarget = 5 * time.Millisecond
+
+func errNotAdaptive(param string) error {
+	e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: \"adaptive\"", param)
+	e.Hint = "Only backfill_rate_limit can be adaptive."
+	return e
+}
+
 // applyFlowControl applies a PAUSE, RESUME or SET ..._RATE_LIMIT to a
 // relation's settings of one kind: paused is PAUSE/RESUME's flag (nil
 // where there is none), limit the rows per second (0: none) and zero
@@ -182,8 +208,8 @@ func applyFlowControl(a *sql.AlterStmt, limit *int64, paused, zero *bool) {
 	case sql.AlterResume:
 		*paused = false
 	case sql.AlterSetRateLimit:
-		*limit, *zero = a.Value, !a.Default && a.Value == 0
-		if a.Default {
+		*limit, *zero = a.Value, !a.Default && !a.Adaptive && a.Value == 0
+		if a.Default || a.Adaptive {
 			*limit = 0
 		}
 	}

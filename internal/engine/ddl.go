@@ -142,6 +142,10 @@ type viewOptions struct {
 	rateLimit   int64 // backfill rows per second (0: no limit)
 	paused      bool  // backfill_rate_limit = 0
 	parallelism int   // actors per fragment (0: the DB's default)
+	// adaptive: backfill_rate_limit = 'adaptive', keeping the running
+	// graph's barrier latency under latencyTarget.
+	adaptive      bool
+	latencyTarget time.Duration
 }
 
 func (db *DB) createView(ctx context.Context, cv *planner.CreateView, opts viewOptions, w ResultWriter) error {
@@ -181,6 +185,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
 		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
+		BackfillAdaptive: opts.adaptive, BackfillLatencyTarget: opts.latencyTarget.Microseconds(),
 		Parallelism: opts.parallelism}
 	if rel.Parallelism == 0 {
 		rel.Parallelism, rel.Adaptive = db.opts.Parallelism, true
@@ -202,11 +207,11 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	// the graph after they started (even before MutateIn returns) gives
 	// it the rebuilt scans' progress. Registered after, it would wait on
 	// the progress of scans that no longer run, forever.
-	j := newJob(rel, sj.Progress)
+	j := newJob(rel, sj.Progress, sj.Creating)
 	db.mu.Lock()
 	db.jobs[rel.ID] = j
 	db.mu.Unlock()
-	if err := db.coord.MutateIn(ctx, gen, add, sj.Actors, nil); err != nil {
+	if err := db.coord.Create(ctx, gen, add, sj.Creating); err != nil {
 		db.mu.Lock()
 		delete(db.jobs, rel.ID)
 		db.mu.Unlock()

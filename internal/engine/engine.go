@@ -166,12 +166,12 @@ func Open(dir string, opts *Options) (*DB, error) {
 	}
 	db.coord = stream.NewCoordinator(st, stream.CoordinatorOptions{
 		BarrierInterval: o.BarrierInterval, Logger: o.Logger, OnFailure: db.rebuildGraph})
-	actors, sources, resumed, err := db.buildGraph()
+	g, resumed, err := db.buildGraph()
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	db.coord.Start(actors, sources)
+	db.coord.Start(g.actors, g.sources, g.creating)
 	for _, j := range resumed {
 		db.startJob(j)
 	}
@@ -193,10 +193,11 @@ func (db *DB) Close() error {
 		db.gate.Lock()
 		db.closed = true
 		db.gate.Unlock()
-		// Commit the open epoch (backfill progress included) before
-		// stopping; a failure here only loses what a crash would.
+		// Commit the open epoch and the views being created (their
+		// progress) before stopping; a failure here only loses what a
+		// crash would.
 		ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
-		if err := db.coord.Checkpoint(ctx); err != nil {
+		if err := db.Flush(ctx); err != nil {
 			db.opts.Logger.Warn("final checkpoint at close failed", "err", err)
 		}
 		cancel()
@@ -206,9 +207,14 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Flush waits until every change written so far is visible in every view.
+// Flush waits until every change written so far is visible in every
+// view, and each view being created has checkpointed its backfill's
+// progress (on its own barriers) since the call.
 func (db *DB) Flush(ctx context.Context) error {
-	return db.coord.Checkpoint(ctx)
+	if err := db.coord.Checkpoint(ctx); err != nil {
+		return err
+	}
+	return db.coord.CheckpointCreating(ctx)
 }
 
 // errClosing is the error of statements run while the DB closes.

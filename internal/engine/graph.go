@@ -51,8 +51,9 @@ func (e *jobEnv) NextStateTableID() uint32 {
 // just follow their upstreams, and views being created resume their
 // backfill from its persisted progress. It returns jobs for creating views
 // that had none (at Open); existing jobs get the rebuilt progress.
-func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, []*job, error) {
+func (db *DB) buildGraph() (*builtGraph, []*job, error) {
 	var actors []*stream.Actor
+	var creating []*stream.CreatingJob
 	var resumed []*job
 	sources := map[stream.ActorID]*stream.Source{}
 	tops := map[uint32]*planner.StreamJob{}
@@ -64,10 +65,10 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 		}
 		job, err := db.buildJob(r, mode)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		if err := connectInlets(r, job, tops); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		tops[r.ID] = job
 		if job.Source != nil {
@@ -75,21 +76,31 @@ func (db *DB) buildGraph() ([]*stream.Actor, map[stream.ActorID]*stream.Source, 
 		}
 		runtime[r.ID] = db.newRuntime(r, job)
 		actors = append(actors, job.Actors...)
+		if job.Creating != nil {
+			creating = append(creating, job.Creating)
+		}
 		if mode == planner.Resume {
 			db.mu.RLock()
 			j := db.jobs[r.ID]
 			db.mu.RUnlock()
 			if j != nil {
-				j.setProgress(job.Progress)
+				j.setProgress(job.Progress, job.Creating)
 			} else {
-				resumed = append(resumed, newJob(r, job.Progress))
+				resumed = append(resumed, newJob(r, job.Progress, job.Creating))
 			}
 		}
 	}
 	db.mu.Lock()
 	db.runtime = runtime
 	db.mu.Unlock()
-	return actors, sources, resumed, nil
+	return &builtGraph{actors: actors, sources: sources, creating: creating}, resumed, nil
+}
+
+// builtGraph is the streaming graph buildGraph made.
+type builtGraph struct {
+	actors   []*stream.Actor
+	sources  map[stream.ActorID]*stream.Source
+	creating []*stream.CreatingJob
 }
 
 // connectInlets attaches the scans of job r to the top actors of its
@@ -148,7 +159,7 @@ func actorIDs(as []*stream.Actor) []stream.ActorID {
 // newRuntime makes the runtime handle of a job, keeping the DML mutex of a
 // table across rebuilds.
 func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntime {
-	rt := &relRuntime{par: r.Parallelism, tops: actorIDs(job.Tops), topVnodes: job.TopVnodes, actors: actorIDs(job.Actors), fragments: job.Fragments,
+	rt := &relRuntime{par: r.Parallelism, tops: actorIDs(job.Tops), topVnodes: job.TopVnodes, actors: job.AllActors(), fragments: job.Fragments,
 		source: job.Source, generated: job.Connector}
 	if r.Kind == catalog.KindTable {
 		db.mu.RLock()
@@ -223,11 +234,11 @@ func (db *DB) rebuildGraph(cause error) {
 	relation := db.failedRelation(cause)
 	db.opts.Logger.Warn("recovering streaming graph", "cause", cause, "relation", relation)
 	db.noteJobFailure(cause)
-	actors, sources, _, err := db.buildGraph()
+	g, _, err := db.buildGraph()
 	if err != nil {
 		db.opts.Logger.Error("rebuilding streaming graph failed", "err", err)
 	} else {
-		db.coord.Restart(actors, sources)
+		db.coord.Restart(g.actors, g.sources, g.creating)
 	}
 	db.recoveries.add(start, relation, cause, time.Since(start))
 }

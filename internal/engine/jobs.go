@@ -27,6 +27,7 @@ type job struct {
 
 	mu       sync.Mutex
 	progress []*stream.BackfillProgress
+	creating *stream.CreatingJob // the job on its own barriers (nil: none yet)
 	changed  chan struct{}
 	maxPct   float64 // progress shown never goes backwards
 	lastRead int64
@@ -48,8 +49,8 @@ type job struct {
 	held      chan struct{} // closed while the job is quarantined
 }
 
-func newJob(rel *catalog.Relation, progress []*stream.BackfillProgress) *job {
-	j := &job{rel: rel, started: time.Now(), progress: progress, changed: make(chan struct{}),
+func newJob(rel *catalog.Relation, progress []*stream.BackfillProgress, creating *stream.CreatingJob) *job {
+	j := &job{rel: rel, started: time.Now(), progress: progress, creating: creating, changed: make(chan struct{}),
 		cancel: make(chan struct{}), done: make(chan struct{}), lastAt: time.Now(), held: make(chan struct{})}
 	if rel.BackfillQuarantined {
 		j.failures, j.failKey, j.lastErr = rel.BackfillFailures, rel.BackfillError, rel.BackfillError
@@ -58,11 +59,12 @@ func newJob(rel *catalog.Relation, progress []*stream.BackfillProgress) *job {
 	return j
 }
 
-// setProgress replaces the progress objects after a rebuild.
-func (j *job) setProgress(p []*stream.BackfillProgress) {
+// setProgress replaces the progress objects and the creating job after a
+// rebuild.
+func (j *job) setProgress(p []*stream.BackfillProgress, creating *stream.CreatingJob) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.progress = p
+	j.progress, j.creating = p, creating
 	close(j.changed)
 	j.changed = make(chan struct{})
 }
@@ -85,6 +87,14 @@ type jobStatus struct {
 	total     int64
 	rate      float64
 	lag       int64
+	// epoch is the running graph's epoch whose upstream state the job
+	// has caught up with (the least of its scans'), ownEpoch the last of
+	// its own barriers committed, joined when it joined the graph.
+	epoch    uint64
+	ownEpoch uint64
+	joined   time.Time
+	// adaptiveRate is an adaptive backfill's current rate (rows/s).
+	adaptiveRate int64
 }
 
 // status sums the scans' progress.
@@ -92,7 +102,10 @@ func (j *job) status() jobStatus {
 	ps, _ := j.current()
 	st := jobStatus{id: j.rel.ID, statement: "CREATE MATERIALIZED VIEW " + j.rel.Name + " AS " + j.rel.Definition}
 	phases := map[string]int{}
-	for _, p := range ps {
+	for i, p := range ps {
+		if e := p.Epoch(); i == 0 || e < st.epoch {
+			st.epoch = e
+		}
 		ph, read, total, lag := p.Snapshot()
 		phases[ph]++
 		st.read += read
@@ -111,6 +124,10 @@ func (j *job) status() jobStatus {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.creating != nil {
+		st.ownEpoch, st.joined = j.creating.Epoch(), j.creating.JoinedAt()
+		st.adaptiveRate = j.creating.Rate()
+	}
 	pct := 0.0
 	switch {
 	case st.phase == stream.PhaseDone:

@@ -136,6 +136,9 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 			upd.Stop[a] = true
 		}
 		upd.Start = append(upd.Start, job.Actors...)
+		if job.Creating != nil {
+			upd.Creating = append(upd.Creating, job.Creating)
+		}
 		if job.Source != nil {
 			upd.Sources[job.SourceOwner.ID] = job.Source
 		}
@@ -149,7 +152,7 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 			j := db.jobs[r.ID]
 			db.mu.Unlock()
 			if j != nil && r.State == catalog.StateCreating {
-				j.setProgress(jobs[i].Progress)
+				j.setProgress(jobs[i].Progress, jobs[i].Creating)
 			}
 		}
 	}

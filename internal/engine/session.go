@@ -63,6 +63,7 @@ func defaultVars() map[string]string {
 		"extra_float_digits":          "1",
 		"background_ddl":              "false",
 		"streaming_parallelism":       "default",
+		"backfill_latency_target":     "5ms",
 	}
 }
 
@@ -257,7 +258,7 @@ func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
 				return err
 			}
 		}
-		if name == "statement_timeout" {
+		if name == "statement_timeout" || name == "backfill_latency_target" {
 			if _, err := parseTimeout(name, n.Value); err != nil {
 				return err
 			}
@@ -284,7 +285,7 @@ func (s *Session) rateLimit(name string, with map[string]string) (n int64, ok bo
 		v = s.vars[name]
 	}
 	n, err = binder.ParseRateLimit(name, v)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 && n != binder.RateAdaptive {
 		return 0, false, err
 	}
 	return n, true, nil
@@ -298,7 +299,13 @@ func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
 	if err != nil {
 		return opts, err
 	}
-	if ok {
+	switch {
+	case ok && n == binder.RateAdaptive:
+		opts.adaptive = true
+		if opts.latencyTarget, err = s.latencyTarget(); err != nil {
+			return opts, err
+		}
+	case ok:
 		opts.rateLimit, opts.paused = n, n == 0
 	}
 	v, given := cv.With["streaming_parallelism"]
@@ -309,6 +316,16 @@ func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
 		return opts, err
 	}
 	return opts, nil
+}
+
+// latencyTarget is backfill_latency_target: the running graph's barrier
+// latency an adaptive backfill keeps under.
+func (s *Session) latencyTarget() (time.Duration, error) {
+	d, err := parseTimeout("backfill_latency_target", s.vars["backfill_latency_target"])
+	if err == nil && d <= 0 {
+		err = pgerr.New(pgerr.InvalidParameterValue, "backfill_latency_target must be above 0")
+	}
+	return d, err
 }
 
 // tableOptions reads the settings a new table takes: its WITH options,

@@ -60,7 +60,9 @@ func (s systemSource) Jobs() []systemcatalog.Job {
 		failures, lastErr, quarantined := j.health()
 		out = append(out, systemcatalog.Job{ID: st.id, Statement: st.statement, Phase: st.phase,
 			Progress: st.pct, RowsRead: st.read, RowsTotal: st.total, RowsPerSecond: st.rate, LogLag: st.lag,
-			Elapsed: time.Since(j.started), View: rel, Failures: failures, LastError: lastErr, Quarantined: quarantined})
+			Elapsed: time.Since(j.started), View: rel, Failures: failures, LastError: lastErr, Quarantined: quarantined,
+			Epoch: st.epoch, CommittedEpoch: s.db.coord.CommittedEpoch(), OwnEpoch: st.ownEpoch, Joined: st.joined,
+			AdaptiveRate: st.adaptiveRate})
 	}
 	return out
 }

@@ -71,6 +71,14 @@ const (
 	// BackfillLogRead is in the backfill's log-store replay before each
 	// chunk of logged changes is read, as a failed read.
 	BackfillLogRead = "backfill/log-read"
+	// BackfillJobCommit is in a creating job's barrier loop before each
+	// of its own checkpoints commits, as a failed commit (it fails the
+	// graph; the job resumes from its checkpoint before).
+	BackfillJobCommit = "backfill/job-commit"
+	// BackfillJoin is in a creating job's scans once the running graph's
+	// barrier that joins the job has committed, before they replay the
+	// rest of the log store: a failure just after the switch.
+	BackfillJoin = "backfill/join"
 
 	// CatalogDropPurge is in the removal of a dropped relation's state
 	// (DROP, or a view whose creation failed), after each of its state
@@ -87,6 +95,6 @@ var Names = []string{
 	ExecHashJoinChunk, ExecHashJoinBarrier,
 	ExecMaterializeChunk, ExecMaterializeBarrier,
 	ExecProjectChunk, ExecProjectBarrier,
-	BackfillSnapshotRead, BackfillLogRead,
+	BackfillSnapshotRead, BackfillLogRead, BackfillJobCommit, BackfillJoin,
 	CatalogDropPurge,
 }

@@ -54,6 +54,18 @@ type Job struct {
 	Failures    int
 	LastError   string
 	Quarantined bool
+	// The job runs on barriers of its own until it joins the running
+	// graph: Epoch is the running graph's epoch whose upstream state it
+	// has caught up with (0 before it started), CommittedEpoch the
+	// running graph's last, OwnEpoch the last of the job's own barriers
+	// committed, Joined when it joined (zero before).
+	Epoch          uint64
+	CommittedEpoch uint64
+	OwnEpoch       uint64
+	Joined         time.Time
+	// AdaptiveRate is the current rate of an adaptive backfill (View's
+	// BackfillAdaptive), in rows per second.
+	AdaptiveRate int64
 }
 
 // Recovery is one recovery of the stream graph: an actor failed and the

@@ -30,6 +30,11 @@ func rateLimitRows(v *view) [][]types.Datum {
 	for _, r := range rels {
 		switch r.Kind {
 		case catalog.KindMaterializedView:
+			if r.BackfillAdaptive {
+				// Its rate moves: ddl_progress shows the current one.
+				rows = append(rows, []types.Datum{r.Name, "backfill (adaptive)", nil, r.BackfillHeld()})
+				break
+			}
 			add(r, "backfill", r.BackfillRateLimit, r.BackfillHeld())
 		case catalog.KindTable:
 			add(r, "dml", r.DMLRateLimit, r.DMLPaused)

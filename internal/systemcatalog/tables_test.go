@@ -68,7 +68,8 @@ func (e fakeEngine) RowsGenerated(id uint32) (int64, bool) { return 42, id == 3 
 func (e fakeEngine) Jobs() []Job {
 	return []Job{{ID: 2, Statement: "CREATE MATERIALIZED VIEW mv AS SELECT count(*) AS n FROM t", Phase: "snapshot",
 		Progress: 12.345, RowsRead: 10, RowsTotal: 80, RowsPerSecond: 5.5, Elapsed: 1600 * time.Millisecond,
-		View: e.rels[1], Failures: 1, LastError: "boom"}}
+		View: e.rels[1], Failures: 1, LastError: "boom", Epoch: 40, CommittedEpoch: 43, OwnEpoch: 7,
+		Joined: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}}
 }
 
 func (e fakeEngine) Recoveries() []Recovery {
@@ -138,7 +139,7 @@ func TestRelationIdentifiers(t *testing.T) {
 func TestStreamdbCatalogRows(t *testing.T) {
 	e := newFakeEngine()
 	for _, tc := range []struct{ rel, want string }{
-		{"streamdb_catalog.ddl_progress", "2|CREATE MATERIALIZED VIEW mv AS SELECT count(*) AS n FROM t|snapshot|12.35%|10|80|5|0|2s|f|100|2|1|boom|f"},
+		{"streamdb_catalog.ddl_progress", "2|CREATE MATERIALIZED VIEW mv AS SELECT count(*) AS n FROM t|snapshot|12.35%|10|80|5|0|2s|f|100|2|1|boom|f|40|3|7|2026-12-01 10:00:00+00|NULL"},
 		{"streamdb_catalog.rate_limits", "mv|backfill|100|f\nseq|source|0|t\nt|dml|50|f"},
 		{"streamdb_catalog.sources", "seq|source|datagen|42|10|NULL|t"},
 		{"streamdb_catalog.actors", "mv|0|scan|7|128|0-127\nmv|0|scan|8|128|128-255\nmv|1|agg|9|256|0-255"},

@@ -68,13 +68,23 @@ func (b *binder) checkWithOptions(what string, with map[string]string, known map
 	return out, nil
 }
 
+// RateAdaptive is what ParseRateLimit returns for backfill_rate_limit =
+// 'adaptive': a backfill rate that a controller raises while the running
+// graph's barriers stay under backfill_latency_target, and lowers when
+// they do not.
+const RateAdaptive = -2
+
 // ParseRateLimit parses the value of a *_rate_limit option or session
-// variable: an integer >= 0 (rows per second; 0 pauses), or "default" or
-// empty (-1: no limit). Anything else is 22023.
+// variable: an integer >= 0 (rows per second; 0 pauses), "default" or
+// empty (-1: no limit), or for backfill_rate_limit "adaptive"
+// (RateAdaptive). Anything else is 22023.
 func ParseRateLimit(name, v string) (n int64, err error) {
 	v = strings.TrimSpace(v)
 	if strings.EqualFold(v, "default") || v == "" {
 		return -1, nil
+	}
+	if strings.EqualFold(v, "adaptive") && name == "backfill_rate_limit" {
+		return RateAdaptive, nil
 	}
 	n, perr := strconv.ParseInt(v, 10, 64)
 	if perr != nil || n < 0 {

@@ -1,0 +1,398 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/internal/failpoint"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// CreatingJob is a materialized view being created, run on its own
+// barrier sequence so that the running graph never waits for it (I8).
+//
+// Its LogWriters run in the running graph: they take the upstream changes
+// and append them to the log store in the running graph's epochs, which
+// costs each barrier next to nothing. Its other actors (the scans and
+// everything downstream of them) run on the job's barriers, which the
+// coordinator's job loop (run) injects into the scans every JobInterval
+// and commits on its own (storage.Store.CommitJob): the snapshot and the
+// log store are read and the view's state is built there, at whatever
+// pace the job's rate limit and the machine allow.
+//
+// Once every scan has found the log store drained, the job's last
+// barrier parks the scans, and a barrier of the running graph carrying a
+// JoinMutation switches the writers to passing upstream on to the scans;
+// the scans replay the little the log still holds and follow. From the
+// barrier after the join on, the job's actors take part in the running
+// graph's barriers like any other.
+type CreatingJob struct {
+	// ID is the job's id (the view's relation id).
+	ID uint32
+	// Actors are the job's actors that run on its barriers.
+	Actors []*Actor
+	// Writers are the job's LogWriter actors, in the running graph.
+	Writers []*Actor
+	// Scans are the job's scans and Barriers their job-barrier channels,
+	// in the same order.
+	Scans    []*StreamScan
+	Barriers []chan Message
+	// Forward is, for each writer, its channel to its scan, attached at
+	// the join.
+	Forward map[ActorID]*Output
+	// Progress is each scan's.
+	Progress []*BackfillProgress
+	// LatencyTarget, when not zero, makes the job's backfill rate
+	// adaptive (see adapt); its scans start at AdaptiveStartRate.
+	LatencyTarget time.Duration
+	// Paused: the job starts paused.
+	Paused bool
+
+	c        *Coordinator
+	interval time.Duration
+	epoch    uint64 // the job's own epoch: the last barrier's Prev
+
+	mu       sync.Mutex
+	inflight *jobEpoch
+	queued   []request // flow-control mutations for the next barriers
+	ended    bool      // the loop ended: nothing is queued any more
+	kick     chan struct{}
+
+	stopOnce sync.Once
+	stopCh   chan struct{} // closed to ask the job to stop
+	exited   chan struct{} // closed when run returns
+
+	// For SHOW JOBS: the job's epoch, when it started and joined.
+	committed atomic.Uint64
+	joinedAt  atomic.Int64 // unix nanoseconds, 0 until joined
+
+	// The adaptive rate (run's goroutine only, but rateNow): the rate the
+	// scans were last given, the job's pause, and when the running
+	// graph's latency was last looked at.
+	rate     float64
+	paused   bool
+	lastLook time.Time
+	rateNow  atomic.Int64
+}
+
+// AdaptiveStartRate is the rows per second an adaptive backfill starts
+// at; adaptiveMinRate and adaptiveMaxRate bound it (the top is no limit
+// in practice: a scan's chunks are full above 10k rows/s).
+const (
+	AdaptiveStartRate = 50_000
+	adaptiveMinRate   = 1_000
+	adaptiveMaxRate   = 50_000_000
+)
+
+// Rate returns the adaptive backfill's current rate in rows per second
+// (0 when the rate is not adaptive).
+func (j *CreatingJob) Rate() int64 { return j.rateNow.Load() }
+
+// adapt is the adaptive rate's controller, run before each of the job's
+// barriers: it looks at the running graph's barrier latency since it
+// last looked (the slowest barrier committed since), and raises the rate
+// while it stays under the target (by half when under half the target,
+// by a tenth when under it), or halves it when not: additive-ish
+// increase, multiplicative decrease, as TCP does. It returns the
+// mutation that gives the scans the new rate (it rides the job's next
+// barrier, which runs anyway), nil when it did not move.
+func (j *CreatingJob) adapt() Mutation {
+	if j.LatencyTarget <= 0 || j.paused {
+		return nil
+	}
+	now := time.Now()
+	worst, n := j.c.latencySince(j.lastLook)
+	j.lastLook = now
+	r := j.rate
+	switch {
+	case n == 0 || worst < j.LatencyTarget/2:
+		r *= 1.5
+	case worst < j.LatencyTarget:
+		r *= 1.1
+	default:
+		r /= 2
+	}
+	r = min(max(r, adaptiveMinRate), adaptiveMaxRate)
+	if r == j.rate {
+		return nil
+	}
+	j.rate = r
+	j.rateNow.Store(int64(r))
+	return &ThrottleMutation{Kind: ThrottleBackfill, Job: j.ID, RateLimit: int64(r)}
+}
+
+// throttle takes a flow-control change for the job: an adaptive one
+// (LatencyTarget) turns the controller on and gives the scans its rate;
+// any other turns it off and goes to the scans as is.
+func (j *CreatingJob) throttle(t *ThrottleMutation) Mutation {
+	j.paused = t.Paused
+	if t.LatencyTarget <= 0 {
+		j.LatencyTarget = 0
+		j.rateNow.Store(0)
+		return t
+	}
+	if j.LatencyTarget <= 0 {
+		j.rate, j.lastLook = AdaptiveStartRate, time.Now()
+	}
+	j.LatencyTarget = t.LatencyTarget
+	j.rateNow.Store(int64(j.rate))
+	return &ThrottleMutation{Kind: ThrottleBackfill, Job: j.ID, RateLimit: int64(j.rate), Paused: t.Paused}
+}
+
+// JobInterval is how often a creating job's own barrier is injected: it
+// bounds how much of the job's work one of its checkpoints holds.
+const JobInterval = 100 * time.Millisecond
+
+// jobEpoch collects a job barrier from the job's actors.
+type jobEpoch struct {
+	barrier  *Barrier
+	expected map[ActorID]bool
+	batches  []*storage.WriteBatch
+	all      chan struct{}
+}
+
+// Epoch returns the job's last committed epoch of its own sequence.
+func (j *CreatingJob) Epoch() uint64 { return j.committed.Load() }
+
+// JoinedAt returns when the job joined the running graph (zero before).
+func (j *CreatingJob) JoinedAt() time.Time {
+	if n := j.joinedAt.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// actorSet returns the ids of the job's actors on its own barriers.
+func (j *CreatingJob) actorSet() map[ActorID]bool {
+	m := make(map[ActorID]bool, len(j.Actors))
+	for _, a := range j.Actors {
+		m[a.ID] = true
+	}
+	return m
+}
+
+// owns reports whether the job has actor id, on its barriers or a writer.
+func (j *CreatingJob) owns(id ActorID) bool {
+	for _, a := range j.Actors {
+		if a.ID == id {
+			return true
+		}
+	}
+	for _, a := range j.Writers {
+		if a.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// enqueue hands a flow-control request to the job: it is answered once a
+// job barrier carrying it has committed. It never blocks (the barrier
+// loop calls it).
+func (j *CreatingJob) enqueue(r request) {
+	j.mu.Lock()
+	if j.ended {
+		// It joined, stopped or failed since: see answerQueued.
+		j.mu.Unlock()
+		r.done <- nil
+		return
+	}
+	j.queued = append(j.queued, r)
+	j.mu.Unlock()
+	select {
+	case j.kick <- struct{}{}:
+	default:
+	}
+}
+
+// requestStop asks the job to stop: its last barrier stops its actors.
+func (j *CreatingJob) requestStop() { j.stopOnce.Do(func() { close(j.stopCh) }) }
+
+func (j *CreatingJob) stopping() bool {
+	select {
+	case <-j.stopCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// answerQueued, when the job's loop ends, answers the requests queued
+// and those enqueued later: their mutations no longer matter, as the job
+// joined (its scans replay the log unthrottled), stopped, or failed and
+// will be rebuilt with the flow control its catalog entry holds.
+func (j *CreatingJob) answerQueued() {
+	j.mu.Lock()
+	q := j.queued
+	j.queued, j.ended = nil, true
+	j.mu.Unlock()
+	for _, r := range q {
+		r.done <- nil
+	}
+}
+
+// run is the job's barrier loop, started by the coordinator with the
+// job's actors. It returns when the job joined, stopped, or its graph
+// was torn down; a failure of its own fails the graph.
+func (j *CreatingJob) run(ctx context.Context) {
+	defer close(j.exited)
+	tick := time.NewTicker(j.interval)
+	defer tick.Stop()
+	join := false
+	for {
+		stop := j.stopping()
+		if !stop && !join {
+			select {
+			case <-ctx.Done():
+				j.answerQueued()
+				return
+			case <-j.stopCh:
+				stop = true
+			case <-j.kick:
+			case <-tick.C:
+			}
+		}
+		var m Mutation
+		var carried *request
+		j.mu.Lock()
+		switch {
+		case stop:
+			m = &StopMutation{Actors: j.actorSet()}
+		case len(j.queued) > 0:
+			r := j.queued[0]
+			j.queued = j.queued[1:]
+			m, carried = r.mutation, &r
+		case join:
+			m = &prepareJoin{}
+		}
+		j.mu.Unlock()
+		if t, ok := m.(*ThrottleMutation); ok && t.Kind == ThrottleBackfill && t.Job == j.ID {
+			m = j.throttle(t)
+		}
+		if m == nil {
+			m = j.adapt()
+		}
+		// A request without a mutation is a checkpoint someone waits
+		// for (CheckpointCreating): it must be durable.
+		err := j.barrier(ctx, m, carried != nil && carried.mutation == nil)
+		if carried != nil {
+			// Committed, or the graph failed: the job is then rebuilt
+			// with the flow control its catalog entry holds, which the
+			// caller recorded before asking.
+			carried.done <- nil
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				j.c.fail(fmt.Errorf("stream: creating job %d: %w", j.ID, err))
+			}
+			j.answerQueued()
+			return
+		}
+		if stop {
+			j.answerQueued()
+			return
+		}
+		if _, ok := m.(*prepareJoin); ok {
+			err := j.c.join(ctx, j)
+			if err == nil || !errors.Is(err, errJoinAborted) {
+				// Joined, or the graph failed (and is torn down).
+				j.answerQueued()
+				return
+			}
+			// Asked to stop while joining: the parked scans still take
+			// the job's barriers.
+			continue
+		}
+		join = j.allDrained()
+	}
+}
+
+// allDrained reports whether every scan found the log store drained.
+func (j *CreatingJob) allDrained() bool {
+	for _, p := range j.Progress {
+		if !p.Drained() {
+			return false
+		}
+	}
+	return len(j.Progress) > 0
+}
+
+// barrier injects one job barrier into the scans, waits for every actor
+// of the job to collect it, and commits the job's batches.
+func (j *CreatingJob) barrier(ctx context.Context, m Mutation, sync bool) error {
+	b := &Barrier{Prev: j.epoch, Curr: j.epoch + 1, Mutation: m, coll: j,
+		commit: &commitSignal{done: make(chan struct{})}}
+	je := &jobEpoch{barrier: b, expected: j.actorSet(), all: make(chan struct{})}
+	j.mu.Lock()
+	j.inflight = je
+	j.mu.Unlock()
+	err := j.injectAndCollect(ctx, je)
+	// From here on a late collect finds nothing in flight (the graph
+	// failed; its actor then fails on a canceled graph).
+	j.mu.Lock()
+	j.inflight = nil
+	batches := je.batches
+	j.mu.Unlock()
+	if err == nil && failpoint.Enabled {
+		err = failpoint.Hit(failpoint.BackfillJobCommit)
+	}
+	if err == nil {
+		err = j.c.store.CommitJob(batches, sync)
+	} else {
+		closeAll(batches)
+	}
+	b.commit.err = err
+	close(b.commit.done)
+	if err == nil {
+		j.epoch++
+		j.committed.Store(b.Prev)
+	}
+	return err
+}
+
+func (j *CreatingJob) injectAndCollect(ctx context.Context, je *jobEpoch) error {
+	for _, ch := range j.Barriers {
+		select {
+		case ch <- Message{Barrier: je.barrier}:
+		case <-ctx.Done():
+			return ErrGraphFailed
+		}
+	}
+	select {
+	case <-je.all:
+		return nil
+	case <-ctx.Done():
+		return ErrGraphFailed
+	}
+}
+
+// collect implements collector for the job's barriers.
+func (j *CreatingJob) collect(id ActorID, b *Barrier, wb *storage.WriteBatch) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	je := j.inflight
+	if je == nil || je.barrier != b {
+		return fmt.Errorf("stream: actor %d collected barrier %d of job %d, which is not in flight", id, b.Prev, j.ID)
+	}
+	if !je.expected[id] {
+		return fmt.Errorf("stream: actor %d is not expected at barrier %d of job %d", id, b.Prev, j.ID)
+	}
+	delete(je.expected, id)
+	je.batches = append(je.batches, wb)
+	if len(je.expected) == 0 {
+		close(je.all)
+	}
+	return nil
+}
+
+func closeAll(batches []*storage.WriteBatch) {
+	for _, b := range batches {
+		if b != nil {
+			_ = b.Close()
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package stream
+
+import (
+	"testing"
+	"time"
+)
+
+// TestCreatingJobOffCriticalPath (I8): while a creating job's actor is
+// stuck at one of the job's barriers, the running graph's epochs still
+// commit, with the upstream's writes; once it goes on, the job catches
+// up, joins, and its view equals the table, every change once.
+func TestCreatingJobOffCriticalPath(t *testing.T) {
+	h := newHarness(t)
+	tn := h.newTable(1)
+	h.c.Start([]*Actor{tn.actor}, tn.sources(), nil)
+	var cs []change
+	for i := 1; i <= 3000; i++ {
+		cs = append(cs, ins(int64(i), int64(i)))
+	}
+	h.send(tn, cs...)
+	h.mustCheckpoint()
+
+	v := h.newView(tn, 2, nil)
+	v.gate.hold.Store(true)
+	if err := h.create(v); err != nil {
+		t.Fatal(err)
+	}
+	v.gate.waitSeen(t, 0) // the job's first barrier is stuck
+	before := h.c.CommittedEpoch()
+	for i := 0; i < 20; i++ {
+		h.send(tn, ins(int64(10_000+i), int64(i)), del(int64(i+1), int64(i+1)))
+		h.mustCheckpoint() // bounded: fails the test if it waits for the job
+	}
+	if got := h.c.CommittedEpoch() - before; got < 20 {
+		t.Fatalf("%d epochs committed while the job was stuck, want 20", got)
+	}
+	if v.caughtUp() {
+		t.Fatal("a stuck job caught up")
+	}
+	if j := h.c.CreatingJob(2); j == nil || j.Epoch() != 0 {
+		t.Fatalf("creating job: %v", j)
+	}
+	v.gate.hold.Store(false)
+	v.gate.release <- struct{}{}
+	h.catchUp(v)
+	checkView(t, h, tn, v)
+	if h.c.CreatingJob(2) != nil {
+		t.Fatal("the job still runs on its own barriers after it joined")
+	}
+	if !h.c.Running(v.actor.ID) || !h.c.Running(v.writer.ID) {
+		t.Fatal("the joined job's actors are not in the running graph")
+	}
+}
+
+// TestCreatingJobPauseAndStop: a pause of a creating job goes on its own
+// barriers (Mutate returns once one carrying it committed) and holds it
+// (I2) while the running graph commits; a Stop of its actors then ends
+// the job (its own last barrier, then the running graph's for the
+// writer) without a failure.
+func TestCreatingJobPauseAndStop(t *testing.T) {
+	h := newHarness(t)
+	tn := h.newTable(1)
+	h.c.Start([]*Actor{tn.actor}, tn.sources(), nil)
+	var cs []change
+	for i := 1; i <= 20_000; i++ {
+		cs = append(cs, ins(int64(i), int64(i)))
+	}
+	h.send(tn, cs...)
+	h.mustCheckpoint()
+	v := h.newView(tn, 2, nil)
+	v.scan.opts.RateLimit = 20_000
+	if err := h.create(v); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(waitLimit); ; {
+		if _, read, _, _ := v.prog.Snapshot(); read > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the backfill never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := h.mutate(&ThrottleMutation{Job: 2, Paused: true}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, read, _, _ := v.prog.Snapshot()
+	for i := 0; i < 10; i++ {
+		h.send(tn, ins(int64(50_000+i), int64(1)))
+		h.mustCheckpoint()
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, now, _, lag := v.prog.Snapshot(); now != read || lag < 10 {
+		t.Fatalf("paused job: rows read %d -> %d, log lag %d", read, now, lag)
+	}
+	if err := h.mutate(&StopMutation{Actors: v.actors()}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-v.closed:
+	case <-time.After(waitLimit):
+		t.Fatal("the stopped job's actor did not exit")
+	}
+	if h.c.CreatingJob(2) != nil || h.c.Running(v.actor.ID) || h.c.Running(v.writer.ID) {
+		t.Fatal("the stopped job is still registered")
+	}
+	select {
+	case err := <-h.fails:
+		t.Fatalf("stopping the job failed the graph: %v", err)
+	default:
+	}
+	h.send(tn, ins(int64(60_000), int64(1)))
+	h.mustCheckpoint()
+}
+
+// TestAdaptiveRateController: the adaptive rate rises by half while the
+// running graph's barriers stay under half the target (or none
+// committed), by a tenth under the target, halves above it, stays within
+// its bounds, and gives the scans each new rate as a ThrottleMutation; a
+// fixed throttle turns it off.
+func TestAdaptiveRateController(t *testing.T) {
+	h := newHarness(t)
+	h.c.Start(nil, nil, nil)
+	j := &CreatingJob{ID: 5, c: h.c, LatencyTarget: 10 * time.Millisecond, rate: AdaptiveStartRate,
+		lastLook: time.Now()}
+	step := func(lat time.Duration) int64 {
+		t.Helper()
+		if lat > 0 {
+			h.c.noteLatency(lat)
+		}
+		m := j.adapt()
+		if m == nil {
+			return -1
+		}
+		tm, ok := m.(*ThrottleMutation)
+		if !ok || tm.Job != 5 || tm.Kind != ThrottleBackfill || tm.RateLimit != j.Rate() {
+			t.Fatalf("adapt gave %#v, rate %d", m, j.Rate())
+		}
+		return tm.RateLimit
+	}
+	if r := step(0); r != AdaptiveStartRate*3/2 {
+		t.Fatalf("no barrier committed: rate %d, want %d", r, AdaptiveStartRate*3/2)
+	}
+	if r := step(2 * time.Millisecond); r != AdaptiveStartRate*9/4 {
+		t.Fatalf("well under target: rate %d", r)
+	}
+	before := j.Rate()
+	if r := step(30 * time.Millisecond); r != before/2 {
+		t.Fatalf("over target: rate %d, want %d", r, before/2)
+	}
+	if r := step(8 * time.Millisecond); r != before/2*11/10 {
+		t.Fatalf("under target: rate %d, want %d", r, before/2*11/10)
+	}
+	for range 20 {
+		step(50 * time.Millisecond)
+	}
+	if j.Rate() != adaptiveMinRate {
+		t.Fatalf("rate after a long overload %d, want the floor %d", j.Rate(), adaptiveMinRate)
+	}
+	for range 60 {
+		step(0)
+	}
+	if j.Rate() != adaptiveMaxRate {
+		t.Fatalf("rate after a long idle %d, want the top %d", j.Rate(), adaptiveMaxRate)
+	}
+	if m := j.throttle(&ThrottleMutation{Kind: ThrottleBackfill, Job: 5, RateLimit: 700}); m.(*ThrottleMutation).RateLimit != 700 || j.Rate() != 0 {
+		t.Fatalf("a fixed limit after adaptive: %#v, rate %d", m, j.Rate())
+	}
+	if m := j.adapt(); m != nil {
+		t.Fatalf("adapting after a fixed limit: %#v", m)
+	}
+}
