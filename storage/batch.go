@@ -181,7 +181,7 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	if cur := s.epoch.Load(); epoch <= cur {
 		return fmt.Errorf("%w: %d after %d", ErrEpochNotIncreasing, epoch, cur)
 	}
-	return s.commitLocked(epoch, true, batches, s.writeOpts)
+	return s.commitLocked(epoch, batches)
 }
 
 // CommitJob atomically applies batches (nil entries ignored, keys
@@ -194,9 +194,10 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 // durable when CommitJob returns (as CommitEpoch's are). The batches are
 // closed whatever the outcome.
 //
-// Without ingests it does not wait for an epoch's commit in progress, nor
-// make one wait; with them it is serialized with CommitEpoch, as both
-// use the pending-ingest record.
+// It never waits for an epoch's commit in progress, nor makes one wait:
+// its ingests (a backfill's bulk of rows) have a pending-ingest record of
+// their own (jobIngestKey), and no snapshot waits for them (nothing reads
+// a creating job's tables but the job, which waits for its commit).
 func (s *Store) CommitJob(batches []*WriteBatch, sync bool) error {
 	opts := pebble.NoSync
 	if sync {
@@ -206,18 +207,18 @@ func (s *Store) CommitJob(batches []*WriteBatch, sync bool) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	ingests := false
-	for _, w := range batches {
-		ingests = ingests || w != nil && len(w.ingests) > 0
+	b, owned, err := s.epochBatch(batches)
+	if err != nil {
+		return err
 	}
-	if !ingests {
-		b, owned, err := s.epochBatch(batches)
-		if err != nil {
-			return err
-		}
-		if owned {
-			defer b.Close()
-		}
+	if owned {
+		defer b.Close()
+	}
+	ingest, err := claimIngests(batches)
+	if err != nil {
+		return err
+	}
+	if len(ingest) == 0 {
 		if b.Empty() {
 			return nil
 		}
@@ -226,18 +227,31 @@ func (s *Store) CommitJob(batches []*WriteBatch, sync bool) error {
 		}
 		return nil
 	}
-	s.commitMu.Lock()
-	defer s.commitMu.Unlock()
-	if err := s.writable(); err != nil {
-		return err
+	key := jobIngestKey(s.jobIngests.Add(1))
+	tried := false
+	defer func() {
+		if !tried {
+			s.removeStaged(stagedNames(ingest))
+		}
+	}()
+	if err := b.Set(key, encodePendingIngest(0, ingest), nil); err != nil {
+		return fmt.Errorf("storage: commit of a job checkpoint: %w", err)
 	}
-	return s.commitLocked(s.epoch.Load(), false, batches, opts)
+	tried = true
+	// Synced: the record must be durable before the files are ingested.
+	if err := s.guard(func() error { return b.Commit(s.writeOpts) }); err != nil {
+		return fmt.Errorf("storage: commit of a job checkpoint: %w", err)
+	}
+	if err := s.applyIngest(ingest, key); err != nil {
+		// Committed, not yet ingested: a reopen redoes it.
+		return fmt.Errorf("storage: ingest of a job checkpoint: %w", s.fail(err))
+	}
+	return nil
 }
 
-// commitLocked commits batches, with the record of epoch when advance is
-// set; ingests are recorded under epoch, the committed epoch after the
-// commit. Callers hold commitMu.
-func (s *Store) commitLocked(epoch uint64, advance bool, batches []*WriteBatch, opts *pebble.WriteOptions) error {
+// commitLocked commits batches and the record of epoch. Callers hold
+// commitMu.
+func (s *Store) commitLocked(epoch uint64, batches []*WriteBatch) error {
 	b, owned, err := s.epochBatch(batches)
 	if err != nil {
 		return err
@@ -264,10 +278,8 @@ func (s *Store) commitLocked(epoch uint64, advance bool, batches []*WriteBatch, 
 		s.visMu.Lock()
 		defer s.visMu.Unlock()
 	}
-	if advance {
-		if err := b.Set(epochKey, encodeEpoch(epoch), nil); err != nil {
-			return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
-		}
+	if err := b.Set(epochKey, encodeEpoch(epoch), nil); err != nil {
+		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 	}
 	if failpoint.Enabled {
 		if err := failpoint.Hit(failpoint.StorageCommit); err != nil {
@@ -275,7 +287,7 @@ func (s *Store) commitLocked(epoch uint64, advance bool, batches []*WriteBatch, 
 		}
 	}
 	tried = true
-	if err := s.guard(func() error { return b.Commit(opts) }); err != nil {
+	if err := s.guard(func() error { return b.Commit(s.writeOpts) }); err != nil {
 		return fmt.Errorf("storage: commit epoch %d: %w", epoch, err)
 	}
 	if failpoint.Enabled {
@@ -285,14 +297,12 @@ func (s *Store) commitLocked(epoch uint64, advance bool, batches []*WriteBatch, 
 		}
 	}
 	if len(ingest) > 0 {
-		if err := s.applyIngest(ingest); err != nil {
+		if err := s.applyIngest(ingest, pendingIngestKey); err != nil {
 			// Committed, not yet ingested: a reopen redoes it.
 			return fmt.Errorf("storage: ingest of epoch %d: %w", epoch, s.fail(err))
 		}
 	}
-	if advance {
-		s.epoch.Store(epoch)
-	}
+	s.epoch.Store(epoch)
 	return nil
 }
 

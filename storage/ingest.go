@@ -60,6 +60,17 @@ const ingestDirName = "ingest"
 // the names of its files (each a uvarint length and the bytes).
 var pendingIngestKey = metaKey(reservedMetaPrefix + "pending_ingest")
 
+// jobIngestPrefix begins the pending-ingest records of creating jobs'
+// checkpoints (Store.CommitJob), one per commit (jobIngestKey), with epoch
+// 0: a job's ingest is redone at Open whatever the committed epoch, which
+// is safe for the same reason as an epoch's (only the job writes its keys,
+// and its next commit waits for this one to return).
+const jobIngestPrefix = reservedMetaPrefix + "pending_ingest/job/"
+
+func jobIngestKey(n uint64) []byte {
+	return metaKey(fmt.Sprintf("%s%016x", jobIngestPrefix, n))
+}
+
 // Ingest is a set of staged sstables holding rows for one commit. It is
 // discarded (its files removed) unless a CommitEpoch takes it.
 type Ingest struct {
@@ -363,7 +374,7 @@ func decodePendingIngest(v []byte) (uint64, []string, error) {
 // ranges do not overlap (and one at a time when their bounds are
 // unknown). Their keys being disjoint, the grouping does not change the
 // result.
-func (s *Store) applyIngest(files []stagedFile) error {
+func (s *Store) applyIngest(files []stagedFile, record []byte) error {
 	if failpoint.Enabled {
 		if err := failpoint.Hit(failpoint.StorageIngest); err != nil {
 			return err
@@ -374,7 +385,7 @@ func (s *Store) applyIngest(files []stagedFile) error {
 			return err
 		}
 	}
-	if err := s.guard(func() error { return s.db.Delete(pendingIngestKey, pebble.Sync) }); err != nil {
+	if err := s.guard(func() error { return s.db.Delete(record, pebble.Sync) }); err != nil {
 		return fmt.Errorf("storage: ingest: clearing its record: %w", err)
 	}
 	s.removeStaged(stagedNames(files))
@@ -430,6 +441,46 @@ func ingestGroups(files []stagedFile) [][]stagedFile {
 	return groups
 }
 
+// recoverJobIngests redoes the ingests of creating jobs' checkpoints that
+// a crash interrupted (see jobIngestPrefix).
+func (s *Store) recoverJobIngests() error {
+	lower := metaKey(jobIngestPrefix)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	if err != nil {
+		return fmt.Errorf("storage: pending job ingests: %w", err)
+	}
+	type pending struct {
+		key   []byte
+		files []stagedFile
+	}
+	var todo []pending
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			break
+		}
+		_, names, err := decodePendingIngest(v)
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		p := pending{key: append([]byte(nil), it.Key()...)}
+		for _, n := range names {
+			p.files = append(p.files, stagedFile{name: n})
+		}
+		todo = append(todo, p)
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return fmt.Errorf("storage: pending job ingests: %w", err)
+	}
+	for _, p := range todo {
+		if err := s.applyIngest(p.files, p.key); err != nil {
+			return fmt.Errorf("storage: redo of a job checkpoint's ingest: %w", err)
+		}
+	}
+	return nil
+}
+
 // recoverIngest, at Open, redoes the ingest of a committed epoch that a
 // crash interrupted and removes staged files no commit took.
 func (s *Store) recoverIngest() error {
@@ -449,9 +500,12 @@ func (s *Store) recoverIngest() error {
 		if epoch != s.epoch.Load() {
 			return errCorrupt("pending ingest record", fmt.Sprintf("epoch %d, committed %d", epoch, s.epoch.Load()))
 		}
-		if err := s.applyIngest(files); err != nil {
+		if err := s.applyIngest(files, pendingIngestKey); err != nil {
 			return fmt.Errorf("storage: redo of the ingest of epoch %d: %w", epoch, err)
 		}
+	}
+	if err := s.recoverJobIngests(); err != nil {
+		return err
 	}
 	if err := s.fs.RemoveAll(s.ingestDir()); err != nil {
 		return fmt.Errorf("storage: clearing ingest staging: %w", err)

@@ -214,6 +214,49 @@ func TestIngestManyFiles(t *testing.T) {
 	wantKV(t, s, 20000, nil)
 }
 
+// TestJobIngestCrashBeforeIngest: a creating job's checkpoint with an
+// ingest commits without the epoch lock; when its ingest fails (the store
+// stops) the checkpoint is still whole after a crash and reopen, which
+// redoes the ingest, and an epoch committed meanwhile is kept.
+func TestJobIngestCrashBeforeIngest(t *testing.T) {
+	if !failpoint.Enabled {
+		t.Skip("failpoints need -tags invariants")
+	}
+	fs := vfs.NewCrashableMem()
+	s, err := open("db", Options{}, fs)
+	mustDo(t, err)
+	w := s.NewWriteOnlyBatch()
+	mustDo(t, kvTable.Insert(w, []types.Datum{int64(-1), int64(7)}))
+	commit(t, s, 1, w)
+	w = s.NewWriteOnlyBatch()
+	mustDo(t, w.AddIngest(stageKV(t, s, 0, 100)))
+	mustDo(t, s.CommitJob([]*WriteBatch{w}, false)) // ingested at once
+	wantKV(t, s, 100, map[int64]int64{-1: 7})
+
+	off, err := failpoint.Enable(failpoint.StorageIngest, failpoint.Spec{Action: failpoint.Error, Times: 1})
+	mustDo(t, err)
+	defer off()
+	w = s.NewWriteOnlyBatch()
+	mustDo(t, w.AddIngest(stageKV(t, s, 100, 3000)))
+	mustDo(t, kvTable.Insert(w, []types.Datum{int64(-2), int64(8)}))
+	if err := s.CommitJob([]*WriteBatch{w}, false); !errors.Is(err, ErrStoreFailed) {
+		t.Fatalf("CommitJob with a failed ingest: %v, want ErrStoreFailed", err)
+	}
+	crash := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
+	s.Close()
+
+	r, err := open("db", Options{}, crash)
+	mustDo(t, err)
+	defer r.Close()
+	if got := r.CommittedEpoch(); got != 1 {
+		t.Fatalf("recovered epoch %d, want 1", got)
+	}
+	wantKV(t, r, 3000, map[int64]int64{-1: 7, -2: 8})
+	if f := stagedFiles(t, crash, "db"); len(f) != 0 {
+		t.Fatalf("staged files left after the redo: %v", f)
+	}
+}
+
 // TestIngestSnapshotsSeeWholeEpochs: each epoch ingests new rows and,
 // in its batch, records how many there are; a snapshot taken at any
 // moment sees both or neither.

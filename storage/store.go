@@ -60,6 +60,8 @@ type Store struct {
 	// commit until its files are in, so that no snapshot sees one without
 	// the other; Snapshot holds it (read) while it takes one.
 	visMu sync.RWMutex
+	// jobIngests numbers the pending-ingest records of job checkpoints.
+	jobIngests atomic.Uint64
 
 	fs        vfs.FS
 	dir       string

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/storage"
@@ -26,6 +28,11 @@ type Actor struct {
 	// only): run returning nil without it is an actor that ended without
 	// a barrier (I5).
 	stopped bool
+	// background is set while the actor belongs to a creating job: it
+	// yields the processor after each chunk, so the running graph's
+	// actors, waiting to run, pass their barriers without waiting out a
+	// scheduler time slice behind a backfill.
+	background atomic.Bool
 }
 
 // errExitedWithoutStop is the failure of an actor whose goroutine ended
@@ -65,6 +72,9 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 		if msg.Chunk != nil {
 			if err := a.Out.Send(ctx, msg); err != nil {
 				return a.actorError(err)
+			}
+			if a.background.Load() {
+				runtime.Gosched()
 			}
 			continue
 		}

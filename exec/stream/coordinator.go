@@ -282,6 +282,7 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 			s.Pin(c.store.Snapshot(), epoch)
 		}
 		for _, a := range j.Actors {
+			a.background.Store(true)
 			c.runActorLocked(a)
 		}
 		c.creating[j.ID] = j
@@ -683,6 +684,7 @@ func (c *Coordinator) barrier(reqs []request) error {
 			// The job's actors take part in the running graph's
 			// barriers from the next one on (I8).
 			for _, a := range join.Actors {
+				a.background.Store(false)
 				c.actors[a.ID] = a
 			}
 			delete(c.creating, join.ID)

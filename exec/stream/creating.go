@@ -80,10 +80,12 @@ type CreatingJob struct {
 }
 
 // AdaptiveStartRate is the rows per second an adaptive backfill starts
-// at; adaptiveMinRate and adaptiveMaxRate bound it (the top is no limit
-// in practice: a scan's chunks are full above 10k rows/s).
+// at: high, as most backfills are short, and one that hurts is halved
+// within its first checkpoints. adaptiveMinRate and adaptiveMaxRate bound
+// it (the top is no limit in practice: a scan's chunks are full above
+// 10k rows/s).
 const (
-	AdaptiveStartRate = 50_000
+	AdaptiveStartRate = 500_000
 	adaptiveMinRate   = 1_000
 	adaptiveMaxRate   = 50_000_000
 )
@@ -95,9 +97,7 @@ func (j *CreatingJob) Rate() int64 { return j.rateNow.Load() }
 // adapt is the adaptive rate's controller, run before each of the job's
 // barriers: it looks at the running graph's barrier latency since it
 // last looked (the slowest barrier committed since), and raises the rate
-// while it stays under the target (by half when under half the target,
-// by a tenth when under it), or halves it when not: additive-ish
-// increase, multiplicative decrease, as TCP does. It returns the
+// by half while it stays under the target, or halves it when not. It returns the
 // mutation that gives the scans the new rate (it rides the job's next
 // barrier, which runs anyway), nil when it did not move.
 func (j *CreatingJob) adapt() Mutation {
@@ -108,12 +108,9 @@ func (j *CreatingJob) adapt() Mutation {
 	worst, n := j.c.latencySince(j.lastLook)
 	j.lastLook = now
 	r := j.rate
-	switch {
-	case n == 0 || worst < j.LatencyTarget/2:
+	if n == 0 || worst < j.LatencyTarget {
 		r *= 1.5
-	case worst < j.LatencyTarget:
-		r *= 1.1
-	default:
+	} else {
 		r /= 2
 	}
 	r = min(max(r, adaptiveMinRate), adaptiveMaxRate)

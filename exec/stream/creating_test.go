@@ -114,10 +114,9 @@ func TestCreatingJobPauseAndStop(t *testing.T) {
 }
 
 // TestAdaptiveRateController: the adaptive rate rises by half while the
-// running graph's barriers stay under half the target (or none
-// committed), by a tenth under the target, halves above it, stays within
-// its bounds, and gives the scans each new rate as a ThrottleMutation; a
-// fixed throttle turns it off.
+// running graph's barriers stay under the target (or none committed),
+// halves above it, stays within its bounds, and gives the scans each new
+// rate as a ThrottleMutation; a fixed throttle turns it off.
 func TestAdaptiveRateController(t *testing.T) {
 	h := newHarness(t)
 	h.c.Start(nil, nil, nil)
@@ -148,10 +147,10 @@ func TestAdaptiveRateController(t *testing.T) {
 	if r := step(30 * time.Millisecond); r != before/2 {
 		t.Fatalf("over target: rate %d, want %d", r, before/2)
 	}
-	if r := step(8 * time.Millisecond); r != before/2*11/10 {
-		t.Fatalf("under target: rate %d, want %d", r, before/2*11/10)
+	if r := step(8 * time.Millisecond); r != before/2*3/2 {
+		t.Fatalf("under target: rate %d, want %d", r, before/2*3/2)
 	}
-	for range 20 {
+	for range 30 {
 		step(50 * time.Millisecond)
 	}
 	if j.Rate() != adaptiveMinRate {
