@@ -280,6 +280,7 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 		}
 		for _, s := range j.Scans {
 			s.Pin(c.store.Snapshot(), epoch)
+			s.wake = j.kick
 		}
 		for _, a := range j.Actors {
 			a.background.Store(true)

@@ -122,6 +122,8 @@ type StreamScan struct {
 	// roundEpoch is the running graph's committed epoch when the current
 	// round over the log store began.
 	roundEpoch uint64
+	// wake asks the job for its next barrier (set when the job starts).
+	wake chan<- struct{}
 }
 
 // NewStreamScan returns a scan of the relation whose state table is
@@ -546,6 +548,10 @@ func (s *StreamScan) nextLogged() (Message, bool, error) {
 	}
 	if round {
 		s.drained, s.drainedAt = true, s.roundEpoch
+		select { // the job may be ready to join: no need to wait
+		case s.wake <- struct{}{}:
+		default:
+		}
 	}
 	if c != nil {
 		s.charge(c.NumRows())
