@@ -157,7 +157,8 @@ type jobEpoch struct {
 	all      chan struct{}
 }
 
-// Epoch returns the job's last committed epoch of its own sequence.
+// Epoch returns how many of its own checkpoints the job has committed
+// since it (re)started.
 func (j *CreatingJob) Epoch() uint64 { return j.committed.Load() }
 
 // JoinedAt returns when the job joined the running graph (zero before).
@@ -351,7 +352,7 @@ func (j *CreatingJob) barrier(ctx context.Context, m Mutation, sync bool) error 
 	close(b.commit.done)
 	if err == nil {
 		j.epoch++
-		j.committed.Store(b.Prev)
+		j.committed.Store(b.Curr) // checkpoints committed
 	}
 	return err
 }

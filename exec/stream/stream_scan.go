@@ -441,6 +441,9 @@ func (s *StreamScan) load() error {
 // publishLoaded publishes the progress just loaded, the scan's committed
 // position.
 func (s *StreamScan) publishLoaded() {
+	if s.opts.Progress != nil {
+		s.opts.Progress.setEpoch(s.prog.epoch, false)
+	}
 	s.publish()
 	if s.opts.Progress != nil {
 		s.opts.Progress.markResumed()
