@@ -219,7 +219,7 @@ func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
 	for i, a := range f.actors {
 		merge := stream.NewMerge(typ)
 		in.merges = append(in.merges, merge)
-		opts := stream.ScanOptions{Backfill: b.mode != Follow, Resume: b.mode == Resume, State: state,
+		opts := stream.ScanOptions{Backfill: b.mode != Follow, State: state,
 			RateLimit: b.rate, Paused: b.paused, Job: b.jobID, Scans: b.scans, Vnodes: &f.vnodes[i]}
 		if !opts.Backfill {
 			scan := stream.NewStreamScan(merge, layout, a.State, opts)

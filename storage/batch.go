@@ -207,16 +207,12 @@ func (s *Store) CommitJob(batches []*WriteBatch, sync bool) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	b, owned, err := s.epochBatch(batches)
+	b, owned, ingest, err := s.prepareCommit(batches)
 	if err != nil {
 		return err
 	}
 	if owned {
 		defer b.Close()
-	}
-	ingest, err := claimIngests(batches)
-	if err != nil {
-		return err
 	}
 	if len(ingest) == 0 {
 		if b.Empty() {
@@ -249,19 +245,28 @@ func (s *Store) CommitJob(batches []*WriteBatch, sync bool) error {
 	return nil
 }
 
+// prepareCommit merges batches into the Pebble batch to commit (owned:
+// the caller closes it) and claims their ingests.
+func (s *Store) prepareCommit(batches []*WriteBatch) (b *pebble.Batch, owned bool, ingest []stagedFile, err error) {
+	b, owned, err = s.epochBatch(batches)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if ingest, err = claimIngests(batches); err != nil && owned {
+		_ = b.Close()
+	}
+	return b, owned, ingest, err
+}
+
 // commitLocked commits batches and the record of epoch. Callers hold
 // commitMu.
 func (s *Store) commitLocked(epoch uint64, batches []*WriteBatch) error {
-	b, owned, err := s.epochBatch(batches)
+	b, owned, ingest, err := s.prepareCommit(batches)
 	if err != nil {
 		return err
 	}
 	if owned {
 		defer b.Close()
-	}
-	ingest, err := claimIngests(batches)
-	if err != nil {
-		return err
 	}
 	// Staged files go with the commit: removed unless it was tried (its
 	// record may then be durable, and Open redoes them).

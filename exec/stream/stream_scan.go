@@ -28,11 +28,10 @@ const (
 // ScanOptions configure a StreamScan.
 type ScanOptions struct {
 	// Backfill makes the scan emit the upstream's existing rows first,
-	// on its job's own barriers (see CreatingJob).
+	// on its job's own barriers (see CreatingJob), continuing from its
+	// persisted progress when there is some (after a restart, recovery
+	// or rescale).
 	Backfill bool
-	// Resume continues a backfill from its persisted progress (after a
-	// restart, recovery or rescale) instead of starting it.
-	Resume bool
 	// Barriers, with Backfill, is where the job's own barriers arrive.
 	Barriers *Receiver
 	// State holds the backfill's progress and log-store tables.

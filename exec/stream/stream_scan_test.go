@@ -485,7 +485,7 @@ func TestStreamScanResumeFromPersistedPosition(t *testing.T) {
 	r.mustChunk("snapshot 2 (uncommitted)")
 	r.crash()
 
-	r.start(ScanOptions{Resume: true, Paused: true})
+	r.start(ScanOptions{Paused: true})
 	r.idle("rebuilt paused", 250*time.Millisecond)
 	if got := r.rowsRead(); got != persisted {
 		t.Fatalf("resumed at %d rows read, the last checkpoint had %d", got, persisted)
@@ -532,7 +532,7 @@ func TestStreamScanResumeAfterCatchingUp(t *testing.T) {
 		t.Fatal("the scan has not caught up")
 	}
 	r.crash()
-	r.start(ScanOptions{Resume: true})
+	r.start(ScanOptions{})
 	r.finish()
 }
 
