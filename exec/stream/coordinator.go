@@ -373,9 +373,31 @@ var errJoinAborted = errors.New("stream: the creating job stopped before it join
 // graph and waits for it to commit. It gives up, with errJoinAborted,
 // when j is asked to stop meanwhile: the barrier loop may be waiting for
 // j to stop.
+//
+// Unlike submit it also gives up when ctx, the graph's, ends, after the
+// request was taken too: a recovery's teardown waits for the job's loop,
+// which waits here, so waiting for the answer would deadlock.
 func (c *Coordinator) join(ctx context.Context, j *CreatingJob) error {
-	r := request{mutation: &JoinMutation{Job: j.ID, Outputs: j.Forward}, join: j}
-	return c.submitOr(ctx, r, j.stopCh)
+	r := request{mutation: &JoinMutation{Job: j.ID, Outputs: j.Forward}, join: j, done: make(chan error, 1)}
+	select {
+	case c.reqs <- r:
+	case <-j.stopCh:
+		return errJoinAborted
+	case <-ctx.Done():
+		return ErrGraphFailed
+	case <-c.stop:
+		return ErrClosed
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-j.stopCh:
+		return errJoinAborted
+	case <-ctx.Done():
+		return ErrGraphFailed
+	case <-c.stop:
+		return ErrClosed
+	}
 }
 
 // Generation identifies the running graph: it changes when a recovery
@@ -433,26 +455,18 @@ func (c *Coordinator) dropStale(batch []request) []request {
 	return live
 }
 
-func (c *Coordinator) submit(ctx context.Context, r request) error { return c.submitOr(ctx, r, nil) }
-
-// submitOr hands r to the barrier loop and waits for its answer; it gives
-// up with errJoinAborted once abort (nil: never) is closed.
-func (c *Coordinator) submitOr(ctx context.Context, r request, abort <-chan struct{}) error {
+func (c *Coordinator) submit(ctx context.Context, r request) error {
 	r.done = make(chan error, 1)
 	select {
 	case c.reqs <- r:
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-abort:
-		return errJoinAborted
 	case <-c.stop:
 		return ErrClosed
 	}
 	select {
 	case err := <-r.done:
 		return err
-	case <-abort:
-		return errJoinAborted
 	case <-c.stop:
 		return ErrClosed
 	}
