@@ -115,6 +115,8 @@ func (w *WriteBatch) Close() error {
 	return err
 }
 
+func (w *WriteBatch) owner() *Store { return w.s }
+
 func (w *WriteBatch) reader() (pebble.Reader, error) {
 	if w.b == nil || w.s.closed.Load() {
 		return nil, ErrClosed

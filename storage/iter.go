@@ -80,7 +80,7 @@ func (t *Table) newIter(r Reader, lower, upper []byte, reverse bool) Iterator {
 	if err != nil {
 		return errIter{fmt.Errorf("storage: table %d scan: %w", t.ID, err)}
 	}
-	return &tableIter{it: it, table: t, reverse: reverse}
+	return &tableIter{it: it, table: t, reverse: reverse, store: r.owner()}
 }
 
 // tableIter decodes rows from one bounded Pebble iterator, reusing its row
@@ -92,6 +92,8 @@ type tableIter struct {
 	started bool
 	row     []types.Datum
 	err     error
+	store   *Store
+	rows    int // rows returned
 }
 
 func (i *tableIter) Next() bool {
@@ -103,6 +105,7 @@ func (i *tableIter) Next() bool {
 		i.err = i.it.Error()
 		return false
 	}
+	i.rows++
 	v, err := i.it.ValueAndErr()
 	if err == nil {
 		i.row, err = DecodeRow(v, i.table.Types, i.row)
@@ -137,6 +140,9 @@ func (i *tableIter) Err() error { return i.err }
 func (i *tableIter) Close() error {
 	if i.it == nil {
 		return nil
+	}
+	if st := i.it.Stats(); st.InternalStats.PointCount > uint64(churnRatio*i.rows+churnSlack) {
+		i.store.noteChurn()
 	}
 	err := i.it.Close()
 	i.it = nil

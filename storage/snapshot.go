@@ -39,6 +39,8 @@ func (s *Snapshot) Close() error {
 	return err
 }
 
+func (s *Snapshot) owner() *Store { return s.s }
+
 func (s *Snapshot) reader() (pebble.Reader, error) {
 	if s.snap == nil {
 		return nil, ErrClosed

@@ -69,6 +69,8 @@ type Store struct {
 	ingestSeq atomic.Uint64 // names staged ingest files (ingest.go)
 	// ingestDirSynced: the staging directory exists durably.
 	ingestDirSynced atomic.Bool
+	// churnFlush is when noteChurn last asked for a flush (unix nanos).
+	churnFlush atomic.Int64
 }
 
 // Open opens (creating if needed) the store in dir; dir ":memory:" or ""
@@ -178,7 +180,11 @@ func (s *Store) closeSnapshots() int {
 type Reader interface {
 	// reader returns the Pebble reader, or ErrClosed.
 	reader() (pebble.Reader, error)
+	// owner returns the store read.
+	owner() *Store
 }
+
+func (s *Store) owner() *Store { return s }
 
 func (s *Store) reader() (pebble.Reader, error) {
 	if s.closed.Load() {
