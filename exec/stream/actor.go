@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/storage"
@@ -29,10 +29,11 @@ type Actor struct {
 	// a barrier (I5).
 	stopped bool
 	// background is set while the actor belongs to a creating job: it
-	// yields the processor after each chunk, so the running graph's
-	// actors, waiting to run, pass their barriers without waiting out a
-	// scheduler time slice behind a backfill.
+	// then defers to live work after each chunk (liveGate).
 	background atomic.Bool
+	// runUntil: the actor last held back for live work until it gave
+	// up waiting; it runs until runUntil before it holds back again.
+	runUntil time.Time
 }
 
 // errExitedWithoutStop is the failure of an actor whose goroutine ended
@@ -74,7 +75,7 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 				return a.actorError(err)
 			}
 			if a.background.Load() {
-				runtime.Gosched()
+				c.live.wait(ctx, a)
 			}
 			continue
 		}

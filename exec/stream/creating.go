@@ -76,6 +76,7 @@ type CreatingJob struct {
 	rate     float64
 	paused   bool
 	lastLook time.Time
+	lastRead int64 // rowsRead at lastLook
 	rateNow  atomic.Int64
 }
 
@@ -85,9 +86,10 @@ type CreatingJob struct {
 // it (the top is no limit in practice: a scan's chunks are full above
 // 10k rows/s).
 const (
-	AdaptiveStartRate = 500_000
+	AdaptiveStartRate = 2_000_000
 	adaptiveMinRate   = 1_000
 	adaptiveMaxRate   = 50_000_000
+	adaptiveHeadroom  = 4
 )
 
 // Rate returns the adaptive backfill's current rate in rows per second
@@ -95,23 +97,44 @@ const (
 func (j *CreatingJob) Rate() int64 { return j.rateNow.Load() }
 
 // adapt is the adaptive rate's controller, run before each of the job's
-// barriers: it looks at the running graph's barrier latency since it
-// last looked (the slowest barrier committed since), and raises the rate
-// by half while it stays under the target, or halves it when not. It returns the
-// mutation that gives the scans the new rate (it rides the job's next
-// barrier, which runs anyway), nil when it did not move.
+// barriers. It looks at the barriers of the running graph that writes
+// waited for since it last looked, and at the rows the job's scans read
+// meanwhile (got, rows/s):
+//   - no write waited: there is no one to protect, and the rate doubles;
+//   - the slowest stayed under the target: the rate rises by half;
+//   - else it halves, from what the scans achieved if that is lower.
+//
+// A rate far above what the scans achieve limits nothing, and would take
+// several halvings to bite once writes come: it stays within
+// adaptiveHeadroom times got. It returns the mutation that gives the
+// scans the new rate (it rides the job's next barrier, which runs
+// anyway), nil when it did not move.
 func (j *CreatingJob) adapt() Mutation {
 	if j.LatencyTarget <= 0 || j.paused {
 		return nil
 	}
 	now := time.Now()
 	worst, n := j.c.latencySince(j.lastLook)
-	j.lastLook = now
+	read := j.rowsRead()
+	var got float64
+	if dt := now.Sub(j.lastLook).Seconds(); dt > 0 && read > j.lastRead {
+		got = float64(read-j.lastRead) / dt
+	}
+	j.lastLook, j.lastRead = now, read
 	r := j.rate
-	if n == 0 || worst < j.LatencyTarget {
+	switch {
+	case n == 0:
+		r *= 2
+	case worst < j.LatencyTarget:
 		r *= 1.5
-	} else {
+	default:
+		if got > 0 {
+			r = min(r, got)
+		}
 		r /= 2
+	}
+	if got > 0 {
+		r = min(r, adaptiveHeadroom*got)
 	}
 	r = min(max(r, adaptiveMinRate), adaptiveMaxRate)
 	if r == j.rate {
@@ -120,6 +143,16 @@ func (j *CreatingJob) adapt() Mutation {
 	j.rate = r
 	j.rateNow.Store(int64(r))
 	return &ThrottleMutation{Kind: ThrottleBackfill, Job: j.ID, RateLimit: int64(r)}
+}
+
+// rowsRead returns the snapshot rows the job's scans have read.
+func (j *CreatingJob) rowsRead() int64 {
+	var n int64
+	for _, p := range j.Progress {
+		_, read, _, _ := p.Snapshot()
+		n += read
+	}
+	return n
 }
 
 // throttle takes a flow-control change for the job: an adaptive one
@@ -133,7 +166,7 @@ func (j *CreatingJob) throttle(t *ThrottleMutation) Mutation {
 		return t
 	}
 	if j.LatencyTarget <= 0 {
-		j.rate, j.lastLook = AdaptiveStartRate, time.Now()
+		j.rate, j.lastLook, j.lastRead = AdaptiveStartRate, time.Now(), j.rowsRead()
 	}
 	j.LatencyTarget = t.LatencyTarget
 	j.rateNow.Store(int64(j.rate))

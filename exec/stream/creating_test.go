@@ -113,10 +113,12 @@ func TestCreatingJobPauseAndStop(t *testing.T) {
 	h.mustCheckpoint()
 }
 
-// TestAdaptiveRateController: the adaptive rate rises by half while the
-// running graph's barriers stay under the target (or none committed),
-// halves above it, stays within its bounds, and gives the scans each new
-// rate as a ThrottleMutation; a fixed throttle turns it off.
+// TestAdaptiveRateController: the adaptive rate doubles while no write
+// waits for the running graph, rises by half while the barriers writes
+// wait for stay under the target, halves above it (from what the scans
+// achieved when that is lower), stays within adaptiveHeadroom of what
+// they achieve and within its bounds, and gives the scans each new rate
+// as a ThrottleMutation; a fixed throttle turns it off.
 func TestAdaptiveRateController(t *testing.T) {
 	h := newHarness(t)
 	h.c.Start(nil, nil, nil)
@@ -137,10 +139,10 @@ func TestAdaptiveRateController(t *testing.T) {
 		}
 		return tm.RateLimit
 	}
-	if r := step(0); r != AdaptiveStartRate*3/2 {
-		t.Fatalf("no barrier committed: rate %d, want %d", r, AdaptiveStartRate*3/2)
+	if r := step(0); r != AdaptiveStartRate*2 {
+		t.Fatalf("no write waited: rate %d, want %d", r, AdaptiveStartRate*2)
 	}
-	if r := step(2 * time.Millisecond); r != AdaptiveStartRate*9/4 {
+	if r := step(2 * time.Millisecond); r != AdaptiveStartRate*3 {
 		t.Fatalf("well under target: rate %d", r)
 	}
 	before := j.Rate()
@@ -162,6 +164,26 @@ func TestAdaptiveRateController(t *testing.T) {
 	if j.Rate() != adaptiveMaxRate {
 		t.Fatalf("rate after a long idle %d, want the top %d", j.Rate(), adaptiveMaxRate)
 	}
+
+	// The scans read about 100k rows/s: the rate comes down to within
+	// adaptiveHeadroom of that, and an overload halves from what they
+	// read.
+	p := NewBackfillProgress()
+	j.Progress = []*BackfillProgress{p}
+	j.lastRead = 0
+	h.c.latencies = [64]barrierLatency{}
+	j.lastLook = time.Now().Add(-time.Second)
+	p.set(PhaseSnapshot, 100_000, 1_000_000, 0)
+	if r := step(0); r < 300_000 || r > adaptiveHeadroom*101_000 {
+		t.Fatalf("rate %d while the scans read 100k rows/s, want within %dx of it", r, adaptiveHeadroom)
+	}
+	j.lastLook = time.Now().Add(-time.Second)
+	p.set(PhaseSnapshot, 200_000, 1_000_000, 0)
+	h.c.noteLatency(30 * time.Millisecond)
+	if r := step(0); r < 45_000 || r > 51_000 {
+		t.Fatalf("overload while the scans read 100k rows/s: rate %d, want half of that", r)
+	}
+	j.Progress = nil
 	if m := j.throttle(&ThrottleMutation{Kind: ThrottleBackfill, Job: 5, RateLimit: 700}); m.(*ThrottleMutation).RateLimit != 700 || j.Rate() != 0 {
 		t.Fatalf("a fixed limit after adaptive: %#v, rate %d", m, j.Rate())
 	}

@@ -197,6 +197,7 @@ func (r *Receiver) Types() []types.Type { return r.Typ }
 
 // Next implements Executor.
 func (r *Receiver) Next(ctx context.Context) (Message, error) {
+	deferToLive(ctx)
 	select {
 	case m, ok := <-r.C:
 		if !ok {

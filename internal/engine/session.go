@@ -205,6 +205,11 @@ func (s *Session) TxStatus() byte {
 
 func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error {
 	ctx = s.withIdentity(ctx)
+	switch stmt.(type) {
+	case *planner.Query, *planner.Insert, *planner.Update, *planner.Delete:
+		// Live work: a creating job's actors defer to it.
+		defer s.db.coord.Live()()
+	}
 	switch b := stmt.(type) {
 	case *planner.Query:
 		return s.db.runQuery(ctx, b, w)

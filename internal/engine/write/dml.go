@@ -136,6 +136,9 @@ func (t *dmlTarget) commitStream(ctx context.Context, rows int64, next func() (*
 	}
 	coord := t.w.e.Coordinator()
 	done := coord.Done()
+	// Live work (COPY and the Go API's writes too): a creating job's
+	// actors defer to it.
+	defer coord.Live()()
 	if err := src.Acquire(ctx); err != nil {
 		first.Release()
 		return pgerr.As(err)
