@@ -384,6 +384,9 @@ type BackfillProgress struct {
 	// since its job's barrier before the last.
 	epoch   atomic.Uint64
 	drained atomic.Bool
+	// caughtUp: the scan drained the log store since its job's last
+	// barrier, which the next one publishes (drained).
+	caughtUp atomic.Bool
 	// resumedAt is the phase and rows read loaded from persisted progress
 	// when the scan started (its committed position then).
 	resumedPhase string
@@ -411,6 +414,7 @@ func (b *BackfillProgress) set(phase string, read, total, lag int64) {
 func (b *BackfillProgress) setEpoch(epoch uint64, drained bool) {
 	b.epoch.Store(epoch)
 	b.drained.Store(drained)
+	b.caughtUp.Store(false)
 }
 
 // Epoch returns the running graph's epoch whose upstream state the scan

@@ -281,8 +281,12 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 		j.interval = min(JobInterval, c.opts.BarrierInterval)
 		j.paused = j.Paused
 		if j.LatencyTarget > 0 {
-			j.rate, j.lastLook = AdaptiveStartRate, time.Now()
-			j.rateNow.Store(AdaptiveStartRate)
+			j.rate, j.lastLook = c.adaptiveStart(), time.Now()
+			j.rateNow.Store(int64(j.rate))
+			for _, s := range j.Scans {
+				// Before their actors run: they start at it.
+				s.applyMutation(&ThrottleMutation{Kind: ThrottleBackfill, Job: j.ID, RateLimit: int64(j.rate), Paused: j.Paused})
+			}
 		}
 		j.kick = make(chan struct{}, 1)
 		j.stopCh, j.exited = make(chan struct{}), make(chan struct{})

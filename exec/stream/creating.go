@@ -81,16 +81,34 @@ type CreatingJob struct {
 }
 
 // AdaptiveStartRate is the rows per second an adaptive backfill starts
-// at: high, as most backfills are short, and one that hurts is halved
-// within its first checkpoints. adaptiveMinRate and adaptiveMaxRate bound
-// it (the top is no limit in practice: a scan's chunks are full above
-// 10k rows/s).
+// at when writes waited for the running graph steadily within the last
+// adaptiveLookback; else it starts at the top (adaptiveStart), as
+// there is no one to protect, and at its first checkpoint the controller
+// brings it within adaptiveHeadroom of what the scans read. (Always
+// starting at 2M rows/s, a 3M-row GROUP BY backfill on an idle machine
+// took twice as long as an unlimited one; always at the top, writes
+// waited up to 80 ms in its first quarter second.) adaptiveMinRate and
+// adaptiveMaxRate bound the rate (the top is no limit in practice: a
+// scan's chunks are full above 10k rows/s).
 const (
-	AdaptiveStartRate = 2_000_000
-	adaptiveMinRate   = 1_000
-	adaptiveMaxRate   = 50_000_000
-	adaptiveHeadroom  = 4
+	AdaptiveStartRate = 500_000
+	adaptiveLookback  = 10 * time.Second
+	// adaptiveSteadyWrites writes within adaptiveLookback make a steady
+	// stream worth protecting from the start (a bulk load before the
+	// CREATE is not one).
+	adaptiveSteadyWrites = 8
+	adaptiveMinRate      = 1_000
+	adaptiveMaxRate      = 50_000_000
+	adaptiveHeadroom     = 4
 )
+
+// adaptiveStart returns the rate an adaptive backfill starts at.
+func (c *Coordinator) adaptiveStart() float64 {
+	if _, n := c.latencySince(time.Now().Add(-adaptiveLookback)); n >= adaptiveSteadyWrites {
+		return AdaptiveStartRate
+	}
+	return adaptiveMaxRate
+}
 
 // Rate returns the adaptive backfill's current rate in rows per second
 // (0 when the rate is not adaptive).
@@ -166,7 +184,7 @@ func (j *CreatingJob) throttle(t *ThrottleMutation) Mutation {
 		return t
 	}
 	if j.LatencyTarget <= 0 {
-		j.rate, j.lastLook, j.lastRead = AdaptiveStartRate, time.Now(), j.rowsRead()
+		j.rate, j.lastLook, j.lastRead = j.c.adaptiveStart(), time.Now(), j.rowsRead()
 	}
 	j.LatencyTarget = t.LatencyTarget
 	j.rateNow.Store(int64(j.rate))
@@ -298,12 +316,15 @@ func (j *CreatingJob) run(ctx context.Context) {
 			case <-j.kick:
 				// A request, or a scan that drained the log store: the
 				// barrier goes at once only when it carries the request or
-				// lets the job join. (A drained scan kicks each time it
-				// drains again; while another scan still read the
-				// snapshot, a barrier per kick made a checkpoint every few
-				// milliseconds, and as many versions of each group of the
-				// view in the memtable: a 1000-row view took 7 ms to read.)
-				if j.hasQueued() || j.allDrained() {
+				// brings the job closer to joining: every scan caught up
+				// since the last barrier (which this one publishes), or
+				// the last one said so (the join's barrier). (A drained
+				// scan kicks each time it drains again; while another
+				// scan still read the snapshot, a barrier per kick made a
+				// checkpoint every few milliseconds, and as many versions
+				// of each group of the view in the memtable: a 1000-row
+				// view took 7 ms to read.)
+				if j.hasQueued() || j.allCaughtUp() || j.allDrained() {
 					break wait
 				}
 			case <-tick.C:
@@ -363,6 +384,17 @@ func (j *CreatingJob) run(ctx context.Context) {
 		}
 		join = j.allDrained()
 	}
+}
+
+// allCaughtUp reports whether every scan drained the log store since the
+// job's last barrier.
+func (j *CreatingJob) allCaughtUp() bool {
+	for _, p := range j.Progress {
+		if !p.caughtUp.Load() {
+			return false
+		}
+	}
+	return len(j.Progress) > 0
 }
 
 // allDrained reports whether every scan found the log store drained.

@@ -557,6 +557,9 @@ func (s *StreamScan) nextLogged() (Message, bool, error) {
 	}
 	if round {
 		s.drained, s.drainedAt = true, s.roundEpoch
+		if s.opts.Progress != nil {
+			s.opts.Progress.caughtUp.Store(true)
+		}
 		select { // the job may be ready to join: no need to wait
 		case s.wake <- struct{}{}:
 		default:

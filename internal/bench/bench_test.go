@@ -37,6 +37,7 @@ func TestSmoke(t *testing.T) {
 			want["postgres "+s] = true
 		}
 	}
+	want["streamdb backfill/group-by-adaptive"] = true
 	for _, q := range NexmarkQueries {
 		want["streamdb nexmark/"+q.Name] = true
 	}
@@ -68,7 +69,8 @@ func TestSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every streamdb step prints its ratio to PostgreSQL, or events per
-	// core for Nexmark.
+	// core for Nexmark, or (the adaptive backfill) its speed next to the
+	// unlimited one.
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || f[0] != "streamdb" {
@@ -80,6 +82,10 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("nexmark row without events per core: %q", line)
 		case strings.HasPrefix(f[1], "isolation/") && !strings.HasSuffix(last, "x"):
 			t.Errorf("isolation row without its ratio to idle: %q", line)
+		case f[1] == "backfill/group-by-adaptive":
+			if !strings.HasSuffix(last, "x") || f[len(f)-2] != "backfill/group-by" {
+				t.Errorf("adaptive backfill row without its speed next to the unlimited one: %q", line)
+			}
 		case !strings.HasPrefix(f[1], "nexmark/") && !strings.HasPrefix(f[1], "isolation/") && compare && !strings.HasSuffix(last, "x"):
 			t.Errorf("row without a ratio to PostgreSQL: %q", line)
 		}
