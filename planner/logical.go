@@ -136,6 +136,9 @@ type Limit struct {
 type UnionAll struct {
 	Ins  []Node
 	Cols []Column
+	// Key, in a view's stream plan, is the stream key withStreamKey gave
+	// it (unionWithKey): where the stream builder sends each row.
+	Key []int
 }
 
 func (n *Scan) Columns() []Column           { return n.Cols }

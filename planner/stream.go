@@ -10,6 +10,7 @@ import (
 	"github.com/streamdb/streamdb/internal/connector"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -292,6 +293,8 @@ func withStreamKey(n Node) (Node, []int, error) {
 	case *Sort:
 		// ORDER BY has no meaning for a stored view.
 		return withStreamKey(n.Input)
+	case *UnionAll:
+		return unionWithKey(n)
 	case *Expand:
 		in, inKey, err := withStreamKey(n.Input)
 		if err != nil {
@@ -303,6 +306,57 @@ func withStreamKey(n Node) (Node, []int, error) {
 		return n, append(inKey, n.Branch), nil
 	}
 	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
+}
+
+// unionWithKey rewrites each branch of a UNION ALL to carry its stream
+// key and makes the union's key out of them: after the union's columns
+// come, hidden, every branch's key columns (a row of branch i fills
+// branch i's and leaves the others NULL) and the branch's number. Two
+// branches may hold equal rows with equal keys (a table unioned with
+// itself): the branch number keeps them apart.
+func unionWithKey(n *UnionAll) (Node, []int, error) {
+	w := len(n.Cols)
+	ins := make([]Node, len(n.Ins))
+	keys := make([][]int, len(n.Ins))
+	var keyCols []Column
+	for i, in := range n.Ins {
+		var err error
+		if ins[i], keys[i], err = withStreamKey(in); err != nil {
+			return nil, nil, err
+		}
+		cols := ins[i].Columns()
+		for _, k := range keys[i] {
+			keyCols = append(keyCols, Column{Name: fmt.Sprintf("_u%d_%s", i, cols[k].Name), Type: cols[k].Type, Hidden: true})
+		}
+	}
+	out := append(slices.Clone(n.Cols), keyCols...)
+	out = append(out, Column{Name: "_branch", Type: types.TInt64, Hidden: true})
+	branches := make([]Node, len(ins))
+	for i, in := range ins {
+		cols := in.Columns()
+		p := &Project{Input: in, Cols: slices.Clone(out)}
+		for c := range w {
+			p.Exprs = append(p.Exprs, expr.NewColumn(c, cols[c].Type, cols[c].Name))
+		}
+		off := 0
+		for j := range ins {
+			for x, k := range keys[j] {
+				if j == i {
+					p.Exprs = append(p.Exprs, expr.NewColumn(k, cols[k].Type, cols[k].Name))
+				} else {
+					p.Exprs = append(p.Exprs, expr.NewConst(nil, keyCols[off+x].Type))
+				}
+			}
+			off += len(keys[j])
+		}
+		p.Exprs = append(p.Exprs, expr.NewConst(int64(i), types.TInt64))
+		branches[i] = p
+	}
+	key := make([]int, 0, len(keyCols)+1)
+	for c := w; c < len(out); c++ {
+		key = append(key, c)
+	}
+	return &UnionAll{Ins: branches, Cols: out, Key: key}, slices.Clone(key), nil
 }
 
 // joinWithKey rewrites both sides of a join to carry their keys and

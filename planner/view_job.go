@@ -165,6 +165,8 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		return b.buildAgg(n)
 	case *Join:
 		return b.buildJoin(n)
+	case *UnionAll:
+		return b.buildUnion(n)
 	case *Expand:
 		// Expand passes its input's columns through at their positions, so
 		// the distribution is unchanged; the key gains the branch column.
@@ -362,6 +364,41 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 			f.dist = append(f.dist, nl+k)
 		}
 	}
+	return f, nil
+}
+
+// buildUnion merges its branches' rows in a fragment of its own, each
+// branch exchanged on the union's stream key (unionWithKey).
+func (b *jobBuilder) buildUnion(n *UnionAll) (*fragment, error) {
+	if len(n.Key) == 0 {
+		return nil, fmt.Errorf("planner: a UNION ALL without its stream key")
+	}
+	sides := make([]*fragment, len(n.Ins))
+	for i, in := range n.Ins {
+		f, err := b.build(in)
+		if err != nil {
+			return nil, err
+		}
+		sides[i] = f
+	}
+	f := b.newFragment("union", b.parallelism(len(n.Key)))
+	recvs := make([][]*stream.Receiver, len(f.actors))
+	for _, side := range sides {
+		r, err := exchange(side, f, n.Key)
+		if err != nil {
+			return nil, err
+		}
+		for i := range r {
+			recvs[i] = append(recvs[i], r[i]...)
+		}
+	}
+	typ := batchColumnTypes(n.Cols)
+	for i := range f.actors {
+		f.execs[i] = stream.NewMerge(typ, recvs[i]...)
+	}
+	f.ops = append(f.ops, describe(n))
+	f.key = slices.Clone(n.Key)
+	f.dist, f.distOK = slices.Clone(n.Key), true
 	return f, nil
 }
 

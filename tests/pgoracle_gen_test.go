@@ -556,7 +556,28 @@ func (g *pgoGen) query() pgoQuery {
 		}
 		return out
 	}
-	switch g.n(8) {
+	switch g.n(9) {
+	case 8: // set operations: branches of the same output types
+		// (no numeric: of equal values that differ in scale, which one
+		// INTERSECT or UNION shows is up to the plan).
+		var ts []string
+		for range 1 + g.n(2) {
+			ts = append(ts, g.pick("int", "bigint", "text", "bool", "date"))
+		}
+		branch := func() string {
+			bt := pgoTables[g.n(2)]
+			g.scope = tableScope(bt, "")
+			var outs []string
+			for i, typ := range ts {
+				outs = append(outs, fmt.Sprintf("%s AS c%d", g.expr(typ, 1), i+1))
+			}
+			return fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(outs, ", "), bt.name, where())
+		}
+		q := branch()
+		for range 1 + g.n(2) {
+			q += " " + g.pick("UNION ALL", "UNION", "INTERSECT", "EXCEPT") + " " + branch()
+		}
+		return pgoQuery{sql: q}
 	case 0, 1: // projection and filter
 		if g.chance(3) {
 			joinPart()

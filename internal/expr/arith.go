@@ -104,17 +104,25 @@ func floatArith(op string, t types.Type) evalFn {
 		if t.ID == types.IDFloat32 {
 			r = float64(float32(r))
 		}
-		return checkFloat(r, x, y, op == "*" || op == "/")
+		switch op {
+		case "*":
+			// A zero factor makes a true zero (-f * 0), as in float8mul.
+			return checkFloat(r, x, y, x != 0 && y != 0)
+		case "/":
+			return checkFloat(r, x, y, x != 0 && !math.IsInf(y, 0))
+		}
+		return checkFloat(r, x, y, false)
 	}
 }
 
 // checkFloat reports overflow (an infinite result of finite inputs) and,
-// when underflow is checked, a zero result of non-zero inputs.
+// when underflow is checked (the operation cannot give a true zero from
+// its inputs), a zero result.
 func checkFloat(r, x, y float64, underflow bool) (types.Datum, error) {
 	if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
 		return nil, errFloatOverflow
 	}
-	if underflow && r == 0 && x != 0 && !math.IsInf(y, 0) {
+	if underflow && r == 0 {
 		return nil, errFloatUnderflow
 	}
 	return r, nil

@@ -13,6 +13,12 @@ var castCases = []exprCase{
 	{cast_(lit("1e10", "float8"), "int8"), "10000000000"},
 	{cast_(lit("1e40", "float8"), "float4"), "ERROR 22003 value out of range: overflow"},
 	{cast_(lit("1e-50", "float8"), "float4"), "ERROR 22003 value out of range: underflow"},
+	// A zero factor is a true zero, not an underflow (float8mul).
+	{bin(lit("-1.5", "float8"), "*", lit("0", "float8")), "-0"},
+	{bin(lit("0", "float8"), "*", lit("1e-300", "float8")), "0"},
+	{bin(lit("1e-300", "float8"), "*", lit("1e-300", "float8")), "ERROR 22003 value out of range: underflow"},
+	{bin(lit("1e-300", "float8"), "/", lit("1e300", "float8")), "ERROR 22003 value out of range: underflow"},
+	{bin(lit("0", "float8"), "/", lit("5", "float8")), "0"},
 	{cast_(lit("0.1", "float8"), "numeric"), "0.1"},
 	{cast_(lit("0.1", "float4"), "numeric"), "0.1"},
 	{cast_(lit("1e20", "float8"), "numeric"), "100000000000000000000"},

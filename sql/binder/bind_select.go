@@ -39,7 +39,10 @@ type selectState struct {
 	items  []selItem
 	exprs  []expr.Expr
 	extras []expr.Expr // ORDER BY expressions not in the select list
-	keys   []planner.SortKey
+	// keepUnknown: a set operation's branch, whose unknown-typed outputs
+	// the set operation resolves (binder.setOpBranch).
+	keepUnknown bool
+	keys        []planner.SortKey
 }
 
 func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
@@ -54,10 +57,13 @@ func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
 	if s.Kind == ast.SelectStmtKindTable {
 		return nil, notSupported("TABLE statement")
 	}
+	branch := b.setOpBranch
+	b.setOpBranch = false
 	st, err := b.bindSelectCore(s)
 	if err != nil {
 		return nil, err
 	}
+	st.keepUnknown = branch && !s.Distinct && s.OrderBy == nil && s.Limit == nil
 	return b.finishSelect(st, s.Distinct, s.OrderBy, s.Limit)
 }
 
@@ -332,6 +338,9 @@ func (b *binder) project(st *selectState) (*planner.Project, error) {
 	p := &planner.Project{Input: st.cur.node}
 	for i, e := range st.exprs {
 		e, err := resolveUnknown(e)
+		if st.keepUnknown {
+			e, err = st.exprs[i], nil
+		}
 		if err != nil {
 			return nil, err
 		}

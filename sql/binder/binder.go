@@ -78,6 +78,11 @@ type binder struct {
 	// dml is "UPDATE" or "DELETE" while binding one (their expressions
 	// are evaluated outside a plan that could hold subqueries).
 	dml string
+	// setOpBranch is set while a set operation binds a branch, until
+	// the branch's SELECT takes it: its unknown-typed outputs (a bare
+	// NULL or string literal) then take the other branches' type, as in
+	// Postgres (SELECT 1 UNION ALL SELECT NULL), instead of text.
+	setOpBranch bool
 }
 
 func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {
