@@ -255,10 +255,15 @@ func parseOptionList(c *cursor) (map[string]string, error) {
 	for {
 		var key string
 		var err error
-		if c.peek().Kind == TokString { // 'connector' = ..., as Flink writes it
+		at := c.peek()
+		if at.Kind == TokString { // 'connector' = ..., as Flink writes it
 			key = strings.ToLower(c.advance().Text)
 		} else if key, err = c.qualifiedName(); err != nil {
 			return nil, err
+		}
+		if _, dup := opts[key]; dup {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "parameter %q specified more than once", key).
+				WithPosition(position(c.query, at.Pos))
 		}
 		val := "true"
 		if c.acceptPunct("=") {

@@ -368,3 +368,46 @@ func TestPauseIndependentOfRate(t *testing.T) {
 	mustExec(t, db, "WAIT")
 	checkView(t, db, "pi", "SELECT k, count(*) AS n FROM big GROUP BY k")
 }
+
+// TestCreateIfNotExistsWaitsForBackfill: a foreground CREATE MATERIALIZED
+// VIEW IF NOT EXISTS of a view still being created in the background
+// waits for it, as RisingWave does, so the view is complete when it
+// returns; in the background it returns at once.
+func TestCreateIfNotExistsWaitsForBackfill(t *testing.T) {
+	db := openMem(t)
+	ctx := context.Background()
+	rlFillTable(t, db, "src", 5_000)
+	bg := db.NewSession()
+	if _, err := bg.Exec(ctx, "SET background_ddl = true"); err != nil {
+		t.Fatal(err)
+	}
+	const create = "CREATE MATERIALIZED VIEW IF NOT EXISTS held AS SELECT id, v FROM src"
+	if _, err := bg.Exec(ctx, "CREATE MATERIALIZED VIEW held WITH (backfill_rate_limit = 0) AS SELECT id, v FROM src"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bg.Exec(ctx, create); err != nil {
+		t.Fatalf("background IF NOT EXISTS: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Exec(ctx, create)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("IF NOT EXISTS returned (%v) while the view was held", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	mustExec(t, db, "ALTER MATERIALIZED VIEW held SET BACKFILL_RATE_LIMIT = DEFAULT")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("IF NOT EXISTS did not return once the backfill could finish")
+	}
+	if got := queryRows(t, db, "SELECT count(*) FROM held"); fmt.Sprint(got) != "[5000]" {
+		t.Fatalf("held has %v rows when IF NOT EXISTS returned", got)
+	}
+}

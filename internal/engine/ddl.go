@@ -167,6 +167,17 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
 	if done, err := db.checkNewName(cv.Name, cv.IfNotExists, w); done || err != nil {
+		if err == nil && !opts.background {
+			// IF NOT EXISTS found it: when it is still being created,
+			// a foreground CREATE waits for it, as RisingWave does, so
+			// that the view is complete when the statement returns.
+			if rel, ok := db.Relation(cv.Name); ok && rel.State == catalog.StateCreating {
+				db.mu.RLock()
+				j := db.jobs[rel.ID]
+				db.mu.RUnlock()
+				return j, nil
+			}
+		}
 		return nil, err
 	}
 	shape, err := planner.PlanView(cv.Query, cv.ColNames)
