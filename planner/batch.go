@@ -42,6 +42,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return buildApply(n, src)
 	case *Expand:
 		return buildBatchExpand(n, src)
+	case *Replicate:
+		return buildBatchReplicate(n, src)
 	}
 	return nil, fmt.Errorf("planner: no batch executor for %T", n)
 }

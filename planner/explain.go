@@ -63,6 +63,8 @@ func describe(n Node) string {
 		return "Union All"
 	case *Expand:
 		return fmt.Sprintf("Expand (%d rows per input row)", len(n.Projections))
+	case *Replicate:
+		return fmt.Sprintf("Replicate (copies: $%d)", n.Count)
 	case *Apply:
 		corr := 0
 		for _, sq := range n.Subs {

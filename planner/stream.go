@@ -295,6 +295,13 @@ func withStreamKey(n Node) (Node, []int, error) {
 		return withStreamKey(n.Input)
 	case *UnionAll:
 		return unionWithKey(n)
+	case *Replicate:
+		in, inKey, err := withStreamKey(n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		r := NewReplicate(in, n.Count)
+		return r, append(slices.Clone(inKey), len(r.Cols)-1), nil
 	case *Expand:
 		in, inKey, err := withStreamKey(n.Input)
 		if err != nil {

@@ -167,6 +167,17 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		return b.buildJoin(n)
 	case *UnionAll:
 		return b.buildUnion(n)
+	case *Replicate:
+		// Copies keep their row's distribution; the key gains the copy
+		// number.
+		f, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewReplicate(in, n.Count) })
+		f.ops = append(f.ops, describe(n))
+		f.key = append(slices.Clone(f.key), len(n.Cols)-1)
+		return f, nil
 	case *Expand:
 		// Expand passes its input's columns through at their positions, so
 		// the distribution is unchanged; the key gains the branch column.

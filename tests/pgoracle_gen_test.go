@@ -575,7 +575,7 @@ func (g *pgoGen) query() pgoQuery {
 		}
 		q := branch()
 		for range 1 + g.n(2) {
-			q += " " + g.pick("UNION ALL", "UNION", "INTERSECT", "EXCEPT") + " " + branch()
+			q += " " + g.pick("UNION ALL", "UNION", "INTERSECT", "EXCEPT", "INTERSECT ALL", "EXCEPT ALL") + " " + branch()
 		}
 		return pgoQuery{sql: q}
 	case 0, 1: // projection and filter

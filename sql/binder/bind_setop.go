@@ -93,9 +93,9 @@ func (b *binder) setOp(l, r *rel, op ast.SetOprType) (*rel, error) {
 	name := "UNION"
 	switch op {
 	case ast.Union, ast.UnionAll:
-	case ast.Intersect:
+	case ast.Intersect, ast.IntersectAll:
 		name = "INTERSECT"
-	case ast.Except:
+	case ast.Except, ast.ExceptAll:
 		name = "EXCEPT"
 	default:
 		return nil, notSupported("%s", op.String())
@@ -130,16 +130,18 @@ func (b *binder) setOp(l, r *rel, op ast.SetOprType) (*rel, error) {
 		node = distinctOf(&planner.UnionAll{Ins: ins[:], Cols: ins[0].Columns()})
 	default:
 		var err error
-		if node, err = countedSetOp(ins, op == ast.Intersect); err != nil {
+		if node, err = countedSetOp(ins, op); err != nil {
 			return nil, err
 		}
 	}
 	return &rel{node: node, scope: scopeOf(node.Columns(), "")}, nil
 }
 
-// countedSetOp plans INTERSECT (intersect) or EXCEPT of two branches of
-// the same visible columns (see setOp).
-func countedSetOp(ins [2]planner.Node, intersect bool) (planner.Node, error) {
+// countedSetOp plans INTERSECT [ALL] or EXCEPT [ALL] of two branches of
+// the same visible columns (see setOp). The ALL forms keep each distinct
+// row as many times as the smaller count says (INTERSECT ALL) or the
+// left count less the right one (EXCEPT ALL): a Replicate of the row.
+func countedSetOp(ins [2]planner.Node, op ast.SetOprType) (planner.Node, error) {
 	cols := ins[0].Columns()
 	n := len(cols)
 	one := types.Datum(int64(1))
@@ -173,8 +175,30 @@ func countedSetOp(ins [2]planner.Node, intersect bool) (planner.Node, error) {
 	}
 	// left > 0 AND right > 0 (INTERSECT), left > 0 AND right = 0 (EXCEPT):
 	// counts are never NULL, so the condition is never unknown.
+	c0, c1 := expr.NewColumn(n, types.TInt64, "_count0"), expr.NewColumn(n+1, types.TInt64, "_count1")
+	if op == ast.IntersectAll || op == ast.ExceptAll {
+		var copies expr.Expr
+		var err error
+		if op == ast.IntersectAll {
+			copies, err = expr.Func("least", []expr.Expr{c0, c1})
+		} else {
+			copies, err = expr.Binary("-", c0, c1)
+		}
+		if err != nil {
+			return nil, err
+		}
+		p := &planner.Project{Input: agg}
+		for i := range n {
+			p.Exprs = append(p.Exprs, expr.NewColumn(i, cols[i].Type, cols[i].Name))
+			p.Cols = append(p.Cols, cols[i])
+		}
+		p.Exprs = append(p.Exprs, copies)
+		p.Cols = append(p.Cols, planner.Column{Name: "_copies", Type: types.TInt64, Hidden: true})
+		return dropExtras(planner.NewReplicate(p, n), n), nil
+	}
+	intersect := op == ast.Intersect
 	zero := expr.NewConst(int64(0), types.TInt64)
-	left, err := expr.Binary(">", expr.NewColumn(n, types.TInt64, "_count0"), zero)
+	left, err := expr.Binary(">", c0, zero)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +206,7 @@ func countedSetOp(ins [2]planner.Node, intersect bool) (planner.Node, error) {
 	if intersect {
 		rop = ">"
 	}
-	right, err := expr.Binary(rop, expr.NewColumn(n+1, types.TInt64, "_count1"), zero)
+	right, err := expr.Binary(rop, c1, zero)
 	if err != nil {
 		return nil, err
 	}
