@@ -92,7 +92,8 @@ func buildUnion(n *UnionAll, src batch.Source) (batch.Executor, error) {
 func aggSpecs(calls []AggCall) []batch.AggSpec {
 	out := make([]batch.AggSpec, len(calls))
 	for i, c := range calls {
-		out[i] = batch.AggSpec{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type, Sep: c.Sep}
+		out[i] = batch.AggSpec{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type, Sep: c.Sep,
+			Filtered: c.Filtered, FilterCol: c.FilterCol}
 	}
 	return out
 }

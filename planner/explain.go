@@ -47,6 +47,9 @@ func describe(n Node) string {
 				continue
 			}
 			aggs[i] = fmt.Sprintf("%s($%d)", a.Kind, a.Arg)
+			if a.Filtered {
+				aggs[i] += fmt.Sprintf(" FILTER ($%d)", a.FilterCol)
+			}
 		}
 		return fmt.Sprintf("Aggregate group by %v: %s", n.GroupBy, strings.Join(aggs, ", "))
 	case *Join:

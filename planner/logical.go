@@ -73,6 +73,11 @@ type AggCall struct {
 	Distinct bool
 	Type     types.Type // result type
 	Sep      string     // string_agg's delimiter
+	// Filtered: the aggregate has a FILTER clause it evaluates itself
+	// (one that keeps NULLs, array_agg): it skips the rows whose input
+	// column FilterCol is not true.
+	Filtered  bool
+	FilterCol int
 }
 
 // Aggregate groups its input by GroupBy columns and computes Aggs per group.

@@ -15,6 +15,9 @@ type AggSpec struct {
 	Distinct bool
 	Type     types.Type // result type
 	Sep      string     // string_agg's delimiter
+	// Filtered: only rows whose column FilterCol is true count (FILTER).
+	Filtered  bool
+	FilterCol int
 }
 
 // aggState is the running state of one aggregate in one group.
@@ -28,6 +31,9 @@ type aggState struct {
 
 // add folds one input row into the state.
 func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, key []byte) error {
+	if spec.Filtered && row[spec.FilterCol] != true {
+		return nil
+	}
 	if spec.Kind == expr.AggCountStar {
 		st.count++
 		return nil

@@ -1,8 +1,10 @@
 package binder
 
 import (
-	"github.com/streamdb/streamdb/internal/catalog"
 	"strings"
+
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/sql"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -30,7 +32,8 @@ type aggEntry struct {
 	arg      expr.Expr // nil for count(*)
 	typ      types.Type
 	name     string
-	sep      string // string_agg's delimiter
+	sep      string    // string_agg's delimiter
+	filter   expr.Expr // FILTER's condition, for an aggregate keeping NULLs
 }
 
 // aggCollector finds the aggregate calls of a clause, not looking into
@@ -160,7 +163,8 @@ func (b *binder) bindAggregate(in *rel, keys []expr.Expr, calls []ast.ExprNode) 
 func (g *grouping) addAgg(e aggEntry) int {
 	for i, a := range g.aggs {
 		if a.kind == e.kind && a.distinct == e.distinct && a.sep == e.sep && (a.arg == nil) == (e.arg == nil) &&
-			(a.arg == nil || exprEqual(a.arg, e.arg)) {
+			(a.arg == nil || exprEqual(a.arg, e.arg)) && (a.filter == nil) == (e.filter == nil) &&
+			(a.filter == nil || exprEqual(a.filter, e.filter)) {
 			return i
 		}
 	}
@@ -187,6 +191,11 @@ func (g *grouping) plan(in *rel) planner.Node {
 			call.Arg = len(exprs)
 			exprs = append(exprs, a.arg)
 			pcols = append(pcols, planner.Column{Name: a.name, Type: a.arg.Type()})
+		}
+		if a.filter != nil {
+			call.Filtered, call.FilterCol = true, len(exprs)
+			exprs = append(exprs, a.filter)
+			pcols = append(pcols, planner.Column{Name: "filter", Type: types.TBool})
 		}
 		agg.Aggs = append(agg.Aggs, call)
 		g.cols = append(g.cols, planner.Column{Name: a.name, Type: a.typ})
@@ -227,6 +236,12 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	if kind == expr.AggStringAgg {
 		want = 2
 	}
+	var filter ast.ExprNode
+	if n := len(args); n == want+1 {
+		if f, ok := args[n-1].(*ast.FuncCallExpr); ok && f.FnName.L == sql.AggFilterFunc && len(f.Args) == 1 {
+			filter, args = f.Args[0], args[:n-1]
+		}
+	}
 	if len(args) != want {
 		return aggEntry{}, b.at(pgerr.New(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(args)), node, written)
 	}
@@ -234,6 +249,11 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	arg, err := b.bindExpr(c.noAggs("nested"), args[0])
 	if err != nil {
 		return e, err
+	}
+	if filter != nil {
+		if e.filter, err = b.bindCond(c.noAggs("FILTER"), filter, "FILTER"); err != nil {
+			return e, err
+		}
 	}
 	if kind == expr.AggStringAgg {
 		if arg, e.sep, err = b.stringAggArgs(c, arg, args[1]); err != nil {
