@@ -67,6 +67,13 @@ func buildJoin(n *Join, src batch.Source) (batch.Executor, error) {
 		l.Close()
 		return nil, err
 	}
+	if n.Kind.FiltersLeft() {
+		// Only a materialized view's plan has them (batch queries run
+		// subqueries through Apply).
+		l.Close()
+		r.Close()
+		return nil, fmt.Errorf("planner: no batch executor for a %s join", n.Kind)
+	}
 	return batch.NewHashJoin(l, r, batchJoinKinds[n.Kind], n.LeftKeys, n.RightKeys, n.Cond), nil
 }
 

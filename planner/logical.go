@@ -100,11 +100,19 @@ const (
 	LeftJoin
 	RightJoin
 	FullJoin
+	// SemiJoin keeps the left rows with a match, AntiJoin those with
+	// none; both output the left columns only. The binder makes them from
+	// [NOT] EXISTS and IN subqueries of a materialized view.
+	SemiJoin
+	AntiJoin
 )
 
 func (k JoinKind) String() string {
-	return [...]string{"inner", "left outer", "right outer", "full outer"}[k]
+	return [...]string{"inner", "left outer", "right outer", "full outer", "semi", "anti"}[k]
 }
+
+// FiltersLeft reports whether the join only keeps or drops left rows.
+func (k JoinKind) FiltersLeft() bool { return k == SemiJoin || k == AntiJoin }
 
 // Join joins Left and Right on LeftKeys[i] = RightKeys[i] for every i (an
 // equi-join; NULL keys never match), then keeps pairs for which Cond (over
@@ -156,6 +164,9 @@ func (n *Sort) Columns() []Column           { return n.Input.Columns() }
 func (n *Limit) Columns() []Column          { return n.Input.Columns() }
 func (n *UnionAll) Columns() []Column       { return n.Cols }
 func (n *Join) Columns() []Column {
+	if n.Kind.FiltersLeft() {
+		return append([]Column{}, n.Left.Columns()...)
+	}
 	return append(append([]Column{}, n.Left.Columns()...), n.Right.Columns()...)
 }
 

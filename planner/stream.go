@@ -397,6 +397,11 @@ func joinWithKey(n *Join) (Node, []int, error) {
 			return i
 		})
 	}
+	if n.Kind.FiltersLeft() {
+		// Its rows are left rows: the left key, with the left join key
+		// (it says which actor emits the row, see above).
+		return nn, withJoinKey(n, newL, slices.Clone(lk), func(i int) int { return i }), nil
+	}
 	// Position of each joined column in the restored order.
 	joined := nn.Columns()
 	order := make([]int, 0, len(joined))

@@ -371,7 +371,7 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	nl := len(spec.LeftTypes)
 	f.key = withJoinKey(n, nl, spec.OutPK(), func(i int) int { return i })
 	switch spec.Kind {
-	case stream.JoinInner, stream.JoinLeftOuter:
+	case stream.JoinInner, stream.JoinLeftOuter, stream.JoinLeftSemi, stream.JoinLeftAnti:
 		// Left key columns are never NULL-padded: they carry the vnode.
 		f.dist, f.distOK = slices.Clone(n.LeftKeys), true
 	case stream.JoinRightOuter:
@@ -426,6 +426,10 @@ func joinKind(k JoinKind) stream.JoinKind {
 		return stream.JoinRightOuter
 	case FullJoin:
 		return stream.JoinFullOuter
+	case SemiJoin:
+		return stream.JoinLeftSemi
+	case AntiJoin:
+		return stream.JoinLeftAnti
 	}
 	return stream.JoinInner
 }

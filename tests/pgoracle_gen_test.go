@@ -556,7 +556,45 @@ func (g *pgoGen) query() pgoQuery {
 		}
 		return out
 	}
-	switch g.n(9) {
+	switch g.n(10) {
+	case 9: // [NOT] EXISTS and IN subqueries (semi and anti joins in views)
+		u := pgoTables[1+g.n(2)] // t2 or t3
+		ukey := "a"
+		if u.name == "t3" {
+			ukey = "k"
+		}
+		outer := tableScope(t, "x")
+		g.scope = outer
+		outs := []string{"x.id AS c0"}
+		for i := range 1 + g.n(2) {
+			outs = append(outs, fmt.Sprintf("%s AS c%d", g.expr(types[g.n(len(types))], 1), i+1))
+		}
+		outerWhere := ""
+		if g.chance(3) {
+			outerWhere = " AND " + g.expr("bool", 1)
+		}
+		var sub string
+		switch g.n(3) {
+		case 0, 1:
+			inner := fmt.Sprintf("y.%s = x.a", ukey)
+			if g.chance(2) {
+				g.scope = tableScope(u, "y")
+				inner += " AND " + g.expr("bool", 1)
+			}
+			if g.chance(3) {
+				g.scope = append(tableScope(t, "x"), tableScope(u, "y")...)
+				inner += " AND " + g.expr("bool", 1)
+			}
+			sub = fmt.Sprintf("%sEXISTS (SELECT 1 FROM %s y WHERE %s)", g.pick("", "NOT "), u.name, inner)
+		default:
+			where := ""
+			if g.chance(2) {
+				g.scope = tableScope(u, "y")
+				where = " WHERE " + g.expr("bool", 1)
+			}
+			sub = fmt.Sprintf("x.a IN (SELECT y.%s FROM %s y%s)", ukey, u.name, where)
+		}
+		return pgoQuery{sql: fmt.Sprintf("SELECT %s FROM %s x WHERE %s%s", strings.Join(outs, ", "), t.name, sub, outerWhere)}
 	case 8: // set operations: branches of the same output types
 		// (no numeric: of equal values that differ in scale, which one
 		// INTERSECT or UNION shows is up to the plan).

@@ -11,8 +11,8 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// HashJoin maintains an equi-join (inner, left, right or full outer) of two
-// inputs under inserts and deletes. It reads both inputs through Align and
+// HashJoin maintains an equi-join (inner, left, right or full outer, left
+// semi or anti) of two inputs under inserts and deletes. It reads both inputs through Align and
 // forwards each barrier once it has arrived on both (I1).
 //
 // Each input row is applied against the other side's state (see joinSide):
@@ -232,6 +232,9 @@ func (j *HashJoin) insert(s, i int, row []types.Datum) error {
 	if me.preserved && len(matches) == 0 {
 		j.emitPadded(s, chunk.Insert, row)
 	}
+	if s == 0 && j.spec.Kind == JoinLeftSemi && len(matches) > 0 {
+		j.emitLeft(chunk.Insert, row)
+	}
 	return j.store(me, row, int64(len(matches)), j.probe.key(i))
 }
 
@@ -258,6 +261,9 @@ func (j *HashJoin) delete(s, i int, row []types.Datum) error {
 	}
 	if me.preserved && len(matches) == 0 {
 		j.emitPadded(s, chunk.Delete, row)
+	}
+	if s == 0 && j.spec.Kind == JoinLeftSemi && len(matches) > 0 {
+		j.emitLeft(chunk.Delete, row)
 	}
 	st := me.stored(row, nil)
 	if len(me.dirty) > 0 {
@@ -327,8 +333,14 @@ func (j *HashJoin) bumpDegree(s int, m []types.Datum, delta int64) error {
 	m[col] = n
 	if old == 0 {
 		j.emitPadded(s, chunk.Delete, m[:col])
+		if j.spec.Kind == JoinLeftSemi {
+			j.emitLeft(chunk.Insert, m[:col])
+		}
 	}
 	if n == 0 {
+		if j.spec.Kind == JoinLeftSemi {
+			j.emitLeft(chunk.Delete, m[:col])
+		}
 		j.emitPadded(s, chunk.Insert, m[:col])
 	}
 	if side.dirty == nil {
@@ -349,7 +361,11 @@ func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64, probed [
 }
 
 // emitJoined emits row (of side s) joined with the other side's stored row m.
+// A semi or anti join emits no joined rows.
 func (j *HashJoin) emitJoined(s int, op chunk.Op, row, m []types.Datum) {
+	if j.spec.Kind.filtersLeft() {
+		return
+	}
 	nl := len(j.spec.LeftTypes)
 	other := m[:len(j.sides[1-s].types)]
 	if s == 0 {
@@ -363,7 +379,16 @@ func (j *HashJoin) emitJoined(s int, op chunk.Op, row, m []types.Datum) {
 }
 
 // emitPadded emits row of side s with NULLs for the other side's columns.
+// A semi join has no padded rows; an anti join's are the left rows
+// themselves.
 func (j *HashJoin) emitPadded(s int, op chunk.Op, row []types.Datum) {
+	switch j.spec.Kind {
+	case JoinLeftSemi:
+		return
+	case JoinLeftAnti:
+		j.emitLeft(op, row)
+		return
+	}
 	clear(j.outRow)
 	if s == 0 {
 		copy(j.outRow, row[:len(j.spec.LeftTypes)])
@@ -371,6 +396,13 @@ func (j *HashJoin) emitPadded(s int, op chunk.Op, row []types.Datum) {
 		copy(j.outRow[len(j.spec.LeftTypes):], row[:len(j.spec.RightTypes)])
 	}
 	j.out.add(op, j.outRow)
+}
+
+// emitLeft emits left row (a semi or anti join's output).
+func (j *HashJoin) emitLeft(op chunk.Op, row []types.Datum) {
+	nl := len(j.spec.LeftTypes)
+	copy(j.outRow, row[:nl])
+	j.out.add(op, j.outRow[:nl])
 }
 
 func wrapJoinErr(what string, err error) error {

@@ -113,7 +113,7 @@ func TestHashJoinRandom(t *testing.T) {
 		{"two-keys", []int{1, 2}, nil},
 		{"pk", []int{0}, leftLEright}, // the key is the state's pk: point lookups
 	}
-	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinRightOuter, JoinFullOuter} {
+	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinRightOuter, JoinFullOuter, JoinLeftSemi, JoinLeftAnti} {
 		for _, c := range conds {
 			for _, restarts := range []bool{false, true} {
 				for seed := range randomSeeds(2) {
@@ -157,7 +157,8 @@ func runJoinRandom(t *testing.T, seed uint64, spec JoinSpec, restarts bool) {
 	runSegments(t, st, rng, epochs, restarts, build, func(e int) multiset { return wants[e] })
 }
 
-// refJoin computes the join from scratch with nested loops.
+// refJoin computes the join from scratch with nested loops (a semi or
+// anti join's rows are the left rows with at least one match, or none).
 func refJoin(spec JoinSpec, left, right []trow) []trow {
 	nullsL, nullsR := make(trow, len(spec.LeftTypes)), make(trow, len(spec.RightTypes))
 	matched := make([]bool, len(right))
@@ -166,10 +167,19 @@ func refJoin(spec JoinSpec, left, right []trow) []trow {
 		n := 0
 		for i, r := range right {
 			if refJoinMatch(spec, l, r) {
-				out = append(out, slices.Concat(l, r))
+				if !spec.Kind.filtersLeft() {
+					out = append(out, slices.Concat(l, r))
+				}
 				matched[i] = true
 				n++
 			}
+		}
+		switch {
+		case spec.Kind == JoinLeftSemi && n > 0, spec.Kind == JoinLeftAnti && n == 0:
+			out = append(out, slices.Clone(l)) // once, however many matches
+			continue
+		case spec.Kind.filtersLeft():
+			continue
 		}
 		if n == 0 && spec.Kind.preserves(0) {
 			out = append(out, slices.Concat(l, nullsR))
@@ -205,7 +215,7 @@ func refJoinMatch(spec JoinSpec, l, r trow) bool {
 func TestHashJoinRandomProbeBudget(t *testing.T) {
 	defer func(b int) { joinProbeBudget = b }(joinProbeBudget)
 	joinProbeBudget = 1
-	for _, kind := range []JoinKind{JoinInner, JoinFullOuter} {
+	for _, kind := range []JoinKind{JoinInner, JoinFullOuter, JoinLeftSemi, JoinLeftAnti} {
 		for _, keys := range [][]int{{1}, {0}} {
 			for seed := range randomSeeds(2) {
 				t.Run(fmt.Sprintf("%s/%v/%d", kind, keys, seed), func(t *testing.T) {
@@ -222,7 +232,7 @@ func TestHashJoinRandomProbeBudget(t *testing.T) {
 func TestHashJoinRandomIngest(t *testing.T) {
 	defer func(b int) { epochIngestBytes = b }(epochIngestBytes)
 	epochIngestBytes = 0
-	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinFullOuter} {
+	for _, kind := range []JoinKind{JoinInner, JoinLeftOuter, JoinFullOuter, JoinLeftSemi, JoinLeftAnti} {
 		for _, keys := range [][]int{{1}, {0}, {1, 2}} {
 			for seed := range randomSeeds(2) {
 				t.Run(fmt.Sprintf("%s/%v/%d", kind, keys, seed), func(t *testing.T) {

@@ -18,6 +18,12 @@ const (
 	JoinLeftOuter
 	JoinRightOuter
 	JoinFullOuter
+	// JoinLeftSemi outputs the left rows that have a match (EXISTS, IN),
+	// once each; JoinLeftAnti those that have none (NOT EXISTS). Both
+	// output the left columns only and track each left row's degree, as
+	// a left outer join does for its padded rows.
+	JoinLeftSemi
+	JoinLeftAnti
 )
 
 func (k JoinKind) String() string {
@@ -30,6 +36,10 @@ func (k JoinKind) String() string {
 		return "right outer"
 	case JoinFullOuter:
 		return "full outer"
+	case JoinLeftSemi:
+		return "left semi"
+	case JoinLeftAnti:
+		return "left anti"
 	}
 	return fmt.Sprintf("JoinKind(%d)", uint8(k))
 }
@@ -37,8 +47,12 @@ func (k JoinKind) String() string {
 // preserves reports whether unmatched rows of side s (0 left, 1 right)
 // appear in the output, padded with NULLs.
 func (k JoinKind) preserves(s int) bool {
-	return k == JoinFullOuter || s == 0 && k == JoinLeftOuter || s == 1 && k == JoinRightOuter
+	return k == JoinFullOuter || s == 0 && (k == JoinLeftOuter || k.filtersLeft()) || s == 1 && k == JoinRightOuter
 }
+
+// filtersLeft reports whether the join only keeps or drops left rows
+// (semi and anti joins).
+func (k JoinKind) filtersLeft() bool { return k == JoinLeftSemi || k == JoinLeftAnti }
 
 // JoinSpec describes an equi-join of two inputs: left.LeftKeys[i] =
 // right.RightKeys[i] for every i (NULL keys never match), and Cond.
@@ -60,13 +74,20 @@ func (JoinSpec) NumStateTables() int { return 2 }
 // OutTypes returns the output column types: left columns then right columns
 // (for outer joins the padded side's columns hold NULLs).
 func (s JoinSpec) OutTypes() []types.Type {
+	if s.Kind.filtersLeft() {
+		return slices.Clone(s.LeftTypes)
+	}
 	return slices.Concat(s.LeftTypes, s.RightTypes)
 }
 
 // OutPK returns the output stream key: the left stream key followed by the
-// right one (in output column positions).
+// right one (in output column positions); a semi or anti join's is the
+// left one.
 func (s JoinSpec) OutPK() []int {
 	pk := slices.Clone(s.LeftPK)
+	if s.Kind.filtersLeft() {
+		return pk
+	}
 	for _, c := range s.RightPK {
 		pk = append(pk, len(s.LeftTypes)+c)
 	}
@@ -74,7 +95,7 @@ func (s JoinSpec) OutPK() []int {
 }
 
 func (s JoinSpec) validate() error {
-	if s.Kind > JoinFullOuter {
+	if s.Kind > JoinLeftAnti {
 		return fmt.Errorf("stream: hash join: unknown kind %d", s.Kind)
 	}
 	if len(s.LeftKeys) != len(s.RightKeys) {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -62,6 +63,15 @@ func (b *binder) nonIntegerConstant(n ast.ExprNode, clause string) error {
 	if v, ok := n.(ast.ValueExpr); ok {
 		if _, isInt := v.GetValue().(int64); !isInt {
 			return b.atNode(pgerr.New(pgerr.SyntaxError, "non-integer constant in %s", clause), n)
+		}
+	}
+	// A negative integer is a constant to Postgres, hence a position,
+	// and never one in the select list (GROUP BY -2).
+	if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
+		if v, ok := u.V.(ast.ValueExpr); ok {
+			if i, isInt := v.GetValue().(int64); isInt {
+				return b.atNode(pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, -i), n)
+			}
 		}
 	}
 	return nil

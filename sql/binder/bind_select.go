@@ -104,6 +104,16 @@ func (b *binder) bindWhere(from *rel, where ast.ExprNode) (*rel, error) {
 		if pushJoinKey(from.node, from.scope, conj) {
 			continue
 		}
+		if b.inView {
+			r, ok, err := b.semiJoin(from, conj)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				from = r
+				continue
+			}
+		}
 		e, err := b.bindCond(c, conj, "WHERE")
 		if err != nil {
 			return nil, err
