@@ -44,6 +44,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return buildBatchExpand(n, src)
 	case *Replicate:
 		return buildBatchReplicate(n, src)
+	case *Window:
+		return buildBatchWindow(n, src)
 	}
 	return nil, fmt.Errorf("planner: no batch executor for %T", n)
 }

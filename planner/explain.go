@@ -68,6 +68,8 @@ func describe(n Node) string {
 		return fmt.Sprintf("Expand (%d rows per input row)", len(n.Projections))
 	case *Replicate:
 		return fmt.Sprintf("Replicate (copies: $%d)", n.Count)
+	case *Window:
+		return describeWindow(n)
 	case *Apply:
 		corr := 0
 		for _, sq := range n.Subs {

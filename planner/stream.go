@@ -295,6 +295,8 @@ func withStreamKey(n Node) (Node, []int, error) {
 		return withStreamKey(n.Input)
 	case *UnionAll:
 		return unionWithKey(n)
+	case *Window:
+		return windowWithKey(n)
 	case *Replicate:
 		in, inKey, err := withStreamKey(n.Input)
 		if err != nil {

@@ -167,6 +167,8 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		return b.buildJoin(n)
 	case *UnionAll:
 		return b.buildUnion(n)
+	case *Window:
+		return b.buildWindow(n)
 	case *Replicate:
 		// Copies keep their row's distribution; the key gains the copy
 		// number.

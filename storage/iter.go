@@ -40,6 +40,30 @@ func (t *Table) ScanPrefix(r Reader, prefix []types.Datum, reverse bool) Iterato
 	return t.newIter(r, lower, prefixEnd(lower), reverse)
 }
 
+// ScanPrefixFrom iterates over the rows of ScanPrefix(prefix) from a
+// point: forward over those whose pk is at least from, or with reverse
+// backward (from the largest down) over those whose pk is less than
+// from. from starts with prefix and may be a longer prefix of the pk or a
+// whole pk; a row whose pk starts with from counts as at least from.
+func (t *Table) ScanPrefixFrom(r Reader, prefix, from []types.Datum, reverse bool) Iterator {
+	vnode, err := t.pkVnode(prefix)
+	if err != nil {
+		return errIter{err}
+	}
+	base, err := t.appendPKKey(nil, vnode, prefix)
+	if err != nil {
+		return errIter{err}
+	}
+	at, err := t.appendPKKey(nil, vnode, from)
+	if err != nil {
+		return errIter{err}
+	}
+	if reverse {
+		return t.newIter(r, base, at, true)
+	}
+	return t.newIter(r, at, prefixEnd(base), false)
+}
+
 // ScanVnode iterates in pk order over the rows of one vnode whose pk is
 // greater than after (all rows of the vnode when after is empty). after
 // may also be a prefix of the PK columns: the scan then starts after every

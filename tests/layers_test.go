@@ -36,6 +36,7 @@ var layer = map[string]int{
 	"exec/batch":             30,
 	"exec/stream":            30,
 	"internal/connector":     25,
+	"internal/window":        22, // window functions: their definitions (bound by sql) and evaluation
 	"internal/expr":          20,
 	"storage":                10,
 	"internal/catalog":       5,

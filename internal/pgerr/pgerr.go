@@ -54,6 +54,12 @@ const (
 	DiskFull                 = "53100"
 	IOError                  = "58030"
 	Internal                 = "XX000"
+	// The window function family.
+	WindowingError                  = "42P20"
+	NullValueNotAllowed             = "22004"
+	InvalidPrecedingOrFollowingSize = "22013"
+	InvalidArgumentForNtile         = "22014"
+	InvalidArgumentForNthValue      = "22016"
 )
 
 // Error is an error with a SQLSTATE. Position, when non-zero, is the

@@ -23,6 +23,14 @@ type exprCtx struct {
 	// subs collects the uncorrelated subqueries of clauses that allow
 	// them (see bind_subquery.go); nil elsewhere.
 	subs *subqueries
+	// windows maps the query's window function calls to their result
+	// columns (bind_windowfunc.go); inWindow is set while a call's
+	// arguments and window bind.
+	windows  map[*ast.WindowFuncExpr]expr.Expr
+	inWindow bool
+	// winClause names the clause for the message refusing a window
+	// function where clause is "" (HAVING).
+	winClause string
 }
 
 // noAggs returns a copy of c where aggregate calls are an error.
@@ -34,6 +42,9 @@ func (c *exprCtx) noAggs(clause string) *exprCtx {
 
 // bindExpr binds a scalar expression.
 func (b *binder) bindExpr(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
+	if w, ok := n.(*ast.WindowFuncExpr); ok {
+		return b.bindWindowRef(c, w)
+	}
 	if c.grouped != nil {
 		if e, ok, err := b.bindGrouped(c, n); ok || err != nil {
 			return e, err
@@ -72,8 +83,6 @@ func (b *binder) bindExpr(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
 		return b.bindFunc(c, n)
 	case *ast.AggregateFuncExpr:
 		return nil, b.misplacedAgg(c, n)
-	case *ast.WindowFuncExpr:
-		return nil, notSupported("window function %s", n.Name)
 	case *ast.SubqueryExpr:
 		return b.bindScalarSubquery(c, n)
 	case *ast.ExistsSubqueryExpr:

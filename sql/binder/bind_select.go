@@ -83,6 +83,9 @@ func (b *binder) bindSelectCore(s *ast.SelectStmt) (*selectState, error) {
 	if err = b.bindGrouping(st, s); err != nil {
 		return nil, err
 	}
+	if err = b.bindWindows(st, s); err != nil {
+		return nil, err
+	}
 	st.ctx.subs = newSubqueries(st.cur.node) // the select list's and ORDER BY's
 	for _, it := range st.items {
 		e, err := b.bindSelItem(st.ctx, it)
@@ -185,6 +188,7 @@ func (b *binder) bindGrouping(st *selectState, s *ast.SelectStmt) error {
 	}
 	hc := *st.ctx
 	hc.subs = newSubqueries(agg.node)
+	hc.winClause = "HAVING"
 	cond, err := b.bindCond(&hc, s.Having.Expr, "HAVING")
 	if err != nil {
 		return err
