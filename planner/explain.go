@@ -70,6 +70,8 @@ func describe(n Node) string {
 		return fmt.Sprintf("Replicate (copies: $%d)", n.Count)
 	case *Window:
 		return describeWindow(n)
+	case *TopN:
+		return describeTopN(n)
 	case *Apply:
 		corr := 0
 		for _, sq := range n.Subs {

@@ -273,6 +273,9 @@ func withStreamKey(n Node) (Node, []int, error) {
 	case *Scan:
 		return n, append([]int(nil), n.Rel.PK...), nil
 	case *Filter:
+		if t, ok := topNFilter(n); ok {
+			return withStreamKey(t)
+		}
 		in, key, err := withStreamKey(n.Input)
 		return &Filter{Input: in, Cond: n.Cond}, key, err
 	case *Project:
@@ -297,6 +300,10 @@ func withStreamKey(n Node) (Node, []int, error) {
 		return unionWithKey(n)
 	case *Window:
 		return windowWithKey(n)
+	case *Limit:
+		return limitWithKey(n)
+	case *TopN:
+		return topNWithKey(n)
 	case *Replicate:
 		in, inKey, err := withStreamKey(n.Input)
 		if err != nil {

@@ -169,6 +169,8 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		return b.buildUnion(n)
 	case *Window:
 		return b.buildWindow(n)
+	case *TopN:
+		return b.buildTopN(n)
 	case *Replicate:
 		// Copies keep their row's distribution; the key gains the copy
 		// number.

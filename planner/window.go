@@ -7,8 +7,8 @@ import (
 
 	"github.com/streamdb/streamdb/exec/batch"
 	"github.com/streamdb/streamdb/exec/stream"
-	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/internal/expr"
+	"github.com/streamdb/streamdb/internal/window"
 )
 
 // Window computes window functions over one window (PARTITION BY and ORDER
@@ -44,15 +44,27 @@ func describeWindow(n *Window) string {
 	for i, f := range n.Spec.Funcs {
 		funcs[i] = describeWindowFunc(&f)
 	}
-	var order []string
-	for _, k := range n.Spec.Order {
+	return fmt.Sprintf("Window partition by %s order by [%s]: %s", KeyCols(n.Spec.Partition), orderString(n.Spec.Order), strings.Join(funcs, ", "))
+}
+
+// orderString renders a window's or TopN's ORDER BY.
+func orderString(order []window.SortKey) string {
+	var parts []string
+	for _, k := range order {
 		s := fmt.Sprintf("$%d", k.Col)
 		if k.Desc {
 			s += " DESC"
 		}
-		order = append(order, s)
+		if k.NullsFirst != k.Desc {
+			if k.NullsFirst {
+				s += " NULLS FIRST"
+			} else {
+				s += " NULLS LAST"
+			}
+		}
+		parts = append(parts, s)
 	}
-	return fmt.Sprintf("Window partition by %s order by [%s]: %s", KeyCols(n.Spec.Partition), strings.Join(order, " "), strings.Join(funcs, ", "))
+	return strings.Join(parts, ", ")
 }
 
 func describeWindowFunc(f *window.Func) string {
@@ -154,18 +166,9 @@ func (b *jobBuilder) buildWindow(n *Window) (*fragment, error) {
 	}
 	spec := stream.OverWindowSpec{Window: n.Spec, InputPK: in.key}
 	ids := b.stateTableIDs(1)
-	par := b.parallelism(len(n.Spec.Partition))
-	f := in
-	if len(in.actors) != par || par > 1 && !(in.distOK && slices.Equal(in.dist, n.Spec.Partition)) {
-		f = b.newFragment("window", par)
-		recvs, err := exchange(in, f, n.Spec.Partition)
-		if err != nil {
-			return nil, err
-		}
-		for i := range f.actors {
-			f.execs[i] = stream.NewMerge(in.types(), recvs[i]...)
-		}
-		f.key, f.dist, f.distOK = in.key, slices.Clone(n.Spec.Partition), true
+	f, err := b.partitionedBy(in, n.Spec.Partition, "window")
+	if err != nil {
+		return nil, err
 	}
 	f.key = withPartition(f.key, n.Spec.Partition)
 	f.ops = append(f.ops, "Over"+describeWindow(n))
@@ -176,6 +179,27 @@ func (b *jobBuilder) buildWindow(n *Window) (*fragment, error) {
 		}
 		f.execs[i] = ow
 	}
+	return f, nil
+}
+
+// partitionedBy returns the fragment whose actors own the groups of the
+// cols values of in's rows: in itself when it is partitioned so (or both
+// are a single actor), else a new fragment of the kind after an exchange
+// on cols.
+func (b *jobBuilder) partitionedBy(in *fragment, cols []int, kind string) (*fragment, error) {
+	par := b.parallelism(len(cols))
+	if len(in.actors) == par && (par == 1 || in.distOK && slices.Equal(in.dist, cols)) {
+		return in, nil
+	}
+	f := b.newFragment(kind, par)
+	recvs, err := exchange(in, f, cols)
+	if err != nil {
+		return nil, err
+	}
+	for i := range f.actors {
+		f.execs[i] = stream.NewMerge(in.types(), recvs[i]...)
+	}
+	f.key, f.dist, f.distOK = in.key, slices.Clone(cols), true
 	return f, nil
 }
 

@@ -30,6 +30,7 @@ const (
 func rewrite(query string, toks []Token) ([]Token, error) {
 	passes := []func(string, []Token) ([]Token, error){
 		checkTokens,
+		rewriteDistinctOn,
 		rewriteAggFilter,
 		rewritePgSyntax,
 		rewriteArrays,

@@ -502,7 +502,7 @@ func (g *pgoGen) dmlPred(t pgoTable) string {
 type pgoQuery struct {
 	name    string
 	sql     string
-	ordered bool   // ORDER BY: compared in order, and not made a view
+	ordered bool   // ORDER BY: compared in order, and made a view only with a LIMIT
 	known   string // a known difference: why (see pgoFixedQueries)
 }
 
@@ -556,7 +556,9 @@ func (g *pgoGen) query() pgoQuery {
 		}
 		return out
 	}
-	switch g.n(10) {
+	switch g.n(12) {
+	case 10, 11: // window functions, Top-N and DISTINCT ON
+		return g.windowQuery(t, types)
 	case 9: // [NOT] EXISTS and IN subqueries (semi and anti joins in views)
 		u := pgoTables[1+g.n(2)] // t2 or t3
 		ukey := "a"
@@ -678,6 +680,96 @@ func (g *pgoGen) query() pgoQuery {
 		}
 		return pgoQuery{sql: fmt.Sprintf("SELECT %s%s FROM %s%s ORDER BY %s%s", distinct, strings.Join(outs, ", "), from, where(), strings.Join(keys, ", "), limit), ordered: true}
 	}
+}
+
+// windowQuery returns a query of window functions over t (t1 or t2, with
+// an id key), or a Top-N of one. Every window's ORDER BY ends with id, so
+// the results do not depend on how PostgreSQL orders peers; no function
+// returns a float.
+func (g *pgoGen) windowQuery(t pgoTable, types []string) pgoQuery {
+	g.scope = tableScope(t, "")
+	part := ""
+	if !g.chance(3) {
+		part = "PARTITION BY " + g.expr(g.pick("int", "text", "bool", "int"), 1) + " "
+	}
+	order := func() string {
+		var keys []string
+		for range g.n(3) {
+			keys = append(keys, g.expr(g.pick("int", "text", "date", "bigint"), 1)+g.pick("", " DESC", " NULLS FIRST", " DESC NULLS LAST"))
+		}
+		return strings.Join(append(keys, "id"+g.pick("", " DESC")), ", ")
+	}
+	win := func() string { return "(" + part + "ORDER BY " + order() + ")" }
+	frame := func() string {
+		switch g.n(5) {
+		case 0:
+			return fmt.Sprintf(" ROWS BETWEEN %d PRECEDING AND %d FOLLOWING", g.n(3), g.n(3))
+		case 1:
+			return " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+		case 2:
+			return " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"
+		case 3:
+			return fmt.Sprintf(" ROWS BETWEEN %d FOLLOWING AND %d FOLLOWING", 1+g.n(2), 3+g.n(2))
+		}
+		return ""
+	}
+	fn := func() string {
+		typ := g.pick("int", "bigint", "numeric", "text", "date")
+		switch g.n(9) {
+		case 0:
+			return "row_number() OVER " + win()
+		case 1:
+			return g.pick("rank", "dense_rank") + "() OVER " + win()
+		case 2:
+			return fmt.Sprintf("ntile(%d) OVER %s", 1+g.n(4), win())
+		case 3:
+			def := ""
+			if g.chance(2) {
+				def = ", " + g.literal(typ)
+			}
+			return fmt.Sprintf("%s(%s, %d%s) OVER %s", g.pick("lag", "lead"), g.expr(typ, 1), g.n(3), def, win())
+		case 4:
+			w := win()
+			if f := frame(); f != "" {
+				w = w[:len(w)-1] + f + ")"
+			}
+			if g.chance(3) {
+				return fmt.Sprintf("nth_value(%s, %d) OVER %s", g.expr(typ, 1), 1+g.n(3), w)
+			}
+			return fmt.Sprintf("%s(%s) OVER %s", g.pick("first_value", "last_value"), g.expr(typ, 1), w)
+		case 5:
+			return "count(*) OVER (" + strings.TrimSuffix(part, " ") + ")"
+		}
+		w := win()
+		if f := frame(); f != "" {
+			w = w[:len(w)-1] + f + ")"
+		}
+		if typ == "text" || typ == "date" {
+			return fmt.Sprintf("%s(%s) OVER %s", g.pick("min", "max", "count"), g.expr(typ, 1), w)
+		}
+		return fmt.Sprintf("%s(%s) OVER %s", g.pick("sum", "avg", "min", "max", "count"), g.expr(typ, 1), w)
+	}
+	where := ""
+	if g.chance(3) {
+		where = " WHERE " + g.expr("bool", 2)
+	}
+	switch g.n(4) {
+	case 0: // a Top-N of a ranking function
+		outs := []string{"id AS c0", g.expr(types[g.n(len(types))], 1) + " AS c1"}
+		rank := g.pick("row_number", "rank", "dense_rank")
+		cmp := g.pick(fmt.Sprintf("r <= %d", 1+g.n(4)), fmt.Sprintf("r < %d", 2+g.n(3)), "r = 1")
+		return pgoQuery{sql: fmt.Sprintf("SELECT * FROM (SELECT %s, %s() OVER %s AS r FROM %s%s) x WHERE %s",
+			strings.Join(outs, ", "), rank, win(), t.name, where, cmp)}
+	case 1: // DISTINCT ON
+		key := g.expr(g.pick("int", "text", "bool"), 1)
+		return pgoQuery{sql: fmt.Sprintf("SELECT DISTINCT ON (%s) %s AS c0, id AS c1, %s AS c2 FROM %s%s ORDER BY %s, %s",
+			key, key, g.expr(types[g.n(len(types))], 1), t.name, where, key, order())}
+	}
+	outs := []string{"id AS c0"}
+	for i := range 1 + g.n(3) {
+		outs = append(outs, fmt.Sprintf("%s AS c%d", fn(), i+1))
+	}
+	return pgoQuery{sql: fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(outs, ", "), t.name, where)}
 }
 
 // agg returns an aggregate call over the scope.

@@ -334,7 +334,9 @@ func TestPGOracle(t *testing.T) {
 	var views []pgoQuery
 	createViews := func(parity int) {
 		for i, q := range queries {
-			if q.ordered || i%2 != parity {
+			// An ordered query becomes a view only with a LIMIT (a
+			// Top-N); its rows then compare as a set.
+			if q.ordered && !strings.Contains(q.sql, " LIMIT ") || i%2 != parity {
 				continue
 			}
 			if o.createView(q) {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"sort"
 
-	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/internal/window"
 )
 
 // Window computes window functions: it reads its whole input, orders it by

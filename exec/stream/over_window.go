@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -50,17 +50,23 @@ type OverWindow struct {
 	reach window.Reach
 	// ranks: the rows' numbers and dense ranks are kept (a rank function
 	// resumes from them).
-	ranks      bool
-	np, nin    int // partition columns, input columns
-	nf         int // functions
-	parts      map[string]*owPartition
-	order      []*owPartition
-	row, keyBf []types.Datum
-	buf        []byte
+	ranks   bool
+	np, nin int // partition columns, input columns
+	nf      int // functions
+	changes changeSet
+}
+
+// changeSet collects an epoch's changes by partition (or group).
+type changeSet struct {
+	parts map[string]*owPartition // by the partition's key encoding
+	list  []*owPartition          // in first-change order
+	row   []types.Datum
+	buf   []byte
 }
 
 // owPartition is a partition changed this epoch.
 type owPartition struct {
+	mapKey  string
 	key     []types.Datum
 	changes map[string]*owChange // by the row's stream key
 	list    []*owChange          // in first-change order
@@ -82,7 +88,7 @@ func NewOverWindow(in Executor, sc *StateContext, spec OverWindowSpec, tableID u
 		return nil, fmt.Errorf("stream: over window: %d input columns, expected %d", len(inTypes), len(w.InTypes))
 	}
 	o := &OverWindow{in: in, sc: sc, spec: spec, w: w, reach: w.Reach(),
-		np: len(w.Partition), nin: len(inTypes), nf: len(w.Funcs), parts: map[string]*owPartition{}}
+		np: len(w.Partition), nin: len(inTypes), nf: len(w.Funcs)}
 	for _, f := range w.Funcs {
 		switch f.Kind {
 		case window.RowNumber, window.Rank, window.DenseRank:
@@ -140,44 +146,48 @@ func (o *OverWindow) Next(ctx context.Context) (Message, error) {
 			o.out.barrier(msg.Barrier)
 			continue
 		}
-		err = o.note(msg.Chunk)
+		err = o.changes.note(msg.Chunk, o.w.Partition, o.spec.InputPK)
 		msg.Chunk.Release()
 		if err != nil {
-			return Message{}, err
+			return Message{}, fmt.Errorf("stream: over window: %w", err)
 		}
 	}
 }
 
-// note records a chunk's rows as changes of their partitions.
-func (o *OverWindow) note(c *chunk.Chunk) error {
+// note records a chunk's rows as changes of their partitions (the
+// values of the partition columns), each row known by its stream key pk.
+func (cs *changeSet) note(c *chunk.Chunk, partition, pk []int) error {
+	if cs.parts == nil {
+		cs.parts = map[string]*owPartition{}
+	}
 	for i := 0; i < c.NumRows(); i++ {
-		row := cloneRow(c.Row(i, o.row))
-		o.buf = o.buf[:0]
-		for _, p := range o.w.Partition {
-			o.buf = storage.AppendDatumKey(o.buf, row[p])
+		row := cloneRow(c.Row(i, cs.row))
+		cs.buf = cs.buf[:0]
+		for _, p := range partition {
+			cs.buf = storage.AppendDatumKey(cs.buf, row[p])
 		}
-		part := o.parts[string(o.buf)]
+		part := cs.parts[string(cs.buf)]
 		if part == nil {
-			part = &owPartition{changes: map[string]*owChange{}}
-			for _, p := range o.w.Partition {
+			part = &owPartition{mapKey: string(cs.buf), changes: map[string]*owChange{}}
+			for _, p := range partition {
 				part.key = append(part.key, row[p])
 			}
-			o.parts[string(o.buf)] = part
-			o.order = append(o.order, part)
+			cs.parts[part.mapKey] = part
+			cs.list = append(cs.list, part)
 		}
-		o.buf = o.buf[:0]
-		for _, k := range o.spec.InputPK {
-			o.buf = storage.AppendDatumKey(o.buf, row[k])
+		cs.buf = cs.buf[:0]
+		for _, k := range pk {
+			cs.buf = storage.AppendDatumKey(cs.buf, row[k])
 		}
-		ch := part.changes[string(o.buf)]
+		ch := part.changes[string(cs.buf)]
 		if ch == nil {
 			ch = &owChange{}
-			part.changes[string(o.buf)] = ch
+			part.changes[string(cs.buf)] = ch
 			part.list = append(part.list, ch)
 		}
 		if c.Op(i).IsInsert() {
 			if ch.new != nil {
-				return fmt.Errorf("stream: over window: row %v inserted twice", row)
+				return fmt.Errorf("row %v inserted twice", row)
 			}
 			ch.new = row
 			continue
@@ -188,10 +198,16 @@ func (o *OverWindow) note(c *chunk.Chunk) error {
 		case ch.old == nil:
 			ch.old = row
 		default:
-			return fmt.Errorf("stream: over window: row %v deleted twice", row)
+			return fmt.Errorf("row %v deleted twice", row)
 		}
 	}
 	return nil
+}
+
+// reset forgets the epoch's changes.
+func (cs *changeSet) reset() {
+	clear(cs.parts)
+	cs.list = cs.list[:0]
 }
 
 func cloneRow(row []types.Datum) []types.Datum {
@@ -209,8 +225,13 @@ func cloneRow(row []types.Datum) []types.Datum {
 // order: per key a NULL marker placed first or last, then the value's
 // key encoding, inverted for DESC.
 func (o *OverWindow) sortKey(row []types.Datum) (string, error) {
+	return sortKey(o.w.Order, o.w.InTypes, row)
+}
+
+// sortKey is OverWindow.sortKey for the given order over rows of types ts.
+func sortKey(order []window.SortKey, ts []types.Type, row []types.Datum) (string, error) {
 	var b []byte
-	for _, k := range o.w.Order {
+	for _, k := range order {
 		v := row[k.Col]
 		if v == nil {
 			if k.NullsFirst {
@@ -223,7 +244,7 @@ func (o *OverWindow) sortKey(row []types.Datum) (string, error) {
 		b = append(b, 1)
 		n := len(b)
 		var err error
-		if b, err = storage.AppendKey(b, o.w.InTypes[k.Col], v); err != nil {
+		if b, err = storage.AppendKey(b, ts[k.Col], v); err != nil {
 			return "", err
 		}
 		if k.Desc {
@@ -266,16 +287,19 @@ func (o *OverWindow) stateInput(r []types.Datum) []types.Datum {
 	return r[o.np+1 : o.np+1+o.nin]
 }
 func (o *OverWindow) stateResults(r []types.Datum) []types.Datum { return r[o.np+1+o.nin:] }
-func (o *OverWindow) stateSortKey(r []types.Datum) string        { s, _ := r[o.np].(string); return s }
+func (o *OverWindow) stateSortKey(r []types.Datum) string        { return stateSortKey(r, o.np) }
+
+// stateSortKey is the sort key of a state row whose first np columns are
+// the partition's.
+func stateSortKey(r []types.Datum, np int) string { s, _ := r[np].(string); return s }
 
 func (o *OverWindow) endEpoch() error {
-	for _, p := range o.order {
+	for _, p := range o.changes.list {
 		if err := o.flushPartition(p); err != nil {
 			return fmt.Errorf("stream: over window: %w", err)
 		}
 	}
-	clear(o.parts)
-	o.order = o.order[:0]
+	o.changes.reset()
 	return nil
 }
 

@@ -203,3 +203,25 @@ func (d *distinctTest) String() string {
 	}
 	return "(" + d.eq.args[0].String() + op + d.eq.args[1].String() + ")"
 }
+
+// Conjuncts splits e on AND into the conditions that must all hold.
+func Conjuncts(e Expr) []Expr {
+	if o, ok := e.(*logicOp); ok && !o.or {
+		return append(Conjuncts(o.l), Conjuncts(o.r)...)
+	}
+	return []Expr{e}
+}
+
+// Comparison takes apart l op r, op one of = <> < <= > >=; ok is false for
+// any other expression.
+func Comparison(e Expr) (op string, l, r Expr, ok bool) {
+	c, isCall := e.(*call)
+	if !isCall || c.style != styleInfix || len(c.args) != 2 {
+		return "", nil, nil, false
+	}
+	switch c.name {
+	case "=", "<>", "<", "<=", ">", ">=":
+		return c.name, c.args[0], c.args[1], true
+	}
+	return "", nil, nil, false
+}

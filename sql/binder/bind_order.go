@@ -68,7 +68,15 @@ func (b *binder) nonIntegerConstant(n ast.ExprNode, clause string) error {
 	// A negative integer is a constant to Postgres, hence a position,
 	// and never one in the select list (GROUP BY -2).
 	if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
-		if v, ok := u.V.(ast.ValueExpr); ok {
+		v := u.V
+		for {
+			p, ok := v.(*ast.ParenthesesExpr)
+			if !ok {
+				break
+			}
+			v = p.Expr // -(7) is -7 to Postgres
+		}
+		if v, ok := v.(ast.ValueExpr); ok {
 			if i, isInt := v.GetValue().(int64); isInt {
 				return b.atNode(pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, -i), n)
 			}
@@ -112,6 +120,11 @@ func (b *binder) orderColumn(st *selectState, n ast.ExprNode, distinct bool) (in
 	}
 	if e, err = resolveUnknown(e); err != nil {
 		return 0, err
+	}
+	for i, x := range st.extras {
+		if exprEqual(x, e) {
+			return len(st.items) + i, nil
+		}
 	}
 	st.extras = append(st.extras, e)
 	return len(st.items) + len(st.extras) - 1, nil

@@ -43,6 +43,8 @@ type selectState struct {
 	// the set operation resolves (binder.setOpBranch).
 	keepUnknown bool
 	keys        []planner.SortKey
+	// distinctOn holds DISTINCT ON's expressions.
+	distinctOn []ast.ExprNode
 }
 
 func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
@@ -59,10 +61,12 @@ func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
 	}
 	branch := b.setOpBranch
 	b.setOpBranch = false
+	s, on := splitDistinctOn(s)
 	st, err := b.bindSelectCore(s)
 	if err != nil {
 		return nil, err
 	}
+	st.distinctOn = on
 	st.keepUnknown = branch && !s.Distinct && s.OrderBy == nil && s.Limit == nil
 	return b.finishSelect(st, s.Distinct, s.OrderBy, s.Limit)
 }
@@ -323,6 +327,10 @@ func (b *binder) finishSelect(st *selectState, distinct bool, ob *ast.OrderByCla
 	if err := b.bindOrderBy(st, ob, distinct); err != nil {
 		return nil, err
 	}
+	onCols, err := b.bindDistinctOn(st)
+	if err != nil {
+		return nil, err
+	}
 	if st.ctx.subs.wrapped() {
 		st.cur = &rel{node: st.ctx.subs.wrap(st.cur.node), scope: st.cur.scope}
 	}
@@ -334,13 +342,16 @@ func (b *binder) finishSelect(st *selectState, distinct bool, ob *ast.OrderByCla
 	if distinct {
 		node = distinctOf(node)
 	}
+	if len(onCols) > 0 {
+		node = distinctOnOf(node, onCols, st.keys)
+	}
 	if len(st.keys) > 0 {
 		node = &planner.Sort{Input: node, Keys: st.keys}
 	}
 	if node, err = b.bindLimit(node, lim); err != nil {
 		return nil, err
 	}
-	if len(st.extras) > 0 {
+	if len(st.extras) > 0 || len(onCols) > 0 {
 		node = dropExtras(node, len(st.items))
 	}
 	return &rel{node: node, scope: scopeOf(node.Columns(), "")}, nil

@@ -5,10 +5,10 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/planner"
 )
 
@@ -204,16 +204,30 @@ func resolveWindowSpec(spec *ast.WindowSpec, defs map[string]*ast.WindowSpec) (*
 	return &out, nil
 }
 
+// windowItem binds an item of a window's PARTITION BY or ORDER BY, where
+// an integer is a constant, not a position (the parser reads it as one).
+func (b *binder) windowItem(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
+	if p, ok := n.(*ast.PositionExpr); ok && p.P == nil {
+		t := types.TInt32
+		if int64(p.N) != int64(int32(p.N)) {
+			t = types.TInt64
+		}
+		return expr.NewConst(int64(p.N), t), nil
+	}
+	e, err := b.bindExpr(c, n)
+	if err != nil {
+		return nil, err
+	}
+	return resolveUnknown(e)
+}
+
 // bindWindowClause binds a window's PARTITION BY and ORDER BY.
 func (b *binder) bindWindowClause(c *exprCtx, spec *ast.WindowSpec) (*boundWindow, error) {
 	w := &boundWindow{}
 	if spec.PartitionBy != nil {
 		for _, it := range spec.PartitionBy.Items {
-			e, err := b.bindExpr(c, it.Expr)
+			e, err := b.windowItem(c, it.Expr)
 			if err != nil {
-				return nil, err
-			}
-			if e, err = resolveUnknown(e); err != nil {
 				return nil, err
 			}
 			w.partition = append(w.partition, e)
@@ -222,11 +236,8 @@ func (b *binder) bindWindowClause(c *exprCtx, spec *ast.WindowSpec) (*boundWindo
 	if spec.OrderBy != nil {
 		for _, it := range spec.OrderBy.Items {
 			n, nullsFirst := unwrapNulls(it.Expr, it.Desc)
-			e, err := b.bindExpr(c, n)
+			e, err := b.windowItem(c, n)
 			if err != nil {
-				return nil, err
-			}
-			if e, err = resolveUnknown(e); err != nil {
 				return nil, err
 			}
 			w.order = append(w.order, e)

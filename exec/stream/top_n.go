@@ -1,0 +1,352 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/internal/window"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// TopNKind says which rows of a group a TopN keeps.
+type TopNKind uint8
+
+// TopN kinds.
+const (
+	// TopRowNumber keeps the rows numbered Offset+1..Offset+Limit in the
+	// group's order (peers in stream key order): ORDER BY ... LIMIT and
+	// row_number() <= n.
+	TopRowNumber TopNKind = iota
+	// TopRank keeps the rows whose rank is at most Limit (peers of the
+	// last such row included): rank() <= n.
+	TopRank
+	// TopDenseRank keeps the rows of the first Limit peer groups:
+	// dense_rank() <= n.
+	TopDenseRank
+)
+
+// TopNSpec is what a TopN keeps: per group of the GroupBy columns, the top
+// rows in Order.
+type TopNSpec struct {
+	GroupBy []int
+	Order   []window.SortKey
+	InTypes []types.Type
+	InputPK []int
+	Kind    TopNKind
+	// Limit and Offset count rows for TopRowNumber; Limit counts ranks
+	// for the others, which have no Offset.
+	Limit, Offset int64
+	// RankCol: each output row carries its row number, rank or dense
+	// rank (the window function the TopN replaces) in a last column.
+	RankCol bool
+}
+
+// TopN maintains the top rows of each group (a view's ORDER BY ... LIMIT,
+// or a filter on row_number(), rank() or dense_rank() over a window).
+//
+// Its state table holds every row of each group in the group's order (the
+// group columns, the order-preserving encoding of the ORDER BY values
+// that OverWindow uses, the row). It remembers, for a bounded number of
+// groups, the top rows it last emitted. At a barrier, for each group that
+// changed: if every change lies past the last of its top rows (and is no
+// peer of it), the changes only go to the state; otherwise it applies them,
+// reads the group's new top rows (a prefix of the group: as many rows as
+// the limit, and their peers for the rank kinds) and emits the difference
+// from the old ones. A change deep in a large group costs one write.
+//
+// Nothing it keeps in memory outlives the executor, and what it keeps is
+// what the committed state gives (I6).
+type TopN struct {
+	in      Executor
+	sc      *StateContext
+	spec    TopNSpec
+	table   *storage.Table
+	types   []types.Type
+	out     *outQueue
+	order   *window.Spec // to tell peers apart
+	ng      int
+	changes changeSet
+	cache   map[string][]topRow // by group: the top rows last emitted
+}
+
+// topRow is one of a group's top rows: its state row and its rank value.
+type topRow struct {
+	state []types.Datum
+	rank  int64
+}
+
+// topNCacheGroups bounds the groups whose top rows a TopN remembers.
+var topNCacheGroups = 1 << 14
+
+// NewTopN returns the top rows of in per spec; tableID is its state
+// table's.
+func NewTopN(in Executor, sc *StateContext, spec TopNSpec, tableID uint32) (*TopN, error) {
+	inTypes := in.Types()
+	if len(inTypes) != len(spec.InTypes) {
+		return nil, fmt.Errorf("stream: top n: %d input columns, expected %d", len(inTypes), len(spec.InTypes))
+	}
+	if spec.Limit <= 0 {
+		return nil, fmt.Errorf("stream: top n: limit %d", spec.Limit)
+	}
+	t := &TopN{in: in, sc: sc, spec: spec, ng: len(spec.GroupBy),
+		cache: map[string][]topRow{}, order: &window.Spec{Order: spec.Order, InTypes: inTypes}}
+	t.types = slices.Clone(inTypes)
+	if spec.RankCol {
+		t.types = append(t.types, types.TInt64)
+	}
+	var ts []types.Type
+	var pk, dist []int
+	for i, c := range spec.GroupBy {
+		ts = append(ts, inTypes[c])
+		pk, dist = append(pk, i), append(dist, i)
+	}
+	pk = append(pk, len(ts))
+	ts = append(ts, types.TText)
+	base := len(ts)
+	ts = append(ts, inTypes...)
+	for _, c := range spec.InputPK {
+		pk = append(pk, base+c)
+	}
+	t.table = &storage.Table{ID: tableID, Types: ts, PK: pk, DistKey: dist}
+	t.out = newOutQueue(t.types)
+	return t, nil
+}
+
+// Types implements Executor.
+func (t *TopN) Types() []types.Type { return t.types }
+
+// StateTables returns the executor's state table.
+func (t *TopN) StateTables() []*storage.Table { return []*storage.Table{t.table} }
+
+// Next implements Executor.
+func (t *TopN) Next(ctx context.Context) (Message, error) {
+	for {
+		if m, ok := t.out.pop(); ok {
+			return m, nil
+		}
+		msg, err := t.in.Next(ctx)
+		if err != nil {
+			return Message{}, err
+		}
+		if msg.Barrier != nil {
+			if err := t.endEpoch(); err != nil {
+				return Message{}, fmt.Errorf("stream: top n: %w", err)
+			}
+			t.out.barrier(msg.Barrier)
+			continue
+		}
+		err = t.changes.note(msg.Chunk, t.spec.GroupBy, t.spec.InputPK)
+		msg.Chunk.Release()
+		if err != nil {
+			return Message{}, fmt.Errorf("stream: top n: %w", err)
+		}
+	}
+}
+
+func (t *TopN) sortKey(row []types.Datum) (string, error) {
+	return sortKey(t.spec.Order, t.spec.InTypes, row)
+}
+
+func (t *TopN) stateRow(group []types.Datum, sk string, in []types.Datum) []types.Datum {
+	r := make([]types.Datum, 0, len(t.table.Types))
+	r = append(append(append(r, group...), sk), in...)
+	return r
+}
+
+func (t *TopN) stateInput(r []types.Datum) []types.Datum { return r[t.ng+1:] }
+
+func (t *TopN) endEpoch() error {
+	for _, p := range t.changes.list {
+		if err := t.flushGroup(p); err != nil {
+			return err
+		}
+	}
+	t.changes.reset()
+	if len(t.cache) > topNCacheGroups {
+		n := len(t.cache) / 4
+		for k := range t.cache {
+			if n == 0 {
+				break
+			}
+			delete(t.cache, k)
+			n--
+		}
+	}
+	return nil
+}
+
+// flushGroup applies a group's changes to the state and emits how its
+// top rows changed.
+func (t *TopN) flushGroup(p *owPartition) error {
+	batch := t.sc.Batch()
+	gk := p.mapKey
+	old, cached := t.cache[gk]
+	if !cached {
+		var err error
+		if old, err = t.readTop(p.key); err != nil {
+			return err
+		}
+	}
+	// past: every change lies past the old top rows, which hold as many
+	// rows (or ranks) as the limit asks for, so none of them enters.
+	past := len(old) > 0 && t.topFull(old)
+	var lastKey []byte
+	if past {
+		k, err := t.table.Key(old[len(old)-1].state)
+		if err != nil {
+			return err
+		}
+		lastKey = k
+	}
+	lastSK := ""
+	if len(old) > 0 {
+		lastSK = stateSortKey(old[len(old)-1].state, t.ng)
+	}
+	apply := func(row []types.Datum, insert bool) error {
+		sk, err := t.sortKey(row)
+		if err != nil {
+			return err
+		}
+		sr := t.stateRow(p.key, sk, row)
+		if past {
+			k, err := t.table.Key(sr)
+			if err != nil {
+				return err
+			}
+			if string(k) <= string(lastKey) || sk == lastSK {
+				past = false
+			}
+		}
+		if insert {
+			return t.table.Insert(batch, sr)
+		}
+		return t.table.Delete(batch, sr)
+	}
+	for _, ch := range p.list {
+		if ch.old != nil {
+			if err := apply(ch.old, false); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ch := range p.list {
+		if ch.new != nil {
+			if err := apply(ch.new, true); err != nil {
+				return err
+			}
+		}
+	}
+	if past {
+		t.cache[gk] = old
+		return nil
+	}
+	now, err := t.readTop(p.key)
+	if err != nil {
+		return err
+	}
+	t.emitDiff(old, now)
+	if len(now) == 0 {
+		delete(t.cache, gk)
+	} else {
+		t.cache[gk] = now
+	}
+	return nil
+}
+
+// topFull reports whether a group's top rows reach the limit: then a row
+// that comes after the last of them (and is no peer of it) stays out.
+func (t *TopN) topFull(top []topRow) bool {
+	switch t.spec.Kind {
+	case TopRowNumber:
+		return int64(len(top)) >= t.spec.Limit
+	default:
+		return top[len(top)-1].rank >= t.spec.Limit
+	}
+}
+
+// readTop reads a group's top rows from the state.
+func (t *TopN) readTop(group []types.Datum) ([]topRow, error) {
+	it := t.table.ScanPrefix(t.sc.Batch(), group, false)
+	var top []topRow
+	var n, dense int64 // rows read, peer groups seen
+	var prev []types.Datum
+	var rank int64
+	for it.Next() {
+		row := slices.Clone(it.Row())
+		in := t.stateInput(row)
+		n++
+		if prev == nil || !t.order.Peers(prev, in) {
+			dense++
+			rank = n
+		}
+		prev = in
+		var keep, stop bool
+		switch t.spec.Kind {
+		case TopRowNumber:
+			keep = n > t.spec.Offset
+			stop = n >= t.spec.Offset+t.spec.Limit
+		case TopRank:
+			keep, stop = rank <= t.spec.Limit, rank > t.spec.Limit
+		case TopDenseRank:
+			keep, stop = dense <= t.spec.Limit, dense > t.spec.Limit
+		}
+		if keep {
+			v := n
+			switch t.spec.Kind {
+			case TopRank:
+				v = rank
+			case TopDenseRank:
+				v = dense
+			}
+			top = append(top, topRow{state: row, rank: v})
+		}
+		if stop {
+			break
+		}
+	}
+	return top, closeIter(it)
+}
+
+// emitDiff emits the change from a group's old top rows to its new ones.
+func (t *TopN) emitDiff(old, now []topRow) {
+	key := func(r topRow) string {
+		var b []byte
+		in := t.stateInput(r.state)
+		for _, c := range t.spec.InputPK {
+			b = storage.AppendDatumKey(b, in[c])
+		}
+		return string(b)
+	}
+	outRow := func(r topRow) []types.Datum {
+		o := slices.Clone(t.stateInput(r.state))
+		if t.spec.RankCol {
+			o = append(o, r.rank)
+		}
+		return o
+	}
+	nowByKey := make(map[string][]types.Datum, len(now))
+	for _, r := range now {
+		nowByKey[key(r)] = outRow(r)
+	}
+	oldByKey := make(map[string]bool, len(old))
+	for _, r := range old {
+		k := key(r)
+		oldByKey[k] = true
+		o := outRow(r)
+		n, ok := nowByKey[k]
+		switch {
+		case !ok:
+			t.out.add(chunk.Delete, o)
+		case !datumsIdentical(o, n):
+			t.out.addUpdate(o, n)
+		}
+	}
+	for _, r := range now {
+		if k := key(r); !oldByKey[k] {
+			t.out.add(chunk.Insert, nowByKey[k])
+		}
+	}
+}
