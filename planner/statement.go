@@ -11,6 +11,9 @@ import (
 // Query is a bound SELECT. Only the columns not Hidden are shown.
 type Query struct {
 	Plan Node
+	// Refs are the relations the query names (tables, views, plain views
+	// it expands), for dependency tracking.
+	Refs []uint32
 }
 
 // Insert inserts the rows of Source (whose columns are already cast to the
@@ -63,6 +66,16 @@ type CreateView struct {
 	// With holds the checked WITH (...) options (keys lower case, values
 	// as written): backfill_rate_limit. nil when none.
 	With map[string]string
+}
+
+// CreatePlainView is CREATE [OR REPLACE] VIEW: a name for a query, stored
+// as text and expanded where named.
+type CreatePlainView struct {
+	Name       string
+	OrReplace  bool
+	Definition string // the SELECT text as the user wrote it
+	Columns    []catalog.Column
+	Deps       []uint32 // the relations the query names
 }
 
 // Drop drops a table or view.

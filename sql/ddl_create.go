@@ -6,8 +6,8 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
-// parseCreate parses CREATE TABLE and CREATE MATERIALIZED VIEW; other
-// CREATE statements are not supported.
+// parseCreate parses CREATE TABLE, SOURCE, MATERIALIZED VIEW and [OR
+// REPLACE] VIEW; other CREATE statements are not supported.
 func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 	c.advance() // CREATE
 	switch {
@@ -17,6 +17,10 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 		return s.parseCreateTable(c, true)
 	case c.acceptWords("materialized", "view"):
 		return s.parseCreateMV(c)
+	case c.acceptWord("view"):
+		return s.parseCreatePlainView(c, false)
+	case c.acceptWords("or", "replace", "view"):
+		return s.parseCreatePlainView(c, true)
 	}
 	if c.eof() {
 		return nil, c.errHere()
@@ -235,6 +239,33 @@ func (s *stmtParser) parseCreateMV(c *cursor) (Node, error) {
 		return nil, err
 	}
 	return mv, nil
+}
+
+// parsePlainView parses the rest of CREATE [OR REPLACE] VIEW name
+// [(col, ...)] AS query.
+func (s *stmtParser) parseCreatePlainView(c *cursor, replace bool) (Node, error) {
+	v := &CreateViewStmt{OrReplace: replace}
+	var err error
+	if v.Name, err = c.qualifiedName(); err != nil {
+		return nil, err
+	}
+	if c.peek().isPunct("(") {
+		if v.Columns, err = c.parenIdentList(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.expectWord("as"); err != nil {
+		return nil, err
+	}
+	if c.eof() {
+		return nil, c.errHere()
+	}
+	q := c.rest()
+	v.QueryText = s.query[q[0].Pos:q[len(q)-1].End]
+	if v.Query, err = s.parseQuery(q); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // parseWithOptions parses an optional WITH (key [= value], ...). Keys are

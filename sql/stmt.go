@@ -142,6 +142,16 @@ type CreateMaterializedViewStmt struct {
 	With        map[string]string
 }
 
+// CreateViewStmt is CREATE [OR REPLACE] VIEW name [(cols)] AS query: a
+// plain view, expanded where a query names it.
+type CreateViewStmt struct {
+	Name      string
+	OrReplace bool
+	Columns   []string
+	Query     *SelectStmt
+	QueryText string // the query's original text
+}
+
 // ObjectKind is the kind of object a DROP or SHOW names.
 type ObjectKind uint8
 
@@ -197,6 +207,7 @@ func (*UpdateStmt) node()                 {}
 func (*DeleteStmt) node()                 {}
 func (*CreateTableStmt) node()            {}
 func (*CreateMaterializedViewStmt) node() {}
+func (*CreateViewStmt) node()             {}
 func (*DropStmt) node()                   {}
 func (*ShowStmt) node()                   {}
 func (*SetStmt) node()                    {}

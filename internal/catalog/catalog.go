@@ -24,6 +24,9 @@ const (
 	// stores no rows; views over it see the rows produced from their
 	// creation on.
 	KindSource
+	// KindView is a plain view (CREATE VIEW): a stored query (Definition)
+	// with no rows and no actors, expanded where a query names it.
+	KindView
 )
 
 func (k Kind) String() string {
@@ -34,6 +37,8 @@ func (k Kind) String() string {
 		return "system view"
 	case KindSource:
 		return "source"
+	case KindView:
+		return "view"
 	}
 	return "materialized view"
 }

@@ -195,7 +195,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	}
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
-		Definition: cv.Definition, Deps: scannedRelations(shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
+		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
 		BackfillAdaptive: opts.adaptive, BackfillLatencyTarget: opts.latencyTarget.Microseconds(),
 		Parallelism: opts.parallelism}
 	if rel.Parallelism == 0 {
@@ -365,7 +365,7 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 
 func kindWord(k catalog.Kind) string {
 	switch k {
-	case catalog.KindTable, catalog.KindSource:
+	case catalog.KindTable, catalog.KindSource, catalog.KindView:
 		return k.String()
 	}
 	return "materialized view"
@@ -382,12 +382,12 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 	deps := db.dependents(rel.ID)
 	if len(deps) > 0 && !cascade {
 		e := pgerr.New(pgerr.DependentObjects, "cannot drop %s %s because other objects depend on it", kindWord(rel.Kind), rel.Name)
-		e.Detail = fmt.Sprintf("materialized view %s depends on %s %s", deps[0].Name, kindWord(rel.Kind), rel.Name)
+		e.Detail = fmt.Sprintf("%s %s depends on %s %s", kindWord(deps[0].Kind), deps[0].Name, kindWord(rel.Kind), rel.Name)
 		e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
 		return e
 	}
 	for _, dep := range deps {
-		if err := w.Notice("NOTICE", fmt.Sprintf("drop cascades to materialized view %s", dep.Name)); err != nil {
+		if err := w.Notice("NOTICE", fmt.Sprintf("drop cascades to %s %s", kindWord(dep.Kind), dep.Name)); err != nil {
 			return err
 		}
 		if err := db.dropRelation(ctx, dep, true, w); err != nil {

@@ -59,6 +59,9 @@ func (db *DB) buildGraph() (*builtGraph, []*job, error) {
 	tops := map[uint32]*planner.StreamJob{}
 	runtime := map[uint32]*relRuntime{}
 	for _, r := range db.relationsSorted() {
+		if r.Kind == catalog.KindView {
+			continue // a plain view has no actors
+		}
 		mode := planner.Follow
 		if r.State == catalog.StateCreating {
 			mode = planner.Resume

@@ -243,6 +243,8 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 			return err
 		}
 		return s.db.createView(ctx, b, opts, w)
+	case *planner.CreatePlainView:
+		return s.db.createPlainView(b, w)
 	case *planner.Drop:
 		return s.db.drop(ctx, b, w)
 	}

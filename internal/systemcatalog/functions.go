@@ -210,7 +210,7 @@ func (c Functions) tableVisible(a []types.Datum) (types.Datum, error) {
 
 func (c Functions) viewDef(a []types.Datum) (types.Datum, error) {
 	r, ok := c.lookup().relByOID(a[0].(int64))
-	if !ok || r.Kind != catalog.KindMaterializedView {
+	if !ok || r.Kind != catalog.KindMaterializedView && r.Kind != catalog.KindView {
 		return nil, nil
 	}
 	return viewDefinition(r), nil

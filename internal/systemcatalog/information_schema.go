@@ -14,7 +14,7 @@ var (
 	infoTables   = newTable(nsInfo, "tables", 13425, "v", infoTableRows, `table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, table_type character_data, self_referencing_column_name sql_identifier, reference_generation character_data, user_defined_type_catalog sql_identifier, user_defined_type_schema sql_identifier, user_defined_type_name sql_identifier, is_insertable_into yes_or_no, is_typed yes_or_no, commit_action character_data`)
 	infoColumns  = newTable(nsInfo, "columns", 13295, "v", infoColumnRows, `table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, column_name sql_identifier, ordinal_position cardinal_number, column_default character_data, is_nullable yes_or_no, data_type character_data, character_maximum_length cardinal_number, character_octet_length cardinal_number, numeric_precision cardinal_number, numeric_precision_radix cardinal_number, numeric_scale cardinal_number, datetime_precision cardinal_number, interval_type character_data, interval_precision cardinal_number, character_set_catalog sql_identifier, character_set_schema sql_identifier, character_set_name sql_identifier, collation_catalog sql_identifier, collation_schema sql_identifier, collation_name sql_identifier, domain_catalog sql_identifier, domain_schema sql_identifier, domain_name sql_identifier, udt_catalog sql_identifier, udt_schema sql_identifier, udt_name sql_identifier, scope_catalog sql_identifier, scope_schema sql_identifier, scope_name sql_identifier, maximum_cardinality cardinal_number, dtd_identifier sql_identifier, is_self_referencing yes_or_no, is_identity yes_or_no, identity_generation character_data, identity_start character_data, identity_increment character_data, identity_maximum character_data, identity_minimum character_data, identity_cycle yes_or_no, is_generated character_data, generation_expression character_data, is_updatable yes_or_no`)
 	infoSchemata = newTable(nsInfo, "schemata", 13382, "v", infoSchemataRows, `catalog_name sql_identifier, schema_name sql_identifier, schema_owner sql_identifier, default_character_set_catalog sql_identifier, default_character_set_schema sql_identifier, default_character_set_name sql_identifier, sql_path character_data`)
-	infoViews    = newTable(nsInfo, "views", 13483, "v", nil, `table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, view_definition character_data, check_option character_data, is_updatable yes_or_no, is_insertable_into yes_or_no, is_trigger_updatable yes_or_no, is_trigger_deletable yes_or_no, is_trigger_insertable_into yes_or_no`)
+	infoViews    = newTable(nsInfo, "views", 13483, "v", infoViewRows, `table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, view_definition character_data, check_option character_data, is_updatable yes_or_no, is_insertable_into yes_or_no, is_trigger_updatable yes_or_no, is_trigger_deletable yes_or_no, is_trigger_insertable_into yes_or_no`)
 )
 
 func infoTableType(r *catalog.Relation) string {
@@ -41,6 +41,16 @@ func infoTableRows(v *view) [][]types.Datum {
 		insertable := r.Kind == catalog.KindTable
 		rows = append(rows, []types.Datum{v.id.Database, nsName(ns), name, infoTableType(r), nil, nil, nil, nil, nil,
 			yesNo(insertable), "NO", nil})
+	}
+	return rows
+}
+
+func infoViewRows(v *view) [][]types.Datum {
+	var rows [][]types.Datum
+	for _, r := range v.rels {
+		if r.Kind == catalog.KindView {
+			rows = append(rows, []types.Datum{v.id.Database, "public", r.Name, viewDefinition(r), "NONE", "NO", "NO", "NO", "NO", "NO"})
+		}
 	}
 	return rows
 }

@@ -49,6 +49,8 @@ func relKind(r *catalog.Relation) string {
 		return "r"
 	case catalog.KindMaterializedView:
 		return "m"
+	case catalog.KindView:
+		return "v"
 	case catalog.KindSystem:
 		if t, ok := tablesByID[r.ID]; ok {
 			return t.kind

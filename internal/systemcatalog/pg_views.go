@@ -11,13 +11,13 @@ import (
 
 // The system views over the relations, as Postgres defines them on its
 // catalogs: pg_tables (tables, system catalogs included), pg_matviews,
-// pg_indexes (the primary keys' indexes). streamdb has no plain views,
-// policies, rules, sequences or statistics.
+// pg_indexes (the primary keys' indexes), pg_views (the plain views
+// users made). streamdb has no policies, rules, sequences or statistics.
 
 var (
 	pgTables    = newTable(nsPgCatalog, "pg_tables", 12033, "v", tablesViewRows, `schemaname name, tablename name, tableowner name, tablespace name, hasindexes boolean, hasrules boolean, hastriggers boolean, rowsecurity boolean`)
 	pgMatviews  = newTable(nsPgCatalog, "pg_matviews", 12038, "v", matviewRows, `schemaname name, matviewname name, matviewowner name, tablespace name, hasindexes boolean, ispopulated boolean, definition text`)
-	pgViews     = newTable(nsPgCatalog, "pg_views", 12028, "v", nil, `schemaname name, viewname name, viewowner name, definition text`)
+	pgViews     = newTable(nsPgCatalog, "pg_views", 12028, "v", plainViewRows, `schemaname name, viewname name, viewowner name, definition text`)
 	pgIndexes   = newTable(nsPgCatalog, "pg_indexes", 12043, "v", indexesViewRows, `schemaname name, tablename name, indexname name, tablespace name, indexdef text`)
 	pgPolicies  = newTable(nsPgCatalog, "pg_policies", 12018, "v", nil, `schemaname name, tablename name, policyname name, permissive text, roles name[], cmd text, qual text, with_check text`)
 	pgRules     = newTable(nsPgCatalog, "pg_rules", 12023, "v", nil, `schemaname name, tablename name, rulename name, definition text`)
@@ -41,6 +41,16 @@ func matviewRows(v *view) [][]types.Datum {
 	for _, r := range v.rels {
 		if r.Kind == catalog.KindMaterializedView {
 			rows = append(rows, []types.Datum{"public", r.Name, v.id.User, nil, false, true, viewDefinition(r)})
+		}
+	}
+	return rows
+}
+
+func plainViewRows(v *view) [][]types.Datum {
+	var rows [][]types.Datum
+	for _, r := range v.rels {
+		if r.Kind == catalog.KindView {
+			rows = append(rows, []types.Datum{"public", r.Name, v.id.User, viewDefinition(r)})
 		}
 	}
 	return rows

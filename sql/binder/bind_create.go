@@ -191,6 +191,8 @@ func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
 		kind = catalog.KindMaterializedView
 	case sql.ObjSource:
 		kind = catalog.KindSource
+	case sql.ObjView:
+		kind = catalog.KindView
 	default:
 		return nil, notSupported("DROP of this kind of object")
 	}

@@ -131,6 +131,10 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.noteRef(r)
+	if r.Kind == catalog.KindView {
+		return b.bindViewRef(r, alias)
+	}
 	if r.Kind == catalog.KindSystem && b.inView {
 		// Its rows are computed when read: there is no change stream.
 		return nil, b.at(notSupported("system relation %s in a materialized view", r.Name), tn, name)

@@ -67,7 +67,7 @@ func (b *binder) writableRelation(tn *ast.TableName) (*catalog.Relation, error) 
 		return nil, err
 	}
 	switch r.Kind {
-	case catalog.KindMaterializedView, catalog.KindSource, catalog.KindSystem:
+	case catalog.KindMaterializedView, catalog.KindSource, catalog.KindSystem, catalog.KindView:
 		err := pgerr.New(WrongObjectType, "cannot change %s %q", r.Kind, r.Name)
 		if r.Kind == catalog.KindSource {
 			err.Detail = "A source's rows come from its connector."

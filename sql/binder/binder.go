@@ -83,6 +83,10 @@ type binder struct {
 	// NULL or string literal) then take the other branches' type, as in
 	// Postgres (SELECT 1 UNION ALL SELECT NULL), instead of text.
 	setOpBranch bool
+	// viewDepth counts the plain views being expanded around this
+	// binder; refs lists the relations the statement names.
+	viewDepth int
+	refs      []uint32
 }
 
 func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {
@@ -123,6 +127,8 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 		return b.bindCreateTable(s)
 	case *sql.CreateMaterializedViewStmt:
 		return b.bindCreateView(s)
+	case *sql.CreateViewStmt:
+		return b.bindCreatePlainView(s)
 	case *sql.DropStmt:
 		return b.bindDrop(s)
 	}
@@ -135,7 +141,7 @@ func (b *binder) bindQuery(s *sql.SelectStmt) (*planner.Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &planner.Query{Plan: rel.node}, nil
+	return &planner.Query{Plan: rel.node, Refs: b.refs}, nil
 }
 
 // notSupported is the error for valid SQL that streamdb does not handle.
