@@ -256,15 +256,22 @@ func sortKey(order []window.SortKey, ts []types.Type, row []types.Datum) (string
 	return string(b), nil
 }
 
+// freshMark, in a state row's row number, marks a row inserted in this
+// epoch whose results are not computed yet (a real row number is at
+// least 1).
+const freshMark = int64(-1)
+
 // stateRow is the state row of input row in with results res (nil: not
-// computed yet).
+// computed yet, marked fresh).
 func (o *OverWindow) stateRow(part []types.Datum, sk string, in, res []types.Datum) []types.Datum {
 	r := make([]types.Datum, 0, len(o.table.Types))
 	r = append(r, part...)
 	r = append(r, sk)
 	r = append(r, in...)
 	if res == nil {
-		res = make([]types.Datum, o.nf+window.BaseCols)
+		r = append(r, make([]types.Datum, o.nf+window.BaseCols)...)
+		r[len(r)-2] = freshMark
+		return r
 	}
 	r = append(r, res...)
 	if !o.ranks {
@@ -307,7 +314,6 @@ func (o *OverWindow) endEpoch() error {
 // what they change.
 func (o *OverWindow) flushPartition(p *owPartition) error {
 	batch := o.sc.Batch()
-	fresh := map[string]bool{} // state pks (encoded) of rows inserted now
 	lo, hi := "", ""
 	first := true
 	span := func(sk string) {
@@ -350,11 +356,6 @@ func (o *OverWindow) flushPartition(p *owPartition) error {
 		if err != nil {
 			return err
 		}
-		key, err := o.table.Key(o.stateRow(p.key, sk, ch.new, nil))
-		if err != nil {
-			return err
-		}
-		fresh[string(key)] = true
 		if err := o.table.Insert(batch, o.stateRow(p.key, sk, ch.new, nil)); err != nil {
 			return err
 		}
@@ -363,12 +364,12 @@ func (o *OverWindow) flushPartition(p *owPartition) error {
 	if first {
 		return nil // nothing changed
 	}
-	return o.recompute(p.key, lo, hi, fresh)
+	return o.recompute(p.key, lo, hi)
 }
 
 // recompute recomputes the rows of a partition that changes at sort keys
 // lo..hi can affect, and emits their changes.
-func (o *OverWindow) recompute(part []types.Datum, lo, hi string, fresh map[string]bool) error {
+func (o *OverWindow) recompute(part []types.Datum, lo, hi string) error {
 	batch := o.sc.Batch()
 	r := o.reach
 	var before [][]types.Datum // region rows before lo, nearest first
@@ -458,14 +459,10 @@ func (o *OverWindow) recompute(part []types.Datum, lo, hi string, fresh map[stri
 		if !o.ranks {
 			now[o.nf], now[o.nf+1] = nil, nil
 		}
-		key, err := o.table.Key(row)
-		if err != nil {
-			return err
-		}
 		input := o.stateInput(row)
 		prev := o.stateResults(row)
 		switch {
-		case fresh[string(key)]:
+		case prev[o.nf] == freshMark:
 			o.out.add(chunk.Insert, append(slices.Clone(input), now[:o.nf]...))
 		case datumsIdentical(prev, now):
 			continue
