@@ -85,6 +85,15 @@ var funcCases = []exprCase{
 	{fn("trunc", lit("-2.7", "float8")), "-2"},
 	{fn("floor", num("-1.5")), "-2"},
 	{fn("ceil", num("1.2")), "2"},
+	// A fraction far below 1 still moves ceil and floor (apd's Quantize
+	// rounding up did not: ceil(0.01) was 0).
+	{fn("ceil", num("0.01")), "1"},
+	{fn("ceil", num("0.0000001")), "1"},
+	{fn("ceil", num("-0.0001")), "0"},
+	{fn("floor", num("-0.001")), "-1"},
+	{fn("floor", num("0.0001")), "0"},
+	{fn("ceil", num("99.999")), "100"},
+	{fn("floor", num("1E+20")), "100000000000000000000"},
 	{fn("ceiling", lit("1.2", "float8")), "2"},
 	{fn("floor", i4(3)), "3"},
 	{fn("sign", num("-3.2")), "-1"},

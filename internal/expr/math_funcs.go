@@ -91,6 +91,11 @@ func numericRoundTo(f func(*apd.Decimal, int) *apd.Decimal) evalFn {
 }
 
 // numericToward rounds to an integer toward -inf (floor) or +inf (ceil).
+// numericToward is floor (apd.RoundFloor) or ceil (apd.RoundCeiling) of
+// a numeric: its integer part (truncated toward zero, which apd's
+// Quantize does right for any magnitude; rounding up it did not: it made
+// ceil(0.01) 0), moved by one toward the rounding's side when a fraction
+// was cut off on that side.
 func numericToward(mode apd.Rounder) evalFn {
 	return func(a []types.Datum) (types.Datum, error) {
 		d := a[0].(*apd.Decimal)
@@ -98,8 +103,23 @@ func numericToward(mode apd.Rounder) evalFn {
 			return d, nil
 		}
 		r := new(apd.Decimal)
-		ctx := apd.Context{Precision: uint32(d.NumDigits()) + 2, Rounding: mode, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent}
-		_, _ = ctx.Quantize(r, d, 0)
+		ctx := apd.Context{Precision: uint32(d.NumDigits()+max(int64(d.Exponent), 0)) + 2, Rounding: apd.RoundDown,
+			MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent}
+		if _, err := ctx.Quantize(r, d, 0); err != nil {
+			return nil, err
+		}
+		step := int64(0)
+		switch c := d.Cmp(r); {
+		case mode == apd.RoundCeiling && c > 0:
+			step = 1
+		case mode == apd.RoundFloor && c < 0:
+			step = -1
+		}
+		if step != 0 {
+			if _, err := ctx.Add(r, r, apd.New(step, 0)); err != nil {
+				return nil, err
+			}
+		}
 		return types.NormalizeNumeric(r), nil
 	}
 }

@@ -328,8 +328,9 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 		if err != nil {
 			return f, nil, err
 		}
-		if arg, err = resolveUnknown(arg); err != nil {
-			return f, nil, err
+		if arg.Type().ID == types.IDUnknown {
+			// Their argument is anyelement, as in Postgres: lag('x').
+			return f, nil, pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
 		}
 		args[0], f.ArgType, f.Type = arg, arg.Type(), arg.Type()
 		switch kind {
