@@ -67,22 +67,8 @@ func topNWithKey(n *TopN) (Node, []int, error) {
 	}
 	// The rank column goes back to its place after the input's columns,
 	// the added key columns after it.
-	order := make([]int, 0, len(t.Cols))
-	for i := range nin {
-		order = append(order, i)
-	}
-	order = append(order, nin+added)
-	for i := range added {
-		order = append(order, nin+i)
-	}
-	pos := make([]int, len(order))
-	for out, i := range order {
-		pos[i] = out
-	}
-	for i, k := range key {
-		key[i] = pos[k]
-	}
-	return reorder(&t, order), key, nil
+	p, key := resultsBeforeAdded(&t, nin, added, key)
+	return p, key, nil
 }
 
 // topNFilter turns a filter keeping a ranking window function's value at

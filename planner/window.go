@@ -111,28 +111,36 @@ func windowWithKey(n *Window) (Node, []int, error) {
 	spec := *n.Spec
 	spec.InTypes = batchColumnTypes(in.Columns())
 	w := NewWindow(in, &spec, windowNames(n))
-	nin, nf := len(n.Input.Columns()), len(n.Spec.Funcs)
-	added := len(in.Columns()) - nin
-	order := make([]int, 0, len(w.Cols))
+	p, outKey := resultsBeforeAdded(w, len(n.Input.Columns()), len(in.Columns())-len(n.Input.Columns()), key)
+	return p, outKey, nil
+}
+
+// resultsBeforeAdded reorders the output of n, an operator that appends
+// its results to its input's columns, when the input gained added hidden
+// key columns (after its nin original ones): the results go back to their
+// places right after the original columns, the added ones after them. It
+// returns the projection and key (over n's output) remapped to it.
+func resultsBeforeAdded(n Node, nin, added int, key []int) (*Project, []int) {
+	nres := len(n.Columns()) - nin - added
+	order := make([]int, 0, len(n.Columns()))
 	for i := range nin {
 		order = append(order, i)
 	}
-	for i := range nf {
+	for i := range nres {
 		order = append(order, nin+added+i)
 	}
 	for i := range added {
 		order = append(order, nin+i)
 	}
-	p := reorder(w, order)
 	pos := make([]int, len(order))
 	for out, in := range order {
 		pos[in] = out
 	}
-	outKey := make([]int, len(key))
+	out := make([]int, len(key))
 	for i, k := range key {
-		outKey[i] = pos[k]
+		out[i] = pos[k]
 	}
-	return p, outKey, nil
+	return reorder(n, order), out
 }
 
 // withPartition adds to key the partition columns it lacks.

@@ -126,9 +126,6 @@ func NewOverWindow(in Executor, sc *StateContext, spec OverWindowSpec, tableID u
 // Types implements Executor.
 func (o *OverWindow) Types() []types.Type { return o.types }
 
-// StateTables returns the executor's state table.
-func (o *OverWindow) StateTables() []*storage.Table { return []*storage.Table{o.table} }
-
 // Next implements Executor.
 func (o *OverWindow) Next(ctx context.Context) (Message, error) {
 	for {

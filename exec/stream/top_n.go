@@ -118,9 +118,6 @@ func NewTopN(in Executor, sc *StateContext, spec TopNSpec, tableID uint32) (*Top
 // Types implements Executor.
 func (t *TopN) Types() []types.Type { return t.types }
 
-// StateTables returns the executor's state table.
-func (t *TopN) StateTables() []*storage.Table { return []*storage.Table{t.table} }
-
 // Next implements Executor.
 func (t *TopN) Next(ctx context.Context) (Message, error) {
 	for {
