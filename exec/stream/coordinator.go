@@ -280,6 +280,8 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 		j.c = c
 		j.interval = min(JobInterval, c.opts.BarrierInterval)
 		j.paused = j.Paused
+		j.lagLow = -1
+		j.limited = j.LatencyTarget <= 0 && len(j.Scans) > 0 && j.Scans[0].opts.RateLimit > 0
 		if j.LatencyTarget > 0 {
 			j.rate, j.lastLook = c.adaptiveStart(), time.Now()
 			j.rateNow.Store(int64(j.rate))

@@ -24,8 +24,9 @@ import (
 // log store are read and the view's state is built there, at whatever
 // pace the job's rate limit and the machine allow.
 //
-// Once every scan has found the log store drained, the job's last
-// barrier parks the scans, and a barrier of the running graph carrying a
+// Once every scan has found the log store drained (or the job's lag has
+// stopped shrinking: see readyToJoin), the job's last barrier parks the
+// scans, and a barrier of the running graph carrying a
 // JoinMutation switches the writers to passing upstream on to the scans;
 // the scans replay the little the log still holds and follow. From the
 // barrier after the join on, the job's actors take part in the running
@@ -78,7 +79,33 @@ type CreatingJob struct {
 	lastLook time.Time
 	lastRead int64 // rowsRead at lastLook
 	rateNow  atomic.Int64
+
+	// limited: a fixed rate limit holds (the job then never joins while
+	// behind, which would replay its log unthrottled). lagLow is the
+	// lowest log lag seen since every scan reached the log store (-1
+	// before), and lagLowAt when (see readyToJoin).
+	limited     bool
+	lagLow      int64
+	lagLowAt    time.Time
+	lagLowEpoch uint64
 }
+
+// A creating job whose log lag has not reached a new low for
+// joinPatience (and joinPatienceBarriers of its barriers) cannot catch
+// up on its own: its upstreams change faster than it replays them. It
+// then joins the running graph while behind, where the rest of its log
+// is replayed in the running graph's epochs: writes to its upstreams wait
+// for that replay (backpressure, as for any view slower than its
+// writers), for a time bounded by the lag at the join. Waiting for every
+// scan to drain instead, such a job never finished (a join view's CREATE
+// under two writers of single-row UPDATEs by key, under -race). A lag of
+// at most joinLagRows joins at once: replaying it costs the running
+// graph less than a millisecond or two.
+const (
+	joinPatience         = time.Second
+	joinPatienceBarriers = 4
+	joinLagRows          = 256
+)
 
 // AdaptiveStartRate is the rows per second an adaptive backfill starts
 // at when writes waited for the running graph steadily within the last
@@ -178,6 +205,7 @@ func (j *CreatingJob) rowsRead() int64 {
 // any other turns it off and goes to the scans as is.
 func (j *CreatingJob) throttle(t *ThrottleMutation) Mutation {
 	j.paused = t.Paused
+	j.limited = t.LatencyTarget <= 0 && t.RateLimit > 0
 	if t.LatencyTarget <= 0 {
 		j.LatencyTarget = 0
 		j.rateNow.Store(0)
@@ -382,8 +410,45 @@ func (j *CreatingJob) run(ctx context.Context) {
 			// the job's barriers.
 			continue
 		}
-		join = j.allDrained()
+		join = j.readyToJoin(time.Now())
 	}
+}
+
+// readyToJoin reports, after each of the job's barriers, whether the job
+// joins the running graph at its next one: every scan drained the log
+// store; or every scan is in the log-store phase and their lag is small,
+// or has not reached a new low for joinPatience, unless the job is paused
+// or rate limited (see joinPatience).
+func (j *CreatingJob) readyToJoin(now time.Time) bool {
+	if j.allDrained() {
+		return true
+	}
+	var lag int64
+	for _, p := range j.Progress {
+		phase, _, _, l := p.Snapshot()
+		if phase != PhaseLogStore {
+			j.lagLow = -1
+			return false
+		}
+		lag += l
+	}
+	if len(j.Progress) == 0 || j.paused || j.limited {
+		j.lagLow = -1
+		return false
+	}
+	if lag <= joinLagRows {
+		return true
+	}
+	if j.lagLow < 0 || lag < j.lagLow {
+		j.lagLow, j.lagLowAt, j.lagLowEpoch = lag, now, j.epoch
+		return false
+	}
+	if now.Sub(j.lagLowAt) < joinPatience || j.epoch-j.lagLowEpoch < joinPatienceBarriers {
+		return false
+	}
+	j.c.opts.Logger.Info("creating job joins the running graph behind its upstream",
+		"job", j.ID, "log_rows", lag, "lowest_since", now.Sub(j.lagLowAt).Round(time.Millisecond))
+	return true
 }
 
 // allCaughtUp reports whether every scan drained the log store since the

@@ -206,3 +206,65 @@ func TestAdaptiveRateController(t *testing.T) {
 		t.Fatalf("adapting after a fixed limit: %#v", m)
 	}
 }
+
+// TestReadyToJoin: a job joins once its scans drained the log store; or,
+// all in the log-store phase, once their lag is small or has stopped
+// shrinking for joinPatience (writers faster than its replay), unless it
+// is paused or rate limited.
+func TestReadyToJoin(t *testing.T) {
+	h := newHarness(t)
+	h.c.Start(nil, nil, nil)
+	a, b := NewBackfillProgress(), NewBackfillProgress()
+	j := &CreatingJob{ID: 5, c: h.c, Progress: []*BackfillProgress{a, b}, lagLow: -1}
+	now := time.Now()
+	at := func(d time.Duration, epoch uint64) time.Time {
+		j.epoch = epoch
+		return now.Add(d)
+	}
+	a.set(PhaseSnapshot, 10, 100, 0)
+	b.set(PhaseLogStore, 100, 100, 5)
+	if j.readyToJoin(at(0, 1)) {
+		t.Fatal("joins while a scan reads its snapshot")
+	}
+	a.set(PhaseLogStore, 100, 100, 100)
+	if !j.readyToJoin(at(0, 2)) {
+		t.Fatalf("a lag of %d rows does not join", 105)
+	}
+	a.set(PhaseLogStore, 100, 100, 10_000)
+	for i, lag := range []int64{10_000, 9_000, 8_000, 7_000} {
+		a.set(PhaseLogStore, 100, 100, lag)
+		if j.readyToJoin(at(time.Duration(i)*time.Second, uint64(3+i))) {
+			t.Fatalf("joins while the lag shrinks (%d rows)", lag)
+		}
+	}
+	a.set(PhaseLogStore, 100, 100, 7_500)
+	if j.readyToJoin(at(3*time.Second+joinPatience/2, 10)) {
+		t.Fatal("joins before joinPatience without a new low")
+	}
+	if j.readyToJoin(at(3*time.Second+joinPatience, 6)) {
+		t.Fatal("joins before joinPatienceBarriers without a new low")
+	}
+	j.paused = true
+	if j.readyToJoin(at(3*time.Second+joinPatience, 10)) {
+		t.Fatal("a paused job joins behind")
+	}
+	j.paused, j.limited = false, true
+	if j.readyToJoin(at(3*time.Second+joinPatience, 10)) {
+		t.Fatal("a rate-limited job joins behind")
+	}
+	j.limited = false
+	a.set(PhaseLogStore, 100, 100, 7_500)
+	for i := range 2 {
+		j.readyToJoin(at(10*time.Second+time.Duration(i)*time.Millisecond, uint64(20+i)))
+	}
+	if !j.readyToJoin(at(10*time.Second+joinPatience, 30)) {
+		t.Fatal("a lag that stopped shrinking does not join")
+	}
+	// Drained scans join whatever else holds.
+	j.lagLow, j.paused = -1, true
+	a.drained.Store(true)
+	b.drained.Store(true)
+	if !j.readyToJoin(at(0, 31)) {
+		t.Fatal("drained scans do not join")
+	}
+}

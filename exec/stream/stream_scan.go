@@ -314,6 +314,9 @@ func (s *StreamScan) parked(ctx context.Context) (Message, bool, error) {
 			return Message{}, false, err
 		}
 	}
+	// The drain reads one whole round from here: a round begun before
+	// the join may have passed vnodes that got entries since.
+	s.prog.visited = 0
 	s.phase = phaseDrain
 	return Message{}, false, nil
 }
