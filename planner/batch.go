@@ -21,6 +21,11 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 	case *Unnest:
 		return buildUnnest(n), nil
 	case *Filter:
+		if s, ok := n.Input.(*Scan); ok {
+			if prefix := keyLookup(s.Rel, n.Cond); prefix != nil {
+				return batch.NewFilter(batch.NewKeyScan(src, s.Rel, prefix), n.Cond), nil
+			}
+		}
 		return build1(n.Input, src, func(in batch.Executor) batch.Executor { return batch.NewFilter(in, n.Cond) })
 	case *Project:
 		return build1(n.Input, src, func(in batch.Executor) batch.Executor {

@@ -18,6 +18,14 @@ func explain(n Node, depth int, out *[]string) {
 		pad += "->  "
 	}
 	*out = append(*out, pad+describe(n))
+	if f, ok := n.(*Filter); ok {
+		if s, ok := f.Input.(*Scan); ok {
+			if prefix := keyLookup(s.Rel, f.Cond); prefix != nil {
+				*out = append(*out, strings.Repeat("  ", depth+1)+"->  "+describeKeyLookup(s.Rel, prefix))
+				return
+			}
+		}
+	}
 	for _, in := range n.Inputs() {
 		explain(in, depth+1, out)
 	}

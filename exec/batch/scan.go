@@ -9,20 +9,36 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// Scan reads every row of a relation, all columns, from a Source.
+// Scan reads every row of a relation, all columns, from a Source; or,
+// with a key prefix, the rows under it.
 type Scan struct {
-	src   Source
-	rel   *catalog.Relation
-	types []types.Type
-	it    storage.Iterator
-	rb    *rowBuilder
-	done  bool
+	src    Source
+	rel    *catalog.Relation
+	prefix []types.Datum
+	types  []types.Type
+	it     storage.Iterator
+	rb     *rowBuilder
+	done   bool
 }
 
 // NewScan returns a scan of rel; the iterator is opened on the first Next.
 func NewScan(src Source, rel *catalog.Relation) *Scan {
 	ts := rel.ColumnTypes()
 	return &Scan{src: src, rel: rel, types: ts, rb: newRowBuilder(ts)}
+}
+
+// NewKeyScan returns a scan of the rows of rel whose leading primary key
+// columns are prefix (covering the relation's DistKey), when src can look
+// keys up (KeySource); of every row otherwise.
+func NewKeyScan(src Source, rel *catalog.Relation, prefix []types.Datum) *Scan {
+	s := NewScan(src, rel)
+	s.prefix = prefix
+	return s
+}
+
+// KeySource is a Source that reads the rows under a primary key prefix.
+type KeySource interface {
+	ScanKey(ctx context.Context, rel *catalog.Relation, prefix []types.Datum) (storage.Iterator, error)
 }
 
 // Types implements Executor.
@@ -37,7 +53,13 @@ func (s *Scan) Next(ctx context.Context) (*chunk.Chunk, error) {
 		return nil, nil
 	}
 	if s.it == nil {
-		it, err := s.src.Scan(ctx, s.rel)
+		var it storage.Iterator
+		var err error
+		if ks, ok := s.src.(KeySource); ok && s.prefix != nil {
+			it, err = ks.ScanKey(ctx, s.rel, s.prefix)
+		} else {
+			it, err = s.src.Scan(ctx, s.rel)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -30,6 +30,18 @@ func (s *snapshotSource) Scan(ctx context.Context, rel *catalog.Relation) (stora
 	return planner.TableLayout(rel).Scan(s.snap), nil
 }
 
+// ScanKey implements batch.KeySource.
+func (s *snapshotSource) ScanKey(ctx context.Context, rel *catalog.Relation, prefix []types.Datum) (storage.Iterator, error) {
+	if rel.Kind == catalog.KindSystem {
+		return s.db.systemScan(ctx, rel), nil
+	}
+	if rel.State == catalog.StateCreating {
+		return nil, pgerr.New(pgerr.ObjectNotInPrereqState,
+			"materialized view %q is still being created", rel.Name)
+	}
+	return planner.TableLayout(rel).ScanPrefix(s.snap, prefix, false), nil
+}
+
 // runQuery runs a bound SELECT over a snapshot and streams its visible
 // columns to w.
 func (db *DB) runQuery(ctx context.Context, q *planner.Query, w ResultWriter) error {
