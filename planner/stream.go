@@ -293,6 +293,12 @@ func withStreamKey(n Node) (Node, []int, error) {
 		return &Aggregate{Input: in, GroupBy: n.GroupBy, Aggs: n.Aggs, Cols: n.Cols}, key, nil
 	case *Join:
 		return joinWithKey(n)
+	case *Apply:
+		d, err := decorrelate(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		return withStreamKey(d)
 	case *Sort:
 		// ORDER BY has no meaning for a stored view.
 		return withStreamKey(n.Input)

@@ -86,9 +86,14 @@ func buildApply(n *Apply, src batch.Source) (batch.Executor, error) {
 	for _, s := range n.Subs {
 		if s.Outer != nil {
 			plan := s.Plan
-			specs = append(specs, batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Probe: s.Probe, Not: s.Not,
+			spec := batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Probe: s.Probe, Not: s.Not,
 				Elem: arrayElem(s), Outer: s.Outer,
-				Build: func() (batch.Executor, error) { return BuildBatch(plan, src) }})
+				Build: func() (batch.Executor, error) { return BuildBatch(plan, src) }}
+			if cols, pure := outerColumns(plan, s.Outer); pure && s.Kind != InSubquery {
+				spec.Memo = true
+				spec.OuterCols = cols
+			}
+			specs = append(specs, spec)
 			continue
 		}
 		e, err := BuildBatch(s.Plan, src)

@@ -559,7 +559,9 @@ func (g *pgoGen) query() pgoQuery {
 	switch g.n(12) {
 	case 10, 11: // window functions, Top-N and DISTINCT ON
 		return g.windowQuery(t, types)
-	case 9: // [NOT] EXISTS and IN subqueries (semi and anti joins in views)
+	case 9: // subqueries: [NOT] EXISTS and IN (semi and anti joins in
+		// views, or left joins where they are values), NOT IN, and scalar
+		// subqueries, correlated or not
 		u := pgoTables[1+g.n(2)] // t2 or t3
 		ukey := "a"
 		if u.name == "t3" {
@@ -576,7 +578,53 @@ func (g *pgoGen) query() pgoQuery {
 			outerWhere = " AND " + g.expr("bool", 1)
 		}
 		var sub string
-		switch g.n(3) {
+		switch g.n(6) {
+		case 3: // scalar subqueries, correlated and not, as values
+			var subs []string
+			for i := range 1 + g.n(2) {
+				g.scope = tableScope(u, "y")
+				agg := g.agg()
+				cond := ""
+				if g.chance(2) {
+					cond = fmt.Sprintf(" WHERE y.%s = x.a", ukey)
+					if g.chance(2) {
+						cond += " AND " + g.expr("bool", 1)
+					}
+				} else if g.chance(2) {
+					cond = " WHERE " + g.expr("bool", 1)
+				}
+				having := ""
+				if g.chance(5) {
+					having = fmt.Sprintf(" HAVING count(*) > %d", g.n(2))
+				}
+				subs = append(subs, fmt.Sprintf("(SELECT %s FROM %s y%s%s) AS s%d", agg, u.name, cond, having, i))
+			}
+			g.scope = outer
+			if g.chance(2) {
+				outerWhere = " AND x.a > (SELECT min(y." + ukey + ") FROM " + u.name + " y)"
+			}
+			return pgoQuery{sql: fmt.Sprintf("SELECT %s, %s FROM %s x WHERE true%s", strings.Join(outs, ", "), strings.Join(subs, ", "), t.name, outerWhere)}
+		case 4: // [NOT] IN and EXISTS as values, and under OR
+			where := ""
+			if g.chance(2) {
+				g.scope = tableScope(u, "y")
+				where = " WHERE " + g.expr("bool", 1)
+			}
+			g.scope = outer
+			in := fmt.Sprintf("%s %sIN (SELECT y.%s FROM %s y%s)", g.pick("x.a", "x.id", "x.a + 1"), g.pick("", "NOT "), ukey, u.name, where)
+			exists := fmt.Sprintf("%sEXISTS (SELECT 1 FROM %s y WHERE y.%s = x.a%s)", g.pick("", "NOT "), u.name, ukey, strings.ReplaceAll(where, " WHERE ", " AND "))
+			if g.chance(2) {
+				outs = append(outs, in+" AS i", exists+" AS e")
+				return pgoQuery{sql: fmt.Sprintf("SELECT %s FROM %s x WHERE true%s", strings.Join(outs, ", "), t.name, outerWhere)}
+			}
+			return pgoQuery{sql: fmt.Sprintf("SELECT %s FROM %s x WHERE %s OR %s", strings.Join(outs, ", "), t.name, g.pick(in, exists, "x.a > 5"), g.pick(in, exists))}
+		case 5: // NOT IN in WHERE
+			where := ""
+			if g.chance(2) {
+				g.scope = tableScope(u, "y")
+				where = " WHERE " + g.expr("bool", 1)
+			}
+			sub = fmt.Sprintf("x.a NOT IN (SELECT y.%s FROM %s y%s)", ukey, u.name, where)
 		case 0, 1:
 			inner := fmt.Sprintf("y.%s = x.a", ukey)
 			if g.chance(2) {

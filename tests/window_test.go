@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"slices"
@@ -46,9 +47,22 @@ var windowViews = map[string]string{
 	"w_distinct_on": `SELECT DISTINCT ON (g) g, id, v FROM t ORDER BY g, v DESC NULLS LAST, id`,
 }
 
-// TestWindowViewsRandom: window-function views stay equal to their
-// queries under random INSERT, UPDATE and DELETE, across a backfill
-// cut short by a restart, a rescale and another restart.
+// subqueryViews are views over subqueries, each planned as joins (see
+// planner/decorrelate.go): scalar ones, correlated or not, NOT IN with
+// NULLs on both sides, and EXISTS and IN as values and under OR.
+var subqueryViews = map[string]string{
+	"q_above_avg": `SELECT id, v FROM t WHERE v > (SELECT avg(v) FROM t)`,
+	"q_correlated": `SELECT id, (SELECT count(*) FROM t t2 WHERE t2.g = t.g AND t2.v > 50) AS c,
+		(SELECT max(v) FROM t t2 WHERE t2.s = t.s) AS m FROM t`,
+	"q_not_in": `SELECT id, g NOT IN (SELECT v FROM t WHERE v < 5 OR v IS NULL AND id % 7 = 0) AS ni,
+		v IN (SELECT g * 30 FROM t) AS i FROM t`,
+	"q_or_exists": `SELECT id FROM t WHERE g IN (SELECT g FROM t WHERE v > 110)
+		OR EXISTS (SELECT 1 FROM t t2 WHERE t2.v = t.g AND t2.s = 's3')`,
+}
+
+// TestWindowViewsRandom: window-function and subquery views stay equal
+// to their queries under random INSERT, UPDATE and DELETE, across a
+// backfill cut short by a restart, a rescale and another restart.
 func TestWindowViewsRandom(t *testing.T) {
 	seed := int64(1)
 	if s := os.Getenv("STREAMDB_WINDOW_SEED"); s != "" {
@@ -77,10 +91,9 @@ func TestWindowViewsRandom(t *testing.T) {
 	// Few groups, so partitions are large (hundreds of rows) and a change
 	// lands in the middle of one.
 	mustExec(t, db, fmt.Sprintf("INSERT INTO t SELECT i, i %% 4, (i * 37) %% 101, 's' || (i %% 13) FROM generate_series(1, %d) i", rows))
-	names := make([]string, 0, len(windowViews))
-	for n := range windowViews {
-		names = append(names, n)
-	}
+	views := maps.Clone(windowViews)
+	maps.Copy(views, subqueryViews)
+	names := slices.Collect(maps.Keys(views))
 	slices.Sort(names)
 	s := db.NewSession()
 	for _, q := range []string{"SET background_ddl = true", "SET backfill_rate_limit = 500"} {
@@ -89,7 +102,7 @@ func TestWindowViewsRandom(t *testing.T) {
 		}
 	}
 	for _, n := range names {
-		if _, err := s.Exec(ctx, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, windowViews[n])); err != nil {
+		if _, err := s.Exec(ctx, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", n, views[n])); err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
 	}
@@ -125,7 +138,7 @@ func TestWindowViewsRandom(t *testing.T) {
 		mustExec(t, db, "WAIT")
 		for _, n := range names {
 			got := queryRows(t, db, "SELECT * FROM "+n)
-			want := queryRows(t, db, windowViews[n])
+			want := queryRows(t, db, views[n])
 			if !slices.Equal(got, want) {
 				t.Fatalf("seed %d, %s %s: the view differs from its query\n%s", seed, n, when, firstDiff(got, want))
 			}
@@ -152,6 +165,7 @@ func TestWindowViewsRandom(t *testing.T) {
 		case rounds / 3:
 			mustExec(t, db, "ALTER MATERIALIZED VIEW w_rank SET PARALLELISM = 3")
 			mustExec(t, db, "ALTER MATERIALIZED VIEW w_global SET PARALLELISM = 1")
+			mustExec(t, db, "ALTER MATERIALIZED VIEW q_correlated SET PARALLELISM = 3")
 		case 2 * rounds / 3:
 			if err := db.Close(); err != nil {
 				t.Fatal(err)

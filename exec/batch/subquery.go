@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
@@ -51,7 +52,16 @@ type SubquerySpec struct {
 	// of the plan, which runs once per input row with Outer set to it.
 	Outer *expr.OuterRow
 	Build func() (Executor, error)
+	// Memo: the subquery's result depends only on the values of the
+	// input row's OuterCols (it reads no other, and calls no volatile
+	// function), so it runs once per distinct values of them.
+	Memo      bool
+	OuterCols []int
 }
+
+// memoLimit bounds the results a correlated subquery keeps; past it they
+// are dropped and collected anew.
+const memoLimit = 4096
 
 // Apply runs each uncorrelated subquery once, before its first output row,
 // and each correlated one once per input row, and appends to every input
@@ -62,10 +72,12 @@ type Apply struct {
 	types []types.Type
 	rb    *rowBuilder
 
-	ready  bool
-	values []types.Datum  // per subquery: the Scalar or Exists result
-	sets   []*subquerySet // per subquery: the In set
-	closed []bool         // per subquery: its Plan is closed
+	ready   bool
+	values  []types.Datum  // per subquery: the Scalar or Exists result
+	sets    []*subquerySet // per subquery: the In set
+	closed  []bool         // per subquery: its Plan is closed
+	memos   []map[string]types.Datum
+	memoKey []byte
 }
 
 // subquerySet is the rows of an In subquery.
@@ -79,7 +91,7 @@ type subquerySet struct {
 func NewApply(in Executor, subs []SubquerySpec, ts []types.Type) *Apply {
 	return &Apply{in: in, subs: subs, types: ts, rb: newRowBuilder(ts),
 		values: make([]types.Datum, len(subs)), sets: make([]*subquerySet, len(subs)),
-		closed: make([]bool, len(subs))}
+		closed: make([]bool, len(subs)), memos: make([]map[string]types.Datum, len(subs))}
 }
 
 // Types implements Executor.
@@ -235,6 +247,35 @@ func (a *Apply) runArraySubquery(ctx context.Context, i int, s SubquerySpec) err
 
 // runCorrelated runs a correlated subquery for the input row in.
 func (a *Apply) runCorrelated(ctx context.Context, i int, s SubquerySpec, in []types.Datum) error {
+	if !s.Memo {
+		return a.runOnce(ctx, i, s, in)
+	}
+	// The exact representation of each value (its Go type and printed
+	// form): equal values that print differently (1.0, 1.00) may give
+	// different results.
+	k := a.memoKey[:0]
+	for _, c := range s.OuterCols {
+		k = fmt.Appendf(k, "%T\x00%v\x01", in[c], in[c])
+	}
+	a.memoKey = k
+	m := a.memos[i]
+	if v, ok := m[string(k)]; ok {
+		a.values[i] = v
+		return nil
+	}
+	if err := a.runOnce(ctx, i, s, in); err != nil {
+		return err
+	}
+	if m == nil || len(m) >= memoLimit {
+		m = map[string]types.Datum{}
+		a.memos[i] = m
+	}
+	m[string(k)] = a.values[i]
+	return nil
+}
+
+// runOnce runs correlated subquery i for the input row in.
+func (a *Apply) runOnce(ctx context.Context, i int, s SubquerySpec, in []types.Datum) error {
 	s.Outer.Set(in)
 	defer s.Outer.Set(nil)
 	a.values[i] = nil

@@ -50,6 +50,20 @@ func (r *OuterRef) Eval([]types.Datum) (types.Datum, error) {
 	return r.Row.row[r.Index], nil
 }
 
+// IsVolatile reports whether e calls a function whose value may change
+// between two calls with the same arguments (random).
+func IsVolatile(e Expr) bool {
+	if c, ok := e.(*call); ok && c.name == "random" {
+		return true
+	}
+	for _, c := range e.Children() {
+		if IsVolatile(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // HasOuterRefs reports whether e reads an enclosing query's row.
 func HasOuterRefs(e Expr) bool {
 	if _, ok := e.(*OuterRef); ok {

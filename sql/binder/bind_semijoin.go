@@ -1,6 +1,8 @@
 package binder
 
 import (
+	"errors"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
@@ -20,7 +22,8 @@ import (
 // own columns filter its rows; inner = outer column equalities are the
 // join's keys (at least one is needed); the other conjuncts that name
 // outer columns are the join's residual condition. NOT IN is left to
-// the general path (its NULL semantics are not a plain anti join).
+// the general path (its NULL semantics are not a plain anti join), as is
+// IN on an expression.
 
 // semiJoin makes conj, a WHERE conjunct of a view's query over from, a
 // semi or anti join when it is one of the shapes above (ok false when it
@@ -57,6 +60,9 @@ func (b *binder) semiJoin(from *rel, conj ast.ExprNode) (*rel, bool, error) {
 			return nil, false, nil
 		}
 		r, err := b.inJoin(from, n, sq)
+		if err == errNotSemiJoin {
+			return nil, false, nil
+		}
 		return r, true, err
 	}
 	return nil, false, nil
@@ -110,12 +116,17 @@ func (b *binder) existsJoin(from *rel, sq *ast.SubqueryExpr, kind planner.JoinKi
 	return &rel{node: j, scope: from.scope}, nil
 }
 
+// errNotSemiJoin: the IN is not a semi join's shape; the general path
+// (an Apply, which the planner turns into joins) takes it.
+var errNotSemiJoin = errors.New("not a semi join")
+
 // inJoin binds x IN (sq) over from as a semi join on x = the subquery's
-// column: x must be a column of from, of the subquery column's type.
+// column: x must be a column of from (else errNotSemiJoin), of the
+// subquery column's type.
 func (b *binder) inJoin(from *rel, n *ast.PatternInExpr, sq *ast.SubqueryExpr) (*rel, error) {
 	col, ok := columnIndex(from.scope, n.Expr)
 	if !ok {
-		return nil, b.atNode(notSupported("IN subquery on an expression other than a column, in a materialized view"), n)
+		return nil, errNotSemiJoin
 	}
 	r, err := b.bindResultSet(sq.Query)
 	if err != nil {
@@ -127,7 +138,8 @@ func (b *binder) inJoin(from *rel, n *ast.PatternInExpr, sq *ast.SubqueryExpr) (
 		return nil, b.atNode(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), n)
 	}
 	if !keyCompatible(from.scope.cols[col].typ, cols[0].Type) {
-		return nil, b.atNode(notSupported("IN subquery comparing %s with %s, in a materialized view", from.scope.cols[col].typ, cols[0].Type), n)
+		// The general path brings both to a common type.
+		return nil, errNotSemiJoin
 	}
 	j := &planner.Join{Left: from.node, Right: right, Kind: planner.SemiJoin, LeftKeys: []int{col}, RightKeys: []int{0}}
 	return &rel{node: j, scope: from.scope}, nil

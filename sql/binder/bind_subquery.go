@@ -24,8 +24,9 @@ import (
 // correlated: the reference binds as an expr.OuterRef to the row the
 // Apply is at, and the Apply runs the subquery once per row (see
 // outerScope). References out of an aggregating query are 0A000, as is
-// any subquery in a materialized view or in a clause without a list
-// (JOIN ... ON, GROUP BY, aggregate arguments, VALUES, DML).
+// any subquery in a clause without a list (JOIN ... ON, GROUP BY,
+// aggregate arguments, VALUES, DML). In a materialized view the planner
+// turns the Apply into joins (planner/decorrelate.go), or refuses it.
 
 // subqueries collects the subqueries of the expressions bound over one
 // input; each yields a column appended after the input's.
@@ -88,9 +89,6 @@ type outerScope struct {
 // the outer scope visible for correlated references; outer is non-nil
 // when the subquery has any.
 func (b *binder) bindSubqueryPlan(c *exprCtx, q ast.ResultSetNode, what string) (planner.Node, *expr.OuterRow, error) {
-	if b.inView {
-		return nil, nil, notSupported("%s in a materialized view", what)
-	}
 	if c.subs == nil {
 		if b.dml != "" {
 			return nil, nil, notSupported("%s in %s", what, b.dml)
