@@ -550,3 +550,182 @@ func identity(n int) []int {
 func remapCols(e expr.Expr, m []int) expr.Expr {
 	return expr.Remap(e, func(i int) int { return m[i] })
 }
+
+// DynamicFilter keeps the rows of Input for which Left Op RightExpr holds,
+// where RightExpr is over the one row of Right (an uncorrelated scalar
+// subquery yielding at most one row): WHERE price > (SELECT avg(price)
+// FROM bids). In a view it is stream.DynamicFilter, whose cost when the
+// threshold moves is the rows it crosses. Output: Input's columns.
+type DynamicFilter struct {
+	Input, Right    Node
+	Left, RightExpr expr.Expr
+	Op              string
+}
+
+// Columns implements Node.
+func (n *DynamicFilter) Columns() []Column { return n.Input.Columns() }
+
+// Inputs implements Node.
+func (n *DynamicFilter) Inputs() []Node { return []Node{n.Input, n.Right} }
+
+var flippedOps = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// dynamicFilter recognizes, under a projection p, a WHERE conjunct that
+// compares an expression of the input row with an uncorrelated scalar
+// subquery's value which nothing else uses (Project(Filter(Apply))), and
+// returns p with that conjunct made a DynamicFilter.
+func dynamicFilter(p *Project) (Node, bool) {
+	f, ok := p.Input.(*Filter)
+	if !ok {
+		return nil, false
+	}
+	a, ok := f.Input.(*Apply)
+	if !ok {
+		return nil, false
+	}
+	base := len(a.Input.Columns())
+	conjs := expr.Conjuncts(f.Cond)
+	for ci, c := range conjs {
+		op, l, r, ok := expr.Comparison(c)
+		if _, cmp := flippedOps[op]; !ok || !cmp {
+			continue
+		}
+		col, ok := subqueryOnly(r, base)
+		if !ok {
+			if col, ok = subqueryOnly(l, base); !ok {
+				continue
+			}
+			l, r, op = r, l, flippedOps[op]
+		}
+		if !inputOnly(l, base) || !keyOrdered(l.Type(), r.Type()) {
+			continue
+		}
+		s := a.Subs[col-base]
+		if s.Kind != ScalarSubquery || s.Outer != nil || !atMostOneRow(s.Plan) || usesColumn(col, p.Exprs) {
+			continue
+		}
+		var rest []expr.Expr
+		for cj, o := range conjs {
+			if cj != ci {
+				rest = append(rest, o)
+			}
+		}
+		if usesColumn(col, rest) {
+			continue
+		}
+		// Drop the subquery from the Apply; the columns after it move
+		// one to the left.
+		shift := func(j int) int {
+			if j > col {
+				return j - 1
+			}
+			return j
+		}
+		var in Node = a.Input
+		if len(a.Subs) > 1 {
+			na := &Apply{Input: a.Input}
+			for i, sq := range a.Subs {
+				if base+i != col {
+					na.Subs = append(na.Subs, sq)
+					na.Cols = append(na.Cols, a.Cols[base+i])
+				}
+			}
+			na.Cols = append(slices.Clone(a.Cols[:base]), na.Cols...)
+			in = na
+		}
+		// The conjuncts over the input alone filter rows before the
+		// dynamic filter keeps them; the others (over other subqueries)
+		// after.
+		var below, above []expr.Expr
+		for _, o := range rest {
+			if inputOnly(o, base) {
+				below = append(below, o)
+			} else {
+				above = append(above, expr.Remap(o, shift))
+			}
+		}
+		if cond, ok := andExprs(below); !ok {
+			return nil, false
+		} else if cond != nil {
+			in = &Filter{Input: in, Cond: cond}
+		}
+		var n Node = &DynamicFilter{Input: in, Right: s.Plan, Left: l, Op: op,
+			RightExpr: expr.Remap(r, func(int) int { return 0 })}
+		if cond, ok := andExprs(above); !ok {
+			return nil, false
+		} else if cond != nil {
+			n = &Filter{Input: n, Cond: cond}
+		}
+		np := &Project{Input: n, Cols: p.Cols}
+		for _, e := range p.Exprs {
+			np.Exprs = append(np.Exprs, expr.Remap(e, shift))
+		}
+		return np, true
+	}
+	return nil, false
+}
+
+// andExprs ANDs es (nil for none); ok is false if that fails.
+func andExprs(es []expr.Expr) (expr.Expr, bool) {
+	if len(es) == 0 {
+		return nil, true
+	}
+	cond := es[0]
+	for _, e := range es[1:] {
+		var err error
+		if cond, err = expr.Binary("AND", cond, e); err != nil {
+			return nil, false
+		}
+	}
+	return cond, true
+}
+
+// subqueryOnly returns the one column e reads when it is a column at or
+// past base (a subquery's), with no outer references.
+func subqueryOnly(e expr.Expr, base int) (int, bool) {
+	cols := expr.Columns(e)
+	if len(cols) == 0 || expr.HasOuterRefs(e) {
+		return 0, false
+	}
+	for _, c := range cols {
+		if c < base || c != cols[0] {
+			return 0, false
+		}
+	}
+	return cols[0], true
+}
+
+// inputOnly reports whether e reads only columns before base.
+func inputOnly(e expr.Expr, base int) bool {
+	if expr.HasOuterRefs(e) || expr.IsVolatile(e) {
+		return false
+	}
+	for _, c := range expr.Columns(e) {
+		if c >= base {
+			return false
+		}
+	}
+	return true
+}
+
+func usesColumn(col int, es []expr.Expr) bool {
+	for _, e := range es {
+		if slices.Contains(expr.Columns(e), col) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyOrdered reports whether values of types a and b compare as their
+// key encodings do, so a dynamic filter can keep rows in that order.
+func keyOrdered(a, b types.Type) bool {
+	if a.ID != b.ID {
+		return false
+	}
+	switch a.ID {
+	case types.IDInt16, types.IDInt32, types.IDInt64, types.IDNumeric, types.IDDate, types.IDTimestamp, types.IDTimestampTZ:
+		return true
+	}
+	return false
+}

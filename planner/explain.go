@@ -3,6 +3,8 @@ package planner
 import (
 	"fmt"
 	"strings"
+
+	"github.com/streamdb/streamdb/internal/expr"
 )
 
 // Explain renders a plan as indented lines, root first.
@@ -80,6 +82,12 @@ func describe(n Node) string {
 		return describeWindow(n)
 	case *TopN:
 		return describeTopN(n)
+	case *DynamicFilter:
+		thr := "the subquery's value"
+		if _, ok := n.RightExpr.(*expr.Column); !ok {
+			thr += " as " + n.RightExpr.Type().String()
+		}
+		return fmt.Sprintf("DynamicFilter: %s %s %s", n.Left, n.Op, thr)
 	case *Apply:
 		corr := 0
 		for _, sq := range n.Subs {

@@ -279,7 +279,20 @@ func withStreamKey(n Node) (Node, []int, error) {
 		in, key, err := withStreamKey(n.Input)
 		return &Filter{Input: in, Cond: n.Cond}, key, err
 	case *Project:
+		if d, ok := dynamicFilter(n); ok {
+			return withStreamKey(d)
+		}
 		return projectWithKey(n)
+	case *DynamicFilter:
+		in, key, err := withStreamKey(n.Input)
+		if err != nil {
+			return nil, nil, err
+		}
+		right, _, err := withStreamKey(n.Right)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &DynamicFilter{Input: in, Right: right, Left: n.Left, RightExpr: n.RightExpr, Op: n.Op}, key, nil
 	case *Aggregate:
 		in, inKey, err := withStreamKey(n.Input)
 		if err != nil {

@@ -171,6 +171,8 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		return b.buildWindow(n)
 	case *TopN:
 		return b.buildTopN(n)
+	case *DynamicFilter:
+		return b.buildDynamicFilter(n)
 	case *Replicate:
 		// Copies keep their row's distribution; the key gains the copy
 		// number.
@@ -450,4 +452,41 @@ func coversKey(cols, key []int) bool {
 		}
 	}
 	return true
+}
+
+// buildDynamicFilter runs the filter in a fragment of one actor, which
+// both inputs reach (its threshold is one value; its rows are kept in
+// the threshold's order).
+func (b *jobBuilder) buildDynamicFilter(n *DynamicFilter) (*fragment, error) {
+	var sides [2]*fragment
+	for i, side := range []Node{n.Input, n.Right} {
+		f, err := b.build(side)
+		if err != nil {
+			return nil, err
+		}
+		sides[i] = f
+	}
+	spec := stream.DynamicFilterSpec{InTypes: sides[0].types(), InputPK: sides[0].key,
+		Left: n.Left, Right: n.RightExpr, Type: n.Left.Type(), Op: n.Op}
+	ids := b.stateTableIDs(2)
+	f := b.newFragment("dynamic filter", 1)
+	left, err := exchange(sides[0], f, nil)
+	if err != nil {
+		return nil, err
+	}
+	right, err := exchange(sides[1], f, nil)
+	if err != nil {
+		return nil, err
+	}
+	f.ops = append(f.ops, describe(n))
+	for i, a := range f.actors {
+		d, err := stream.NewDynamicFilter(left[i], right[i], a.State, spec, ids)
+		if err != nil {
+			return nil, err
+		}
+		f.execs[i] = d
+	}
+	f.key = slices.Clone(sides[0].key)
+	f.dist, f.distOK = nil, true
+	return f, nil
 }

@@ -77,7 +77,9 @@ func (b *binder) nonIntegerConstant(n ast.ExprNode, clause string) error {
 			v = p.Expr // -(7) is -7 to Postgres
 		}
 		if v, ok := v.(ast.ValueExpr); ok {
-			if i, isInt := v.GetValue().(int64); isInt {
+			if i, isInt := v.GetValue().(int64); isInt && i > math.MaxInt32 {
+				return b.atNode(pgerr.New(pgerr.SyntaxError, "non-integer constant in %s", clause), n)
+			} else if isInt {
 				return b.atNode(pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, -i), n)
 			}
 		}
@@ -138,6 +140,10 @@ func (b *binder) outputColumn(items []selItem, exprs []expr.Expr, n ast.ExprNode
 	}
 	switch x := n.(type) {
 	case *ast.PositionExpr:
+		if x.P == nil && x.N > math.MaxInt32 {
+			// Not an int4 to Postgres: a constant, and not an integer.
+			return 0, true, b.atNode(pgerr.New(pgerr.SyntaxError, "non-integer constant in %s", clause), n)
+		}
 		if x.P != nil || x.N < 1 || x.N > len(items) {
 			err := pgerr.New(pgerr.InvalidColumnReference, "%s position %d is not in select list", clause, x.N)
 			return 0, true, b.atOrdinal(err, x, clause)

@@ -2,6 +2,7 @@ package binder
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"math"
 
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -235,6 +236,9 @@ func (b *binder) bindGroupItem(c *exprCtx, n ast.ExprNode, items []selItem) (exp
 	}
 	switch x := n.(type) {
 	case *ast.PositionExpr:
+		if x.P == nil && x.N > math.MaxInt32 {
+			return nil, b.atNode(pgerr.New(pgerr.SyntaxError, "non-integer constant in GROUP BY"), n)
+		}
 		if x.P != nil || x.N < 1 || x.N > len(items) {
 			err := pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", x.N)
 			return nil, b.atOrdinal(err, x, "GROUP BY")
