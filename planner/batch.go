@@ -20,6 +20,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return batch.NewGenerateSeries(n.Start, n.Stop, n.Step, n.Cols[0].Type), nil
 	case *Unnest:
 		return buildUnnest(n), nil
+	case *ProjectSet:
+		return buildProjectSet(n, src)
 	case *Filter:
 		if s, ok := n.Input.(*Scan); ok {
 			if prefix := keyLookup(s.Rel, n.Cond); prefix != nil {

@@ -425,6 +425,8 @@ func nodeExprs(n Node) []expr.Expr {
 		return es
 	case *GenerateSeries:
 		return []expr.Expr{n.Start, n.Stop, n.Step}
+	case *ProjectSet:
+		return n.funcArgs()
 	case *Unnest:
 		return []expr.Expr{n.Arg}
 	case *Expand:

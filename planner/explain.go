@@ -82,6 +82,16 @@ func describe(n Node) string {
 		return describeWindow(n)
 	case *TopN:
 		return describeTopN(n)
+	case *ProjectSet:
+		args := make([]string, 0, 3)
+		for _, a := range n.funcArgs() {
+			args = append(args, a.String())
+		}
+		name := "unnest"
+		if _, ok := n.Func.(*GenerateSeries); ok {
+			name = "generate_series"
+		}
+		return fmt.Sprintf("ProjectSet: %s(%s)", name, strings.Join(args, ", "))
 	case *DynamicFilter:
 		thr := "the subquery's value"
 		if _, ok := n.RightExpr.(*expr.Column); !ok {

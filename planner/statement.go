@@ -22,6 +22,15 @@ type Query struct {
 type Insert struct {
 	Rel    *catalog.Relation
 	Source Node
+	Returning
+}
+
+// Returning is a DML statement's RETURNING list, over the rows it leaves
+// (INSERT, UPDATE) or removes (DELETE), in the relation's column order;
+// empty without one.
+type Returning struct {
+	Exprs []expr.Expr
+	Out   []Column
 }
 
 // Update sets columns of the rows of Rel matching Filter (nil: all rows).
@@ -31,12 +40,14 @@ type Update struct {
 	Filter expr.Expr
 	Cols   []int
 	Set    []expr.Expr
+	Returning
 }
 
 // Delete deletes the rows of Rel matching Filter (nil: all rows).
 type Delete struct {
 	Rel    *catalog.Relation
 	Filter expr.Expr
+	Returning
 }
 
 // CreateTable creates a table. PK empty means a hidden row id is added.

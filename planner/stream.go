@@ -283,6 +283,8 @@ func withStreamKey(n Node) (Node, []int, error) {
 			return withStreamKey(d)
 		}
 		return projectWithKey(n)
+	case *ProjectSet:
+		return projectSetWithKey(n)
 	case *DynamicFilter:
 		in, key, err := withStreamKey(n.Input)
 		if err != nil {

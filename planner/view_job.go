@@ -173,6 +173,19 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		return b.buildTopN(n)
 	case *DynamicFilter:
 		return b.buildDynamicFilter(n)
+	case *ProjectSet:
+		// Stateless: it runs in its input's actors, rows keeping their
+		// distribution; the key gains the ordinal.
+		f, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		typ := batchColumnTypes(n.Cols)
+		expand := n.Expander()
+		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewProjectSet(in, expand, typ) })
+		f.ops = append(f.ops, describe(n))
+		f.key = append(slices.Clone(f.key), len(n.Cols)-1)
+		return f, nil
 	case *Replicate:
 		// Copies keep their row's distribution; the key gains the copy
 		// number.

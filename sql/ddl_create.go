@@ -207,6 +207,7 @@ func (s *stmtParser) parseDefault(c *cursor, col *ColumnDef) error {
 		return err
 	}
 	col.Default = exprs[0]
+	col.DefaultText = s.query[c.toks[start].Pos:c.toks[end-1].End]
 	c.i = end
 	return nil
 }

@@ -7,6 +7,10 @@ import (
 // parseDML parses a query or DML statement (SELECT, WITH, VALUES, TABLE,
 // INSERT, UPDATE, DELETE) through the rewrite and the TiDB parser.
 func (s *stmtParser) parseDML(toks []Token) (Node, error) {
+	toks, returning, err := s.splitReturning(toks)
+	if err != nil {
+		return nil, err
+	}
 	rw, err := rewrite(s.query, toks)
 	if err != nil {
 		return nil, err
@@ -19,7 +23,59 @@ func (s *stmtParser) parseDML(toks []Token) (Node, error) {
 		return nil, err
 	}
 	s.st.tidbText = s.last
-	return s.wrapTiDB(n, toks[0])
+	node, err := s.wrapTiDB(n, toks[0])
+	if err != nil || returning == nil {
+		return node, err
+	}
+	switch x := node.(type) {
+	case *InsertStmt:
+		x.Returning = returning
+	case *UpdateStmt:
+		x.Returning = returning
+	case *DeleteStmt:
+		x.Returning = returning
+	default:
+		return nil, syntaxErrorAt(s.query, toks[0])
+	}
+	return node, nil
+}
+
+// splitReturning takes the RETURNING list off an INSERT, UPDATE or DELETE
+// (the TiDB parser knows no RETURNING): the statement's tokens before it,
+// and the list parsed as the select list of SELECT list.
+func (s *stmtParser) splitReturning(toks []Token) ([]Token, *ast.FieldList, error) {
+	if len(toks) == 0 || !toks[0].isWord("insert") && !toks[0].isWord("update") && !toks[0].isWord("delete") {
+		return toks, nil, nil
+	}
+	depth := 0
+	for i, t := range toks {
+		switch {
+		case isOpen(t):
+			depth++
+		case isClose(t):
+			depth--
+		case depth == 0 && t.isWord("returning"):
+			list := toks[i+1:]
+			if len(list) == 0 || list[0].isPunct(";") {
+				return nil, nil, syntaxErrorAt(s.query, t)
+			}
+			sel := append([]Token{{Kind: TokIdent, Text: "select", Pos: t.Pos, End: t.End}}, list...)
+			rw, err := rewrite(s.query, sel)
+			if err != nil {
+				return nil, nil, err
+			}
+			n, err := s.parseTiDB(rw)
+			if err != nil {
+				return nil, nil, err
+			}
+			q, ok := n.(*ast.SelectStmt)
+			if !ok || q.From != nil || q.Where != nil || q.GroupBy != nil || q.OrderBy != nil || q.Limit != nil {
+				return nil, nil, syntaxErrorAt(s.query, list[0])
+			}
+			return toks[:i], q.Fields, nil
+		}
+	}
+	return toks, nil, nil
 }
 
 // wrapTiDB maps a TiDB statement to this package's node types; any other

@@ -2,7 +2,10 @@ package sql
 
 import (
 	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
 
 	// The TiDB parser needs a driver for its literal nodes.
 	_ "github.com/streamdb/streamdb/sql/literal"
@@ -112,4 +115,21 @@ func (s *stmtParser) parse(toks []Token) (Node, error) {
 		return s.parseCopy(c)
 	}
 	return s.parseDML(toks)
+}
+
+// ParseExpr parses one scalar expression written in Postgres syntax (a
+// column's stored DEFAULT).
+func ParseExpr(text string) (ast.ExprNode, error) {
+	stmts, err := NewParser().Parse("SELECT " + text)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) == 1 {
+		if sel, ok := stmts[0].Node.(*SelectStmt); ok {
+			if s, ok := sel.AST.(*ast.SelectStmt); ok && s.From == nil && len(s.Fields.Fields) == 1 && s.Fields.Fields[0].Expr != nil {
+				return s.Fields.Fields[0].Expr, nil
+			}
+		}
+	}
+	return nil, pgerr.New(pgerr.SyntaxError, "not one expression: %s", text)
 }

@@ -101,13 +101,23 @@ type TableFunc struct {
 type SelectStmt struct{ AST ast.ResultSetNode }
 
 // InsertStmt is INSERT ... VALUES / SELECT.
-type InsertStmt struct{ AST *ast.InsertStmt }
+type InsertStmt struct {
+	AST *ast.InsertStmt
+	// Returning is the RETURNING list (nil without one).
+	Returning *ast.FieldList
+}
 
 // UpdateStmt is UPDATE.
-type UpdateStmt struct{ AST *ast.UpdateStmt }
+type UpdateStmt struct {
+	AST       *ast.UpdateStmt
+	Returning *ast.FieldList
+}
 
 // DeleteStmt is DELETE.
-type DeleteStmt struct{ AST *ast.DeleteStmt }
+type DeleteStmt struct {
+	AST       *ast.DeleteStmt
+	Returning *ast.FieldList
+}
 
 // ColumnDef is a column of CREATE TABLE.
 type ColumnDef struct {
@@ -116,6 +126,8 @@ type ColumnDef struct {
 	NotNull    bool
 	PrimaryKey bool
 	Default    ast.ExprNode // nil when absent
+	// DefaultText is the DEFAULT expression as written.
+	DefaultText string
 }
 
 // CreateTableStmt is CREATE TABLE.

@@ -86,6 +86,12 @@ func (s *stmtParser) replaceTableFunc(toks []Token, i int) ([]Token, error) {
 	}
 	repl := []Token{raw(markerTableFunc+itoa(n), toks[i]), raw("as", toks[i]),
 		{Kind: TokIdent, Quoted: true, Text: alias, Pos: toks[i].Pos, End: toks[i].End}}
+	if i > 0 && toks[i-1].isWord("lateral") {
+		// A function in FROM reads the items before it anyway: LATERAL
+		// is implied (and the TiDB parser knows it only before a
+		// subquery).
+		return splice(toks, i-1, c.i, repl...), nil
+	}
 	return splice(toks, i, c.i, repl...), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -623,3 +624,23 @@ func TestCopyAPI(t *testing.T) {
 }
 
 var _ = streamdb.Open
+
+// TestCopyFillsDefaults: COPY with a column list fills the other
+// columns with their defaults, evaluated per row, as INSERT does.
+func TestCopyFillsDefaults(t *testing.T) {
+	db := openMem(t)
+	ctx := context.Background()
+	mustExec(t, db, "CREATE TABLE cdef (id int PRIMARY KEY, name text, qty int DEFAULT 3 + 4, note text DEFAULT 'n/' || 'a', r float8 DEFAULT random())")
+	if _, err := db.CopyFrom(ctx, "COPY cdef (id, name) FROM STDIN", strings.NewReader("1\tx\n2\ty\n")); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "INSERT INTO cdef (id, qty) VALUES (3, DEFAULT)")
+	got := queryRows(t, db, "SELECT id, name, qty, note FROM cdef ORDER BY id")
+	want := []string{"1|x|7|n/a", "2|y|7|n/a", "3|NULL|7|n/a"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	if got := queryRows(t, db, "SELECT count(DISTINCT r) FROM cdef"); !slices.Equal(got, []string{"3"}) {
+		t.Fatalf("random() defaults: %v distinct values, want 3 (one per row)", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,6 +179,34 @@ func runPgxSession(t *testing.T, conn *pgx.Conn) {
 		wantTimestamp, wantTimestampTZ, pgtype.Interval{Days: -1, Valid: true})
 	mustPgx(`UPDATE alltypes SET c_bigint = $1 WHERE id = $2`, int64(10), 1)
 	checkPgxView(t, conn, "true|2|5|2025-03-01", "NULL|1|NULL|NULL")
+
+	// RETURNING over every protocol: described, with parameters, rows
+	// after the statement commits.
+	var retID int32
+	var retBig int64
+	var retText string
+	err = conn.QueryRow(ctx, `UPDATE alltypes SET c_bigint = c_bigint + $1 WHERE id = $2 RETURNING id, c_bigint, upper(c_text)`,
+		int64(5), 1).Scan(&retID, &retBig, &retText)
+	if err != nil || retID != 1 || retBig != 15 || retText != strings.ToUpper(wantText) {
+		t.Fatalf("UPDATE ... RETURNING: %v %v %q, %v", retID, retBig, retText, err)
+	}
+	rows, err := conn.Query(ctx, `DELETE FROM alltypes WHERE id >= $1 RETURNING id`, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deleted []int32
+	for rows.Next() {
+		var v int32
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		deleted = append(deleted, v)
+	}
+	if rows.Err() != nil || rows.CommandTag().String() != "DELETE 1" || len(deleted) != 1 || deleted[0] != 3 {
+		t.Fatalf("DELETE ... RETURNING: %v, tag %q, %v", deleted, rows.CommandTag(), rows.Err())
+	}
+	mustPgx(driverInsert, 3, 1, 2, -5, 0.25, -1.0, "0.001", "x", "y", true, time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC),
+		wantTimestamp, wantTimestampTZ, pgtype.Interval{Days: -1, Valid: true})
 
 	_, err = conn.Exec(ctx, driverInsert, 1, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 	checkPgxCode(t, err, "23505")

@@ -667,6 +667,15 @@ func (g *pgoGen) query() pgoQuery {
 		}
 		return pgoQuery{sql: q}
 	case 0, 1: // projection and filter
+		if g.chance(5) { // a set-returning function: select list or FROM
+			lo, hi := g.pick("0", "1", "a % 3", "-1"), g.pick("a % 4", "2", "id % 3", "NULL::int")
+			if g.chance(2) {
+				return pgoQuery{sql: fmt.Sprintf("SELECT id, generate_series(%s, %s) AS g, %s AS c1 FROM %s%s", lo, hi, g.expr("int", 1), t.name, where())}
+			}
+			g.scope = append(tableScope(t, "x"), pgoCol{"g", "int"})
+			return pgoQuery{sql: fmt.Sprintf("SELECT x.id, g, %s AS c1 FROM %s x, generate_series(%s, %s) AS g%s",
+				g.expr("int", 1), t.name, qualify(lo, "x"), qualify(hi, "x"), where())}
+		}
 		if g.chance(3) {
 			joinPart()
 			g.scope = scope
@@ -836,4 +845,10 @@ func (g *pgoGen) agg() string {
 		return fmt.Sprintf("count(DISTINCT %s)", g.expr(t, 1))
 	}
 	return fmt.Sprintf("%s(%s)", g.pick("sum", "avg", "min", "max", "count"), g.expr(t, 1))
+}
+
+// qualify prefixes the column names a and id of a series bound with alias.
+func qualify(e, alias string) string {
+	r := strings.NewReplacer("a %", alias+".a %", "id %", alias+".id %")
+	return r.Replace(e)
 }

@@ -72,7 +72,7 @@ func TestWindowViewsRandom(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		// The race detector slows the views' recomputation of large
 		// partitions tenfold or more.
-		rounds, rows = 5, 500
+		rounds, rows = 5, 300
 	}
 	rng := rand.New(rand.NewSource(seed))
 	dir := t.TempDir()

@@ -60,6 +60,9 @@ type Column struct {
 	Type    types.Type `json:"type"`
 	NotNull bool       `json:"not_null,omitempty"`
 	Hidden  bool       `json:"hidden,omitempty"`
+	// Default is the column's DEFAULT expression as written ("" for
+	// none: NULL).
+	Default string `json:"default,omitempty"`
 }
 
 // Relation is a table or a materialized view.

@@ -43,10 +43,22 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 		s.prepared = map[string][]types.Type{}
 	}
 	s.prepared[query] = res.ParamTypes
-	if q, ok := res.Stmt.(*planner.Query); ok {
-		return res.ParamTypes, visibleColumns(q.Plan), nil
+	var ret planner.Returning
+	switch st := res.Stmt.(type) {
+	case *planner.Query:
+		return res.ParamTypes, visibleColumns(st.Plan), nil
+	case *planner.Insert:
+		ret = st.Returning
+	case *planner.Update:
+		ret = st.Returning
+	case *planner.Delete:
+		ret = st.Returning
 	}
-	return res.ParamTypes, nil, nil
+	var cols []Column
+	for _, c := range ret.Out {
+		cols = append(cols, Column{Name: c.Name, Type: c.Type})
+	}
+	return res.ParamTypes, cols, nil
 }
 
 // Execute implements pgwire.Session.

@@ -9,6 +9,7 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
+	"github.com/streamdb/streamdb/sql/binder"
 )
 
 // COPY, as PostgreSQL clients use it: COPY ... FROM STDIN loads the data
@@ -141,7 +142,11 @@ func (s *Session) copyFrom(ctx context.Context, n *sql.CopyStmt, opts pgcopy.Opt
 	if err != nil {
 		return err
 	}
-	rows, err := s.db.writer.CopyFrom(ctx, rel, targets, opts, in)
+	defaults, err := binder.ColumnDefaults(s.catalog(), rel, targets)
+	if err != nil {
+		return err
+	}
+	rows, err := s.db.writer.CopyFrom(ctx, rel, targets, defaults, opts, in)
 	if err != nil {
 		return err
 	}

@@ -214,23 +214,26 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 	case *planner.Query:
 		return s.db.runQuery(ctx, b, w)
 	case *planner.Insert:
-		n, err := s.db.writer.Insert(ctx, b)
+		ret := newReturning(b.Returning)
+		n, err := s.db.writer.Insert(ctx, b, ret.collect())
 		if err != nil {
 			return err
 		}
-		return w.Complete(fmt.Sprintf("INSERT 0 %d", n))
+		return ret.write(w, fmt.Sprintf("INSERT 0 %d", n))
 	case *planner.Update:
-		n, err := s.db.writer.Update(ctx, b)
+		ret := newReturning(b.Returning)
+		n, err := s.db.writer.Update(ctx, b, ret.collect())
 		if err != nil {
 			return err
 		}
-		return w.Complete(fmt.Sprintf("UPDATE %d", n))
+		return ret.write(w, fmt.Sprintf("UPDATE %d", n))
 	case *planner.Delete:
-		n, err := s.db.writer.Delete(ctx, b)
+		ret := newReturning(b.Returning)
+		n, err := s.db.writer.Delete(ctx, b, ret.collect())
 		if err != nil {
 			return err
 		}
-		return w.Complete(fmt.Sprintf("DELETE %d", n))
+		return ret.write(w, fmt.Sprintf("DELETE %d", n))
 	case *planner.CreateTable:
 		opts, err := s.tableOptions(b)
 		if err != nil {

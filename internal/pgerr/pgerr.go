@@ -52,6 +52,7 @@ const (
 	UndefinedParameter       = "42P02"
 	CantChangeRuntimeParam   = "55P02"
 	DiskFull                 = "53100"
+	ProgramLimitExceeded     = "54000"
 	IOError                  = "58030"
 	Internal                 = "XX000"
 	// The window function family.

@@ -64,7 +64,11 @@ func infoColumnRows(v *view) [][]types.Datum {
 			if nums[i] == 0 {
 				continue
 			}
-			row := []types.Datum{v.id.Database, nsName(ns), name, c.Name, nums[i], nil, yesNo(!c.NotNull)}
+			var def types.Datum
+			if c.Default != "" {
+				def = c.Default
+			}
+			row := []types.Datum{v.id.Database, nsName(ns), name, c.Name, nums[i], def, yesNo(!c.NotNull)}
 			row = append(row, infoColumnType(c.Type)...)
 			row = append(row, v.id.Database, "pg_catalog", c.Type.InternalName(), nil, nil, nil, nil,
 				types.Format(nums[i], types.TInt64), "NO", "NO", nil, nil, nil, nil, nil, "NO", "NEVER", nil,

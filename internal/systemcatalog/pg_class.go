@@ -23,7 +23,7 @@ var (
 	pgAm         = newTable(nsPgCatalog, "pg_am", 2601, "r", amRows, `oid oid, amname name, amhandler regproc, amtype "char"`)
 
 	pgInherits         = newTable(nsPgCatalog, "pg_inherits", 2611, "r", nil, `inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean`)
-	pgAttrdef          = newTable(nsPgCatalog, "pg_attrdef", 2604, "r", nil, `oid oid, adrelid oid, adnum smallint, adbin pg_node_tree`)
+	pgAttrdef          = newTable(nsPgCatalog, "pg_attrdef", 2604, "r", attrdefRows, `oid oid, adrelid oid, adnum smallint, adbin pg_node_tree`)
 	pgStatisticExt     = newTable(nsPgCatalog, "pg_statistic_ext", 3381, "r", nil, `oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, stxstattarget integer, stxkeys int2vector, stxkind "char"[], stxexprs pg_node_tree`)
 	pgSequence         = newTable(nsPgCatalog, "pg_sequence", 2224, "r", nil, `seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, seqcache bigint, seqcycle boolean`)
 	pgPartitionedTable = newTable(nsPgCatalog, "pg_partitioned_table", 3350, "r", nil, `partrelid oid, partstrat "char", partnatts smallint, partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector, partexprs pg_node_tree`)
@@ -109,6 +109,21 @@ func attributeRows(v *view) [][]types.Datum {
 	return rows
 }
 
+// attrdefRows are the columns' defaults; adbin holds the expression as
+// written, which pg_get_expr returns.
+func attrdefRows(v *view) [][]types.Datum {
+	var rows [][]types.Datum
+	for _, r := range v.rels {
+		nums := attnums(r)
+		for i, c := range r.Columns {
+			if nums[i] > 0 && c.Default != "" {
+				rows = append(rows, []types.Datum{relOID(r)<<8 | nums[i], relOID(r), nums[i], c.Default})
+			}
+		}
+	}
+	return rows
+}
+
 func attributeRow(rel int64, c catalog.Column, num int64) []types.Datum {
 	t := c.Type
 	ti := typeInfoOf(t)
@@ -117,7 +132,7 @@ func attributeRow(rel int64, c catalog.Column, num int64) []types.Datum {
 		ndims = 1
 	}
 	return []types.Datum{rel, c.Name, int64(t.OID()), int64(-1), ti.len, num, ndims, int64(-1),
-		int64(expr.Typmod(t)), ti.byval, ti.align, ti.storage, "", c.NotNull, false, false, "", "",
+		int64(expr.Typmod(t)), ti.byval, ti.align, ti.storage, "", c.NotNull, c.Default != "", false, "", "",
 		false, true, int64(0), ti.collation, nil, nil, nil, nil}
 }
 

@@ -22,8 +22,14 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 		if err != nil {
 			return nil, b.at(err, nil, typeBase(d.TypeName))
 		}
-		// TODO: column defaults (d.Default) are not kept yet.
-		ct.Columns = append(ct.Columns, catalog.Column{Name: d.Name, Type: t, NotNull: d.NotNull})
+		col := catalog.Column{Name: d.Name, Type: t, NotNull: d.NotNull}
+		if d.Default != nil {
+			if _, err := b.bindDefault(d.Default, col); err != nil {
+				return nil, err
+			}
+			col.Default = d.DefaultText
+		}
+		ct.Columns = append(ct.Columns, col)
 		if d.PrimaryKey {
 			colPK = append(colPK, i)
 		}

@@ -31,6 +31,9 @@ type exprCtx struct {
 	// winClause names the clause for the message refusing a window
 	// function where clause is "" (HAVING).
 	winClause string
+	// srf, in a select list, takes its set-returning function call
+	// (bind_srf.go); nil where none is allowed.
+	srf *srfSlot
 }
 
 // noAggs returns a copy of c where aggregate calls are an error.

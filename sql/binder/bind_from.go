@@ -47,12 +47,18 @@ func (b *binder) bindTableSource(ts *ast.TableSource) (*rel, error) {
 		// The front end's form of column aliases: not LATERAL.
 		lateral, names = false, names[1:]
 	}
-	if lateral {
+	// Only a table function right after the items it reads sees them.
+	lat := b.lateralScope
+	b.lateralScope = nil
+	defer func() { b.lateralScope = lat }()
+	if _, isFn := ts.Source.(*ast.TableName); lateral && !(isFn && lat != nil) {
 		return nil, notSupported("LATERAL")
 	}
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
+		b.lateralScope = lat
 		r, err := b.bindTableName(src, alias)
+		b.lateralScope = nil
 		if err != nil || len(names) == 0 {
 			return r, err
 		}

@@ -52,6 +52,8 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		return b.bindSubscript(c, n)
 	case funcAggs[name]:
 		return nil, b.misplacedAggCall(c, n)
+	case name == "generate_series" || name == "unnest":
+		return b.bindSRF(c, n)
 	case n.Schema.L != "" && n.Schema.L != "pg_catalog":
 		err := pgerr.New("3F000", "schema %q does not exist", n.Schema.O)
 		return nil, b.at(err, n, n.Schema.O)

@@ -2,6 +2,7 @@ package binder
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
 )
 
 // bindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ...: the
@@ -149,22 +151,68 @@ func (b *binder) insertValues(r *catalog.Relation, targets []int, lists [][]ast.
 	return v, nil
 }
 
-// bindInsertValue binds one VALUES entry; DEFAULT is NULL (column
-// defaults are not kept yet).
+// bindInsertValue binds one VALUES entry; DEFAULT is nil (the column's
+// default: see assignRow).
 func (b *binder) bindInsertValue(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
 	if _, ok := n.(*ast.DefaultExpr); ok {
-		return nil, nil // TODO: column defaults
+		return nil, nil
 	}
 	return b.bindExpr(c, n)
 }
 
+// bindDefault binds a column's DEFAULT expression, which may name no
+// column, and casts it for storing into col.
+func (b *binder) bindDefault(n ast.ExprNode, col catalog.Column) (expr.Expr, error) {
+	e, err := b.bindExpr(&exprCtx{scope: &scope{}, clause: "DEFAULT expressions"}, n)
+	if err != nil {
+		if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.UndefinedColumn {
+			return nil, b.atNode(pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression"), n)
+		}
+		return nil, err
+	}
+	c, err := b.assignCast(e, col)
+	if err != nil {
+		if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.DatatypeMismatch {
+			err = &pgerr.Error{Code: pgerr.DatatypeMismatch,
+				Message: fmt.Sprintf("column %q is of type %s but default expression is of type %s", col.Name, col.Type, e.Type()),
+				Hint:    "You will need to rewrite or cast the expression."}
+		}
+		return nil, b.atNode(err, n)
+	}
+	return c, nil
+}
+
+// columnDefault returns column col's default value: its DEFAULT
+// expression, or NULL.
+func (b *binder) columnDefault(col catalog.Column) (expr.Expr, error) {
+	if col.Default == "" {
+		return expr.NewConst(nil, col.Type), nil
+	}
+	n, err := sql.ParseExpr(col.Default)
+	if err != nil {
+		return nil, err
+	}
+	return b.bindDefault(n, col)
+}
+
 // assignRow builds a full row of r: vals[k] cast into column targets[k],
-// NULL elsewhere (nil vals entries are NULL too). nodes, when not nil,
-// holds the AST of each value, for error positions.
+// the column's default elsewhere (and for nil vals entries: DEFAULT).
+// nodes, when not nil, holds the AST of each value, for error positions.
 func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr, nodes []ast.Node) ([]expr.Expr, error) {
 	full := make([]expr.Expr, len(r.Columns))
+	set := make([]bool, len(r.Columns))
+	for k, idx := range targets {
+		set[idx] = vals[k] != nil
+	}
 	for i, col := range r.Columns {
-		full[i] = expr.NewConst(nil, col.Type)
+		if set[i] {
+			continue
+		}
+		d, err := b.columnDefault(col)
+		if err != nil {
+			return nil, err
+		}
+		full[i] = d
 	}
 	for k, idx := range targets {
 		if vals[k] == nil {
@@ -261,4 +309,22 @@ func (b *binder) presetSelectParams(r *catalog.Relation, targets []int, q ast.Re
 			b.params[i] = r.Columns[targets[k]].Type
 		}
 	}
+}
+
+// ColumnDefaults returns, for each column of r that COPY's targets leave
+// out, its default (nil entries: NULL, and for the targets).
+func ColumnDefaults(cat catalog.Reader, r *catalog.Relation, targets []int) ([]expr.Expr, error) {
+	b := newBinder(cat, &sql.Statement{}, Options{})
+	out := make([]expr.Expr, len(r.Columns))
+	for i, col := range r.Columns {
+		if col.Default == "" || slices.Contains(targets, i) {
+			continue
+		}
+		d, err := b.columnDefault(col)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
 }

@@ -17,13 +17,25 @@ const DuplicateAlias = "42712"
 // a right column of a compatible type become hash keys, the rest the
 // join's residual condition.
 func (b *binder) bindJoin(n *ast.Join) (*rel, error) {
+	outer := b.lateralScope
+	b.lateralScope = nil
 	l, err := b.bindTableRef(n.Left)
+	if err != nil {
+		b.lateralScope = outer
+		return nil, err
+	}
+	// A table function after a comma or an inner JOIN may read the
+	// columns of the items before it (implicitly LATERAL, as in Postgres).
+	if n.Tp == ast.CrossJoin && !n.NaturalJoin && len(n.Using) == 0 {
+		b.lateralScope = l.scope
+	}
+	r, err := b.bindTableRef(n.Right)
+	b.lateralScope = outer
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.bindTableRef(n.Right)
-	if err != nil {
-		return nil, err
+	if r.lateral {
+		return b.bindLateral(l, r, n)
 	}
 	if err := b.checkAliases(l.scope, r.scope, n); err != nil {
 		return nil, err

@@ -92,6 +92,9 @@ func (b *binder) bindSelectCore(s *ast.SelectStmt) (*selectState, error) {
 		return nil, err
 	}
 	st.ctx.subs = newSubqueries(st.cur.node) // the select list's and ORDER BY's
+	if st.ctx.grouped == nil && len(st.ctx.windows) == 0 {
+		st.ctx.srf = &srfSlot{base: len(st.cur.node.Columns())}
+	}
 	for _, it := range st.items {
 		e, err := b.bindSelItem(st.ctx, it)
 		if err != nil {
@@ -334,6 +337,12 @@ func (b *binder) finishSelect(st *selectState, distinct bool, ob *ast.OrderByCla
 	onCols, err := b.bindDistinctOn(st)
 	if err != nil {
 		return nil, err
+	}
+	if s := st.ctx.srf; s != nil && s.fn != nil {
+		if st.ctx.subs.wrapped() {
+			return nil, notSupported("a set-returning function and a subquery in one select list")
+		}
+		st.cur = &rel{node: planner.NewProjectSet(st.cur.node, s.fn, s.name, ""), scope: st.cur.scope}
 	}
 	if st.ctx.subs.wrapped() {
 		st.cur = &rel{node: st.ctx.subs.wrap(st.cur.node), scope: st.cur.scope}

@@ -20,11 +20,31 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	tf := b.st.TableFuncs[i]
 	var node planner.Node
 	var err error
+	lateral := false
 	switch tf.Name {
-	case "generate_series":
-		node, err = b.bindGenerateSeries(tf.Args)
-	case "unnest":
-		node, err = b.bindUnnest(tf.Args)
+	case "generate_series", "unnest":
+		c := &exprCtx{scope: &scope{}, clause: "functions in FROM"}
+		if b.lateralScope != nil {
+			c.scope = b.lateralScope
+		}
+		var args []expr.Expr
+		if tf.Name == "unnest" {
+			var un *planner.Unnest
+			un, err = b.bindUnnestOver(c, tf.Args)
+			if err == nil {
+				node, args = un, []expr.Expr{un.Arg}
+			}
+		} else {
+			var gs *planner.GenerateSeries
+			gs, err = b.bindGenerateSeriesOver(c, tf.Args)
+			if err == nil {
+				node, args = gs, []expr.Expr{gs.Start, gs.Stop, gs.Step}
+			}
+		}
+		// After other FROM items it runs over their rows (a ProjectSet),
+		// whether or not it reads them: the same rows as a cross join,
+		// and a shape views maintain.
+		lateral = b.lateralScope != nil && len(args) > 0
 	case "pg_options_to_table":
 		return b.bindOptionsToTable(tf.Args, alias)
 	case "tumble", "hop":
@@ -55,7 +75,7 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	case *planner.Unnest:
 		n.Cols = cols
 	}
-	return &rel{node: node, scope: scopeOf(cols, table)}, nil
+	return &rel{node: node, scope: scopeOf(cols, table), lateral: lateral}, nil
 }
 
 // bindOptionsToTable binds pg_options_to_table(options): the name=value
@@ -92,10 +112,15 @@ func (b *binder) bindOptionsToTable(args []ast.ExprNode, alias string) (*rel, er
 
 // bindUnnest binds unnest(array): one row per element.
 func (b *binder) bindUnnest(args []ast.ExprNode) (*planner.Unnest, error) {
+	return b.bindUnnestOver(&exprCtx{scope: &scope{}, clause: "functions in FROM"}, args)
+}
+
+// bindUnnestOver binds unnest(array) with its argument over c's scope.
+func (b *binder) bindUnnestOver(c *exprCtx, args []ast.ExprNode) (*planner.Unnest, error) {
 	if len(args) != 1 {
 		return nil, pgerr.New(pgerr.UndefinedFunction, "function unnest with %d arguments does not exist", len(args))
 	}
-	bound, err := b.bindArgs(&exprCtx{scope: &scope{}, clause: "functions in FROM"}, args)
+	bound, err := b.bindArgs(c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +134,16 @@ func (b *binder) bindUnnest(args []ast.ExprNode) (*planner.Unnest, error) {
 // bindGenerateSeries binds generate_series(start, stop[, step]) over
 // integers, or timestamps with an interval step.
 func (b *binder) bindGenerateSeries(args []ast.ExprNode) (*planner.GenerateSeries, error) {
+	return b.bindGenerateSeriesOver(&exprCtx{scope: &scope{}, clause: "functions in FROM"}, args)
+}
+
+// bindGenerateSeriesOver binds generate_series with its arguments over
+// c's scope.
+func (b *binder) bindGenerateSeriesOver(c *exprCtx, args []ast.ExprNode) (*planner.GenerateSeries, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, pgerr.New(pgerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(args))
 	}
-	bound, err := b.bindArgs(&exprCtx{scope: &scope{}, clause: "functions in FROM"}, args)
+	bound, err := b.bindArgs(c, args)
 	if err != nil {
 		return nil, err
 	}

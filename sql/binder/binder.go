@@ -61,10 +61,14 @@ func Bind(cat catalog.Reader, st *sql.Statement, opts Options) (*Result, error) 
 
 // binder holds the state of binding one statement.
 type binder struct {
-	cat    catalog.Reader
-	st     *sql.Statement
-	params []types.Type
-	values []types.Datum
+	// lateralScope, while the right side of a comma or inner join binds,
+	// is the scope of the items to its left, which a table function's
+	// arguments may read (bindJoin).
+	lateralScope *scope
+	cat          catalog.Reader
+	st           *sql.Statement
+	params       []types.Type
+	values       []types.Datum
 	// unknownParams maps the constant standing for a parameter of unknown
 	// type to its index, so a context can decide its type.
 	unknownParams map[*expr.Const]int
@@ -118,11 +122,29 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 	case *sql.SelectStmt:
 		return b.bindQuery(s)
 	case *sql.InsertStmt:
-		return b.bindInsert(s.AST)
+		ins, err := b.bindInsert(s.AST)
+		if err != nil {
+			return nil, err
+		}
+		tn, alias, _ := singleTable(s.AST.Table)
+		ins.Returning, err = b.bindReturning(s.Returning, ins.Rel, firstNonEmpty(alias, tn.Name.O))
+		return ins, err
 	case *sql.UpdateStmt:
-		return b.bindUpdate(s.AST)
+		up, err := b.bindUpdate(s.AST)
+		if err != nil {
+			return nil, err
+		}
+		tn, alias, _ := singleTable(s.AST.TableRefs)
+		up.Returning, err = b.bindReturning(s.Returning, up.Rel, firstNonEmpty(alias, tn.Name.O))
+		return up, err
 	case *sql.DeleteStmt:
-		return b.bindDelete(s.AST)
+		del, err := b.bindDelete(s.AST)
+		if err != nil {
+			return nil, err
+		}
+		tn, alias, _ := singleTable(s.AST.TableRefs)
+		del.Returning, err = b.bindReturning(s.Returning, del.Rel, firstNonEmpty(alias, tn.Name.O))
+		return del, err
 	case *sql.CreateTableStmt:
 		return b.bindCreateTable(s)
 	case *sql.CreateMaterializedViewStmt:

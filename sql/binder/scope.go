@@ -37,6 +37,9 @@ type scope struct {
 type rel struct {
 	node  planner.Node
 	scope *scope
+	// lateral: node is a set-returning function whose arguments read
+	// the row of the FROM items before it (bindJoin runs it over them).
+	lateral bool
 }
 
 // scopeOf builds the scope of a node whose columns are all qualified by

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgcopy"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -34,6 +35,8 @@ type copyLoad struct {
 	row     []types.Datum
 	key     []byte
 	val     []byte
+	// defaults are the left-out columns' defaults (nil: NULL).
+	defaults []expr.Expr
 
 	// The insert batches PostgreSQL would have (copyBatchRows): the rows
 	// and bytes of the current one, and the last line of the last full
@@ -53,9 +56,10 @@ const (
 )
 
 // CopyFrom loads the COPY data in r, in the format of opts, into the
-// target columns of table rel (the others are NULL) and returns the
-// number of rows loaded: all of them, or none and an error.
-func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []int, opts pgcopy.Options, r io.Reader) (int64, error) {
+// target columns of table rel (the others get defaults[i], evaluated per
+// row, or NULL where it is nil) and returns the number of rows loaded:
+// all of them, or none and an error.
+func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []int, defaults []expr.Expr, opts pgcopy.Options, r io.Reader) (int64, error) {
 	names := make([]string, len(targets))
 	ts := make([]types.Type, len(targets))
 	for i, c := range targets {
@@ -64,7 +68,7 @@ func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []
 	l := &copyLoad{w: w, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
 		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
 		dec: pgcopy.NewDecoder(opts.Format, ts), stage: newCopyStage(rel.ColumnTypes()),
-		row: make([]types.Datum, len(rel.Columns))}
+		row: make([]types.Datum, len(rel.Columns)), defaults: defaults}
 	defer l.stage.close()
 	if err := l.read(ctx); err != nil {
 		return 0, l.earlierDuplicate(ctx, err)
@@ -132,6 +136,15 @@ func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
 // fill decodes a row's fields into l.row and computes its key and value.
 func (l *copyLoad) fill(fields [][]byte) error {
 	clear(l.row)
+	for i, d := range l.defaults {
+		if d != nil {
+			v, err := d.Eval(nil)
+			if err != nil {
+				return err
+			}
+			l.row[i] = v
+		}
+	}
 	for i, f := range fields {
 		if f == nil {
 			continue

@@ -206,9 +206,15 @@ func (t *dmlTarget) restarted() error {
 	return pgerr.New(pgerr.SerializationFailure, "could not write to %q: the streaming graph restarted; retry the statement", t.rel.Name)
 }
 
+// Returned receives, before the statement commits, each row an INSERT or
+// UPDATE leaves or a DELETE removes (for RETURNING); an error fails the
+// statement. The row is reused after the call.
+type Returned func(row []types.Datum) error
+
 // Insert runs an INSERT and returns the number of rows it added: all of
-// them, committed and visible in every view, or none and an error.
-func (w *Writer) Insert(ctx context.Context, ins *planner.Insert) (int64, error) {
+// them, committed and visible in every view, or none and an error. ret,
+// when not nil, gets each row added.
+func (w *Writer) Insert(ctx context.Context, ins *planner.Insert, ret Returned) (int64, error) {
 	t, err := w.lockTable(ins.Rel)
 	if err != nil {
 		return 0, err
@@ -219,7 +225,7 @@ func (w *Writer) Insert(ctx context.Context, ins *planner.Insert) (int64, error)
 		return 0, err
 	}
 	defer ex.Close()
-	l := &insertLoad{t: t, stage: newCopyStage(t.rel.ColumnTypes())}
+	l := &insertLoad{t: t, stage: newCopyStage(t.rel.ColumnTypes()), ret: ret}
 	defer l.stage.close()
 	if err := l.read(ctx, ex); err != nil {
 		return 0, l.earlierDuplicate(ctx, err)
@@ -244,6 +250,7 @@ type insertLoad struct {
 	// good is how many rows passed their own checks: those a key check
 	// covers when a later row fails.
 	good int64
+	ret  Returned
 }
 
 // read stages the rows of ex.
@@ -276,6 +283,11 @@ func (l *insertLoad) chunk(c *chunk.Chunk) error {
 		}
 		if err := t.checkNotNull(l.row); err != nil {
 			return err
+		}
+		if l.ret != nil {
+			if err := l.ret(l.row); err != nil {
+				return err
+			}
 		}
 		var err error
 		if l.key, err = t.layout.AppendRowKey(l.key[:0], l.row); err != nil {
@@ -462,8 +474,9 @@ func (s *changeStage) close() {
 	s.dir.remove()
 }
 
-// Delete runs a DELETE and returns the number of rows it removed.
-func (w *Writer) Delete(ctx context.Context, del *planner.Delete) (int64, error) {
+// Delete runs a DELETE and returns the number of rows it removed; ret,
+// when not nil, gets each.
+func (w *Writer) Delete(ctx context.Context, del *planner.Delete, ret Returned) (int64, error) {
 	t, err := w.lockTable(del.Rel)
 	if err != nil {
 		return 0, err
@@ -472,19 +485,25 @@ func (w *Writer) Delete(ctx context.Context, del *planner.Delete) (int64, error)
 	var row []types.Datum
 	return t.commitMatching(ctx, del.Filter, func(stage *changeStage, c *chunk.Chunk, i int) error {
 		row = c.Row(i, row)
+		if ret != nil {
+			if err := ret(row); err != nil {
+				return err
+			}
+		}
 		return stage.add(chunk.Delete, row)
 	})
 }
 
-// Update runs an UPDATE and returns the number of rows it changed.
-func (w *Writer) Update(ctx context.Context, up *planner.Update) (int64, error) {
+// Update runs an UPDATE and returns the number of rows it changed; ret,
+// when not nil, gets each new row.
+func (w *Writer) Update(ctx context.Context, up *planner.Update, ret Returned) (int64, error) {
 	t, err := w.lockTable(up.Rel)
 	if err != nil {
 		return 0, err
 	}
 	defer t.unlock()
 	if !setsKey(up) {
-		return t.updateInPlace(ctx, up)
+		return t.updateInPlace(ctx, up, ret)
 	}
 	olds, err := t.matching(ctx, up.Filter)
 	if err != nil {
@@ -503,6 +522,11 @@ func (w *Writer) Update(ctx context.Context, up *planner.Update) (int64, error) 
 		}
 		if err := t.checkNotNull(nw); err != nil {
 			return 0, err
+		}
+		if ret != nil {
+			if err := ret(nw); err != nil {
+				return 0, err
+			}
 		}
 		news[i] = nw
 		ko, err := t.pkKey(old)
@@ -547,7 +571,7 @@ func setsKey(up *planner.Update) bool {
 // updateInPlace runs an UPDATE that leaves every primary key as it is
 // (each row stays where it is, so no key can collide), staging its
 // changes instead of holding them in memory.
-func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update) (int64, error) {
+func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update, ret Returned) (int64, error) {
 	var old []types.Datum
 	nw := make([]types.Datum, len(t.rel.Columns))
 	return t.commitMatching(ctx, up.Filter, func(stage *changeStage, c *chunk.Chunk, i int) error {
@@ -562,6 +586,11 @@ func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update) (int6
 		}
 		if err := t.checkNotNull(nw); err != nil {
 			return err
+		}
+		if ret != nil {
+			if err := ret(nw); err != nil {
+				return err
+			}
 		}
 		// The pair stays in one chunk (dmlChunkRows is even).
 		if err := stage.add(chunk.UpdateDelete, old); err != nil {

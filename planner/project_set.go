@@ -1,0 +1,124 @@
+package planner
+
+import (
+	"context"
+	"slices"
+
+	"github.com/streamdb/streamdb/exec/batch"
+	"github.com/streamdb/streamdb/internal/expr"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// ProjectSet runs a set-returning function over each row of Input: the
+// row is repeated once per value the function yields (none: the row
+// yields nothing), followed by the value and its ordinal (1, 2, ...;
+// hidden). Func is a *GenerateSeries or an *Unnest whose arguments are
+// over the input row. It is SELECT id, generate_series(1, n) FROM t,
+// and FROM t, unnest(t.arr): a lateral table function.
+type ProjectSet struct {
+	Input Node
+	Func  Node
+	Cols  []Column
+}
+
+// NewProjectSet returns fn over in's rows, its value column named name.
+func NewProjectSet(in, fn Node, name, table string) *ProjectSet {
+	cols := slices.Clone(in.Columns())
+	cols = append(cols, Column{Name: name, Type: fn.Columns()[0].Type, Table: table},
+		Column{Name: "ordinality", Type: types.TInt64, Hidden: true})
+	return &ProjectSet{Input: in, Func: fn, Cols: cols}
+}
+
+// Columns implements Node.
+func (n *ProjectSet) Columns() []Column { return n.Cols }
+
+// Inputs implements Node.
+func (n *ProjectSet) Inputs() []Node { return []Node{n.Input} }
+
+// funcArgs returns the function's arguments, over the input row.
+func (n *ProjectSet) funcArgs() []expr.Expr {
+	switch f := n.Func.(type) {
+	case *GenerateSeries:
+		return []expr.Expr{f.Start, f.Stop, f.Step}
+	case *Unnest:
+		return []expr.Expr{f.Arg}
+	}
+	return nil
+}
+
+// Expander returns a function giving the values the set-returning
+// function yields for one input row.
+func (n *ProjectSet) Expander() func(ctx context.Context, row []types.Datum) ([]types.Datum, error) {
+	args := n.funcArgs()
+	typ := n.Func.Columns()[0].Type
+	return func(ctx context.Context, row []types.Datum) ([]types.Datum, error) {
+		vals := make([]expr.Expr, len(args))
+		for i, a := range args {
+			v, err := a.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = expr.NewConst(v, a.Type())
+		}
+		var ex batch.Executor
+		switch n.Func.(type) {
+		case *GenerateSeries:
+			ex = batch.NewGenerateSeries(vals[0], vals[1], vals[2], typ)
+		default:
+			ex = batch.NewUnnest(vals[0], typ)
+		}
+		defer ex.Close()
+		var out []types.Datum
+		var buf []types.Datum
+		for {
+			c, err := ex.Next(ctx)
+			if err != nil || c == nil {
+				return out, err
+			}
+			for i := 0; i < c.NumRows(); i++ {
+				buf = c.Row(i, buf)
+				out = append(out, buf[0])
+			}
+			c.Release()
+			if len(out) > maxSetRows {
+				return nil, errTooManySetRows
+			}
+		}
+	}
+}
+
+func buildProjectSet(n *ProjectSet, src batch.Source) (batch.Executor, error) {
+	in, err := BuildBatch(n.Input, src)
+	if err != nil {
+		return nil, err
+	}
+	return batch.NewProjectSet(in, n.Expander(), batchColumnTypes(n.Cols)), nil
+}
+
+// maxSetRows bounds the values one row's set-returning function may
+// yield (they are held in memory).
+const maxSetRows = 1 << 24
+
+var errTooManySetRows = pgerr.New(pgerr.ProgramLimitExceeded, "a set-returning function yielded more than %d rows for one row", maxSetRows)
+
+// projectSetWithKey gives a ProjectSet its stream key: its input's and
+// the ordinal.
+func projectSetWithKey(n *ProjectSet) (Node, []int, error) {
+	in, key, err := withStreamKey(n.Input)
+	if err != nil {
+		return nil, nil, err
+	}
+	nin := len(n.Input.Columns())
+	ps := &ProjectSet{Input: in, Func: n.Func,
+		Cols: append(slices.Clone(in.Columns()), n.Cols[nin:]...)}
+	added := len(in.Columns()) - nin
+	key = append(slices.Clone(key), len(in.Columns())+1)
+	if added == 0 {
+		return ps, key, nil
+	}
+	// The input gained hidden key columns: they go after the value and
+	// the ordinal, which keep their positions.
+	p, outKey := resultsBeforeAdded(ps, nin, added, key)
+	return p, outKey, nil
+}
