@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/pgwire"
@@ -444,6 +445,12 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 		}
 		lines = append(lines, "")
 		lines = append(lines, planner.ExplainFragments(frags)...)
+	case *planner.Insert:
+		lines = append([]string{"Insert on " + b.Rel.Name}, indent(planner.Explain(b.Source))...)
+	case *planner.Update:
+		lines = append([]string{"Update on " + b.Rel.Name}, indent(planner.Explain(dmlScan(b.Rel, b.Filter)))...)
+	case *planner.Delete:
+		lines = append([]string{"Delete on " + b.Rel.Name}, indent(planner.Explain(dmlScan(b.Rel, b.Filter)))...)
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}
@@ -489,3 +496,26 @@ func parseTimeout(name, v string) (time.Duration, error) {
 // TxWrites counts the statements of the open transaction block that wrote
 // (each committed on its own; a ROLLBACK cannot undo them).
 func (s *Session) TxWrites() int { return s.txWrites }
+
+// dmlScan is the plan by which an UPDATE or DELETE finds its rows (see
+// write.dmlTarget.eachMatching).
+func dmlScan(rel *catalog.Relation, filter expr.Expr) planner.Node {
+	var n planner.Node = planner.ScanOf(rel)
+	if filter != nil {
+		n = &planner.Filter{Input: n, Cond: filter}
+	}
+	return n
+}
+
+// indent nests EXPLAIN lines under a parent line.
+func indent(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if i == 0 {
+			out[i] = "  ->  " + l
+			continue
+		}
+		out[i] = "  " + l
+	}
+	return out
+}
