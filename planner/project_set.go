@@ -105,6 +105,12 @@ var errTooManySetRows = pgerr.New(pgerr.ProgramLimitExceeded, "a set-returning f
 // projectSetWithKey gives a ProjectSet its stream key: its input's and
 // the ordinal.
 func projectSetWithKey(n *ProjectSet) (Node, []int, error) {
+	for _, a := range n.funcArgs() {
+		if expr.IsVolatile(a) {
+			// A deleted row must expand as it did when inserted.
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "a set-returning function over a volatile function (random) is not supported in a materialized view")
+		}
+	}
 	in, key, err := withStreamKey(n.Input)
 	if err != nil {
 		return nil, nil, err

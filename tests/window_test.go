@@ -49,7 +49,8 @@ var windowViews = map[string]string{
 
 // subqueryViews are views over subqueries, each planned as joins (see
 // planner/decorrelate.go): scalar ones, correlated or not, NOT IN with
-// NULLs on both sides, and EXISTS and IN as values and under OR.
+// NULLs on both sides, and EXISTS and IN as values and under OR; and
+// views over set-returning functions.
 var subqueryViews = map[string]string{
 	"q_above_avg": `SELECT id, v FROM t WHERE v > (SELECT avg(v) FROM t)`,
 	"q_correlated": `SELECT id, (SELECT count(*) FROM t t2 WHERE t2.g = t.g AND t2.v > 50) AS c,
@@ -58,6 +59,10 @@ var subqueryViews = map[string]string{
 		v IN (SELECT g * 30 FROM t) AS i FROM t`,
 	"q_or_exists": `SELECT id FROM t WHERE g IN (SELECT g FROM t WHERE v > 110)
 		OR EXISTS (SELECT 1 FROM t t2 WHERE t2.v = t.g AND t2.s = 's3')`,
+	// Set-returning functions (a ProjectSet): in the select list, and in
+	// FROM over the row, grouped by.
+	"q_series": `SELECT id, generate_series(1, g) AS k, v FROM t`,
+	"q_words": `SELECT w, count(*) AS c, sum(v) AS sv FROM t, unnest(string_to_array(s || ',x', ',')) AS w GROUP BY w`,
 }
 
 // TestWindowViewsRandom: window-function and subquery views stay equal

@@ -208,9 +208,18 @@ func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr,
 		if set[i] {
 			continue
 		}
-		d, err := b.columnDefault(col)
-		if err != nil {
-			return nil, err
+		// Parsed and bound once per statement, not per VALUES row.
+		key := fmt.Sprintf("%d/%d", r.ID, i)
+		d, ok := b.defaults[key]
+		if !ok {
+			var err error
+			if d, err = b.columnDefault(col); err != nil {
+				return nil, err
+			}
+			if b.defaults == nil {
+				b.defaults = map[string]expr.Expr{}
+			}
+			b.defaults[key] = d
 		}
 		full[i] = d
 	}

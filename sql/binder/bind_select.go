@@ -180,14 +180,26 @@ func (b *binder) bindGrouping(st *selectState, s *ast.SelectStmt) error {
 	if len(calls) == 0 && s.GroupBy == nil && s.Having == nil {
 		return nil
 	}
-	keys, err := b.bindGroupBy(s.GroupBy, st.cur.scope, st.items)
+	// A set-returning function may be grouped by: it runs before the
+	// aggregate (SELECT unnest(tags) AS tag, count(*) ... GROUP BY 1).
+	slot := &srfSlot{base: len(st.cur.node.Columns())}
+	keys, err := b.bindGroupBy(s.GroupBy, st.cur.scope, st.items, slot)
 	if err != nil {
 		return err
+	}
+	if slot.fn != nil {
+		ps := planner.NewProjectSet(st.cur.node, slot.fn, slot.name, "")
+		// The scope covers the value and the ordinal (keys name them by
+		// position only).
+		st.cur = &rel{node: ps, scope: concatScopes(st.cur.scope, scopeOf(ps.Cols[slot.base:], ""))}
 	}
 	keys = addDependentKeys(keys, st.cur.scope)
 	agg, g, err := b.bindAggregate(st.cur, keys, calls)
 	if err != nil {
 		return err
+	}
+	if slot.fn != nil {
+		g.in.srf = slot
 	}
 	st.cur = agg
 	st.ctx = &exprCtx{scope: g.in.scope, grouped: g}
@@ -212,14 +224,14 @@ func (b *binder) bindGrouping(st *selectState, s *ast.SelectStmt) error {
 // bindGroupBy binds the GROUP BY items over the input: an ordinal or an
 // output column name not naming an input column stands for that select
 // list expression, as in Postgres.
-func (b *binder) bindGroupBy(gb *ast.GroupByClause, in *scope, items []selItem) ([]expr.Expr, error) {
+func (b *binder) bindGroupBy(gb *ast.GroupByClause, in *scope, items []selItem, srf *srfSlot) ([]expr.Expr, error) {
 	if gb == nil {
 		return nil, nil
 	}
 	if gb.Rollup {
 		return nil, notSupported("WITH ROLLUP")
 	}
-	c := &exprCtx{scope: in, clause: "GROUP BY"}
+	c := &exprCtx{scope: in, clause: "GROUP BY", srf: srf}
 	var keys []expr.Expr
 	for _, item := range gb.Items {
 		k, err := b.bindGroupItem(c, item.Expr, items)

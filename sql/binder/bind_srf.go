@@ -36,11 +36,8 @@ func (b *binder) bindSRF(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		}
 		return nil, b.at(pgerr.New(pgerr.FeatureNotSupported, "set-returning function %s is not allowed in %s", name, where), n, n.FnName.O)
 	}
-	if c.srf.fn != nil {
-		if c.srf.call == n {
-			return c.srf.ref, nil
-		}
-		return nil, b.at(notSupported("more than one set-returning function in a select list"), n, n.FnName.O)
+	if c.srf.fn != nil && c.srf.call == n {
+		return c.srf.ref, nil
 	}
 	inner := &exprCtx{scope: c.scope, clause: "arguments of set-returning functions"}
 	var fn planner.Node
@@ -53,10 +50,29 @@ func (b *binder) bindSRF(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	if err != nil {
 		return nil, b.at(err, n, n.FnName.O)
 	}
+	if c.srf.fn != nil {
+		// The same call written twice (GROUP BY unnest(x) and the select
+		// list's unnest(x)) is one.
+		if srfKey(fn) == srfKey(c.srf.fn) {
+			return c.srf.ref, nil
+		}
+		return nil, b.at(notSupported("more than one set-returning function in a select list"), n, n.FnName.O)
+	}
 	typ := fn.Columns()[0].Type
 	c.srf.fn, c.srf.call, c.srf.name = fn, n, name
 	c.srf.ref = expr.NewColumn(c.srf.base, typ, name)
 	return c.srf.ref, nil
+}
+
+// srfKey identifies a bound set-returning function call.
+func srfKey(fn planner.Node) string {
+	switch f := fn.(type) {
+	case *planner.GenerateSeries:
+		return "generate_series(" + f.Start.String() + "," + f.Stop.String() + "," + f.Step.String() + ")"
+	case *planner.Unnest:
+		return "unnest(" + f.Arg.String() + ")"
+	}
+	return ""
 }
 
 // bindLateral runs r, a set-returning function over l's rows, after l:

@@ -65,10 +65,13 @@ type binder struct {
 	// is the scope of the items to its left, which a table function's
 	// arguments may read (bindJoin).
 	lateralScope *scope
-	cat          catalog.Reader
-	st           *sql.Statement
-	params       []types.Type
-	values       []types.Datum
+	// defaults caches the bound column defaults of the statement, by
+	// relation id and column.
+	defaults map[string]expr.Expr
+	cat      catalog.Reader
+	st       *sql.Statement
+	params   []types.Type
+	values   []types.Datum
 	// unknownParams maps the constant standing for a parameter of unknown
 	// type to its index, so a context can decide its type.
 	unknownParams map[*expr.Const]int
