@@ -20,6 +20,12 @@ type ProjectSet struct {
 	Input Node
 	Func  Node
 	Cols  []Column
+	// Cond, when set, keeps only the values for which it holds (over
+	// the input row, the value and its ordinal); Outer then yields the
+	// row once, with a NULL value, when none is kept: LEFT JOIN LATERAL
+	// fn ON cond.
+	Cond  expr.Expr
+	Outer bool
 }
 
 // NewProjectSet returns fn over in's rows, its value column named name.
@@ -74,6 +80,9 @@ func (n *ProjectSet) Expander() func(ctx context.Context, row []types.Datum) ([]
 		for {
 			c, err := ex.Next(ctx)
 			if err != nil || c == nil {
+				if err == nil {
+					out, err = n.keep(row, out)
+				}
 				return out, err
 			}
 			for i := 0; i < c.NumRows(); i++ {
@@ -86,6 +95,29 @@ func (n *ProjectSet) Expander() func(ctx context.Context, row []types.Datum) ([]
 			}
 		}
 	}
+}
+
+// keep applies Cond and Outer to the values of one input row.
+func (n *ProjectSet) keep(row, vals []types.Datum) ([]types.Datum, error) {
+	if n.Cond != nil {
+		r := append(append([]types.Datum(nil), row...), nil, nil)
+		kept := vals[:0]
+		for i, v := range vals {
+			r[len(row)], r[len(row)+1] = v, int64(i+1)
+			ok, err := n.Cond.Eval(r)
+			if err != nil {
+				return nil, err
+			}
+			if ok == true {
+				kept = append(kept, v)
+			}
+		}
+		vals = kept
+	}
+	if n.Outer && len(vals) == 0 {
+		vals = []types.Datum{nil}
+	}
+	return vals, nil
 }
 
 func buildProjectSet(n *ProjectSet, src batch.Source) (batch.Executor, error) {
@@ -116,9 +148,18 @@ func projectSetWithKey(n *ProjectSet) (Node, []int, error) {
 		return nil, nil, err
 	}
 	nin := len(n.Input.Columns())
-	ps := &ProjectSet{Input: in, Func: n.Func,
-		Cols: append(slices.Clone(in.Columns()), n.Cols[nin:]...)}
 	added := len(in.Columns()) - nin
+	ps := &ProjectSet{Input: in, Func: n.Func, Outer: n.Outer,
+		Cols: append(slices.Clone(in.Columns()), n.Cols[nin:]...)}
+	if n.Cond != nil {
+		// The value and the ordinal move past the added columns.
+		ps.Cond = expr.Remap(n.Cond, func(c int) int {
+			if c >= nin {
+				return c + added
+			}
+			return c
+		})
+	}
 	key = append(slices.Clone(key), len(in.Columns())+1)
 	if added == 0 {
 		return ps, key, nil

@@ -61,8 +61,9 @@ var subqueryViews = map[string]string{
 		OR EXISTS (SELECT 1 FROM t t2 WHERE t2.v = t.g AND t2.s = 's3')`,
 	// Set-returning functions (a ProjectSet): in the select list, and in
 	// FROM over the row, grouped by.
-	"q_series": `SELECT id, generate_series(1, g) AS k, v FROM t`,
-	"q_words": `SELECT w, count(*) AS c, sum(v) AS sv FROM t, unnest(string_to_array(s || ',x', ',')) AS w GROUP BY w`,
+	"q_series":      `SELECT id, generate_series(1, g) AS k, v FROM t`,
+	"q_words":       `SELECT w, count(*) AS c, sum(v) AS sv FROM t, unnest(string_to_array(s || ',x', ',')) AS w GROUP BY w`,
+	"q_left_series": `SELECT id, k FROM t LEFT JOIN generate_series(1, t.g) AS k ON k > 1`,
 }
 
 // TestWindowViewsRandom: window-function and subquery views stay equal

@@ -26,7 +26,8 @@ func (b *binder) bindJoin(n *ast.Join) (*rel, error) {
 	}
 	// A table function after a comma or an inner JOIN may read the
 	// columns of the items before it (implicitly LATERAL, as in Postgres).
-	if n.Tp == ast.CrossJoin && !n.NaturalJoin && len(n.Using) == 0 {
+	if (n.Tp == ast.CrossJoin || n.Tp == ast.LeftJoin && (n.On == nil || !hasFullJoinMarker(n.On.Expr))) &&
+		!n.NaturalJoin && len(n.Using) == 0 {
 		b.lateralScope = l.scope
 	}
 	r, err := b.bindTableRef(n.Right)

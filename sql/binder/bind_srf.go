@@ -86,13 +86,21 @@ func (b *binder) bindLateral(l, r *rel, n *ast.Join) (*rel, error) {
 	ps := planner.NewProjectSet(l.node, r.node, col.Name, col.Table)
 	s := concatScopes(l.scope, r.scope)
 	out := &rel{node: ps, scope: s}
+	left := n.Tp == ast.LeftJoin
 	if n.On == nil {
+		ps.Outer = left
 		return out, nil
 	}
 	c := &exprCtx{scope: s, clause: "JOIN conditions"}
 	cond, err := b.bindCond(c, n.On.Expr, "JOIN conditions")
 	if err != nil {
 		return nil, err
+	}
+	if left {
+		// Each row keeps the values the condition accepts, or one
+		// NULL-padded row.
+		ps.Cond, ps.Outer = cond, true
+		return out, nil
 	}
 	out.node = &planner.Filter{Input: ps, Cond: cond}
 	return out, nil
