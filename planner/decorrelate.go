@@ -165,14 +165,7 @@ func inJoin(cur Node, s Subquery) (Node, expr.Expr, error) {
 }
 
 // identityProject projects n onto all its columns (to append more).
-func identityProject(n Node) *Project {
-	cols := n.Columns()
-	p := &Project{Input: n, Cols: append([]Column{}, cols...)}
-	for i, c := range cols {
-		p.Exprs = append(p.Exprs, expr.NewColumn(i, c.Type, c.Name))
-	}
-	return p
-}
+func identityProject(n Node) *Project { return reorder(n, identity(len(n.Columns()))) }
 
 // withConst appends a hidden constant column to n.
 func withConst(n Node) *Project {
@@ -359,16 +352,10 @@ func correlation(c expr.Expr, outer *expr.OuterRow, cols []Column, m []int) (cor
 		return corrKey{}, false
 	}
 	inner := m[col.Index]
-	if !joinable(cols[inner].Type, ref.Typ) {
+	if !KeyCompatible(cols[inner].Type, ref.Typ) {
 		return corrKey{}, false
 	}
 	return corrKey{inner: inner, outer: ref.Index}, true
-}
-
-// joinable reports whether columns of types a and b can be join keys
-// (their values encode alike in keys).
-func joinable(a, b types.Type) bool {
-	return a.ID == b.ID || a.IsInteger() && b.IsInteger() || a.IsString() && b.IsString()
 }
 
 // refersTo reports whether n or any node below it reads the row outer.

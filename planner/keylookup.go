@@ -34,7 +34,7 @@ func keyLookup(r *catalog.Relation, cond expr.Expr) []types.Datum {
 			col, ok = rr.(*expr.Column)
 			cst = l
 		}
-		if !ok || len(expr.Columns(cst)) > 0 || !sameKeyType(col.Type(), cst.Type()) {
+		if !ok || len(expr.Columns(cst)) > 0 || !KeyCompatible(col.Type(), cst.Type()) {
 			continue
 		}
 		v, err := cst.Eval(nil)
@@ -62,19 +62,11 @@ func keyLookup(r *catalog.Relation, cond expr.Expr) []types.Datum {
 	return prefix
 }
 
-// sameKeyType reports whether values of a and b encode alike in keys, so
-// that = on them is equality of key encodings.
-func sameKeyType(a, b types.Type) bool {
-	isInt := func(t types.Type) bool {
-		return t.ID == types.IDInt16 || t.ID == types.IDInt32 || t.ID == types.IDInt64
-	}
-	if isInt(a) && isInt(b) {
-		return true
-	}
-	if a.IsString() && b.IsString() {
-		return true
-	}
-	return a.ID == b.ID
+// KeyCompatible reports whether values of types a and b encode alike in
+// keys, so that = on them is equality of key encodings: they can be join
+// keys, and a constant of one looks up a key of the other.
+func KeyCompatible(a, b types.Type) bool {
+	return a.ID == b.ID || a.IsInteger() && b.IsInteger() || a.IsString() && b.IsString()
 }
 
 // describeKeyLookup is the Scan's EXPLAIN line under a filter that looks

@@ -357,13 +357,9 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 // buildJoin runs the join in a fragment of its own, each side's rows
 // exchanged on the join key.
 func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
-	var sides [2]*fragment
-	for i, side := range []Node{n.Left, n.Right} {
-		f, err := b.build(side)
-		if err != nil {
-			return nil, err
-		}
-		sides[i] = f
+	sides, err := b.buildTwo(n.Left, n.Right)
+	if err != nil {
+		return nil, err
 	}
 	spec := stream.JoinSpec{Kind: joinKind(n.Kind),
 		LeftTypes: sides[0].types(), RightTypes: sides[1].types(),
@@ -400,6 +396,19 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 		}
 	}
 	return f, nil
+}
+
+// buildTwo builds the fragments of a two-input operator's inputs.
+func (b *jobBuilder) buildTwo(l, r Node) ([2]*fragment, error) {
+	var sides [2]*fragment
+	for i, side := range []Node{l, r} {
+		f, err := b.build(side)
+		if err != nil {
+			return sides, err
+		}
+		sides[i] = f
+	}
+	return sides, nil
 }
 
 // buildUnion merges its branches' rows in a fragment of its own, each
@@ -471,13 +480,9 @@ func coversKey(cols, key []int) bool {
 // both inputs reach (its threshold is one value; its rows are kept in
 // the threshold's order).
 func (b *jobBuilder) buildDynamicFilter(n *DynamicFilter) (*fragment, error) {
-	var sides [2]*fragment
-	for i, side := range []Node{n.Input, n.Right} {
-		f, err := b.build(side)
-		if err != nil {
-			return nil, err
-		}
-		sides[i] = f
+	sides, err := b.buildTwo(n.Input, n.Right)
+	if err != nil {
+		return nil, err
 	}
 	spec := stream.DynamicFilterSpec{InTypes: sides[0].types(), InputPK: sides[0].key,
 		Left: n.Left, Right: n.RightExpr, Type: n.Left.Type(), Op: n.Op}

@@ -226,9 +226,7 @@ func columnIndex(s *scope, e ast.ExprNode) (int, bool) {
 
 // keyCompatible reports whether values of a and b are equal exactly when
 // their Datums hash alike.
-func keyCompatible(a, b types.Type) bool {
-	return a.ID == b.ID || a.IsInteger() && b.IsInteger() || a.IsString() && b.IsString()
-}
+func keyCompatible(a, b types.Type) bool { return planner.KeyCompatible(a, b) }
 
 // andAll ANDs conditions together (nil for none).
 func andAll(conds []expr.Expr) (expr.Expr, error) {
