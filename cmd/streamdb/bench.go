@@ -25,6 +25,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
 	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
 	memprofile := fs.String("memprofile", "", "path prefix: heap profile of each streamdb step at its highest RSS, into PREFIX-SCENARIO.heap")
+	traceOut := fs.String("trace", "", "path prefix: execution trace of each streamdb step (each isolation phase) into PREFIX-SCENARIO.trace")
 	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: streamdb bench [flags] [scenario...]\nscenarios: %s, nexmark/QUERY (default: all)\n", strings.Join(bench.Scenarios, ", "))
@@ -39,7 +40,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
 		IsolationWindow: *isoWindow,
-		Compare:         *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile,
+		Compare:         *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
 	})
 	if perr := bench.Print(stdout, results); err == nil {
 		err = perr

@@ -34,6 +34,9 @@ type Actor struct {
 	// runUntil: the actor last held back for live work until it gave
 	// up waiting; it runs until runUntil before it holds back again.
 	runUntil time.Time
+	// slot: the actor holds one of the coordinator's cpuSlots (its
+	// goroutine only).
+	slot bool
 }
 
 // errExitedWithoutStop is the failure of an actor whose goroutine ended
@@ -46,6 +49,7 @@ var errExitedWithoutStop = errors.New("stream: actor ended without a barrier tha
 // epoch to commit before touching state again.
 func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 	defer func() {
+		mayBlock(ctx) // gives a slot back
 		for _, f := range a.Closers {
 			f()
 		}
@@ -61,6 +65,7 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 		}
 	}()
 	for {
+		working(ctx) // a creating job's actor computes in a slot (cpuSlots)
 		msg, err := a.Exec.Next(ctx)
 		if err != nil {
 			return &ActorError{Actor: a.ID, Err: err}
@@ -71,6 +76,9 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			}
 		}
 		if msg.Chunk != nil {
+			if !a.background.Load() {
+				c.slots.noteActive() // the running graph has rows to move
+			}
 			if err := a.Out.Send(ctx, msg); err != nil {
 				return a.actorError(err)
 			}

@@ -43,6 +43,7 @@ func (s *commitSignal) wait(ctx context.Context) error {
 	if s == nil { // barriers built by tests without a coordinator
 		return nil
 	}
+	mayBlock(ctx)
 	select {
 	case <-s.done:
 		return s.err
@@ -110,6 +111,7 @@ type Coordinator struct {
 	store *storage.Store
 	opts  CoordinatorOptions
 	live  *liveGate
+	slots *cpuSlots
 
 	reqs    chan request
 	pending []request // mutations that must wait for a later barrier
@@ -179,17 +181,20 @@ func (c *Coordinator) noteLatency(d time.Duration) {
 	c.latMu.Unlock()
 }
 
-// latencySince returns the longest latency of the barriers committed
-// after t (of the last 64), and how many there were.
-func (c *Coordinator) latencySince(t time.Time) (worst time.Duration, n int) {
+// latencySince returns how many of the barriers committed after t (of
+// the last 64) took longer than over, and how many there were.
+func (c *Coordinator) latencySince(t time.Time, over time.Duration) (slow, n int) {
 	c.latMu.Lock()
 	defer c.latMu.Unlock()
 	for _, l := range c.latencies {
 		if l.at.After(t) {
-			worst, n = max(worst, l.d), n+1
+			n++
+			if l.d > over {
+				slow++
+			}
 		}
 	}
-	return worst, n
+	return slow, n
 }
 
 // NewCoordinator returns a coordinator over store; Start runs it.
@@ -212,6 +217,7 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		loopDone: make(chan struct{}),
 		gen:      1,
 		live:     newLiveGate(),
+		slots:    newCPUSlots(),
 	}
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
 	return c
@@ -254,7 +260,7 @@ func (c *Coordinator) startLocked(actors []*Actor, sources map[ActorID]*Source) 
 
 // runActorLocked starts the goroutine of actor a in the current graph.
 func (c *Coordinator) runActorLocked(a *Actor) {
-	ctx := context.WithValue(c.graphCtx, actorKey{}, &actorCtx{a: a, live: c.live})
+	ctx := context.WithValue(c.graphCtx, actorKey{}, &actorCtx{a: a, live: c.live, slots: c.slots})
 	c.actorWG.Add(1)
 	go func() {
 		defer c.actorWG.Done()

@@ -167,6 +167,14 @@ func TestAdaptiveRateController(t *testing.T) {
 	if r := step(8 * time.Millisecond); r != before/2*3/2 {
 		t.Fatalf("under target: rate %d, want %d", r, before/2*3/2)
 	}
+	// One slow barrier among adaptiveTolerance: the rate holds.
+	j.lastLook = time.Now()
+	for range adaptiveTolerance - 1 {
+		h.c.noteLatency(time.Millisecond)
+	}
+	if r := step(20 * time.Millisecond); r != -1 {
+		t.Fatalf("one outlier in %d: rate moved to %d", adaptiveTolerance, r)
+	}
 	for range 30 {
 		step(50 * time.Millisecond)
 	}

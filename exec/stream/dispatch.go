@@ -108,6 +108,13 @@ func (o *Output) send(ctx context.Context, m Message) error {
 	select {
 	case o.C <- m:
 		return nil
+	default:
+	}
+	mayBlock(ctx) // the receiver is behind
+	defer working(ctx)
+	select {
+	case o.C <- m:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -108,7 +108,7 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 				if err := side.flushDirty(); err != nil {
 					return Message{}, wrapJoinErr("write degrees", err)
 				}
-				if err := side.flushEpoch(j.sc.Store, j.sc.Batch()); err != nil {
+				if err := side.flushEpoch(j.sc.Store, j.sc.Batch(), msg.Barrier.ofJob()); err != nil {
 					return Message{}, wrapJoinErr("write state", err)
 				}
 			}

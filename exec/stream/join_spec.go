@@ -215,9 +215,10 @@ func (s *joinSide) stage(stored []types.Datum, del bool, probed []byte) error {
 	return nil
 }
 
-// flushEpoch hands the epoch's staged writes to w's epoch.
-func (s *joinSide) flushEpoch(st *storage.Store, w *storage.WriteBatch) error {
-	return s.epoch.flush(st, w)
+// flushEpoch hands the epoch's staged writes to w's epoch (all of them
+// ingested at a creating job's barrier: see epochWrites.flush).
+func (s *joinSide) flushEpoch(st *storage.Store, w *storage.WriteBatch, job bool) error {
+	return s.epoch.flush(st, w, job)
 }
 
 func newJoinSide(id uint32, ts []types.Type, keys, pk []int, preserved bool) *joinSide {

@@ -51,16 +51,23 @@ func (g *liveGate) exit() {
 // returned function is called (once).
 func (c *Coordinator) Live() (end func()) {
 	c.live.enter()
+	c.slots.noteLive(1)
 	var once sync.Once
-	return func() { once.Do(c.live.exit) }
+	return func() {
+		once.Do(func() {
+			c.live.exit()
+			c.slots.noteLive(-1)
+		})
+	}
 }
 
 // actorKey keys an actor's context to its actorCtx.
 type actorKey struct{}
 
 type actorCtx struct {
-	a    *Actor
-	live *liveGate
+	a     *Actor
+	live  *liveGate
+	slots *cpuSlots
 }
 
 // deferToLive is called by an actor's inputs before each receive (and by
@@ -86,6 +93,7 @@ func (g *liveGate) wait(ctx context.Context, a *Actor) {
 	g.mu.Lock()
 	idle := g.idle
 	g.mu.Unlock()
+	mayBlock(ctx)
 	t := time.NewTimer(maxDefer)
 	select {
 	case <-idle:

@@ -65,7 +65,7 @@ func TestLiveGate(t *testing.T) {
 // TestCoordinatorLiveEndsOnce: the end function Live returns may be
 // called more than once and counts once.
 func TestCoordinatorLiveEndsOnce(t *testing.T) {
-	c := &Coordinator{live: newLiveGate()}
+	c := &Coordinator{live: newLiveGate(), slots: newCPUSlots()}
 	end := c.Live()
 	end()
 	end()

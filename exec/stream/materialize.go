@@ -90,7 +90,7 @@ func (m *Materialize) Next(ctx context.Context) (Message, error) {
 		}
 		if msg.Chunk == nil {
 			if msg.Barrier != nil && m.staged != nil {
-				if err := m.staged.flush(m.sc.Store, m.sc.Batch()); err != nil {
+				if err := m.staged.flush(m.sc.Store, m.sc.Batch(), msg.Barrier.ofJob()); err != nil {
 					return Message{}, fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
 				}
 			}

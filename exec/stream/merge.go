@@ -27,6 +27,7 @@ func (r *Receiver) Poll(ctx context.Context) (Message, bool, error) {
 	deferToLive(ctx)
 	select {
 	case m, open := <-r.C:
+		working(ctx)
 		return recvResult(m, open)
 	case <-ctx.Done():
 		return Message{}, false, ctx.Err()
@@ -38,8 +39,10 @@ func (r *Receiver) Poll(ctx context.Context) (Message, bool, error) {
 // NextBefore implements Input.
 func (r *Receiver) NextBefore(ctx context.Context, timeout <-chan time.Time) (Message, bool, error) {
 	deferToLive(ctx)
+	mayBlock(ctx)
 	select {
 	case m, open := <-r.C:
+		working(ctx)
 		return recvResult(m, open)
 	case <-timeout:
 		return Message{}, false, nil
@@ -203,8 +206,14 @@ func (m *Merge) recvAny(ctx context.Context, mode recvMode, timeout <-chan time.
 	case timeout != nil:
 		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timeout)})
 	}
+	if mode != recvPoll {
+		mayBlock(ctx)
+	}
 	chosen, v, open := reflect.Select(cases)
 	m.cases = cases[:len(m.caseIn)+1]
+	if chosen > 0 && chosen <= len(m.caseIn) {
+		working(ctx)
+	}
 	switch {
 	case chosen == 0:
 		return 0, Message{}, false, ctx.Err()

@@ -25,6 +25,10 @@ type Barrier struct {
 	coll collector
 }
 
+// ofJob reports whether b is a creating job's own barrier (not the
+// running graph's).
+func (b *Barrier) ofJob() bool { return b.coll != nil }
+
 // collector takes an actor's epoch batch once it has passed a barrier.
 type collector interface {
 	collect(id ActorID, b *Barrier, wb *storage.WriteBatch) error
@@ -198,11 +202,13 @@ func (r *Receiver) Types() []types.Type { return r.Typ }
 // Next implements Executor.
 func (r *Receiver) Next(ctx context.Context) (Message, error) {
 	deferToLive(ctx)
+	mayBlock(ctx)
 	select {
 	case m, ok := <-r.C:
 		if !ok {
 			return Message{}, ErrUpstreamEnded
 		}
+		working(ctx)
 		return m, nil
 	case <-ctx.Done():
 		return Message{}, ctx.Err()

@@ -174,6 +174,11 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 				}
 				continue
 			}
+			// Each chunk read is a slice of a creating job's CPU
+			// (cpuSlots): a scan under an operator that takes chunks
+			// without blocking (a local aggregate) never returns to
+			// its actor's loop between them.
+			working(ctx)
 			replaying := s.phase == phaseLogStore
 			if replaying {
 				m, ok, err = s.nextLogged()
@@ -285,6 +290,8 @@ func (s *StreamScan) parked(ctx context.Context) (Message, bool, error) {
 	}
 	var m Message
 	var open bool
+	mayBlock(ctx)
+	defer working(ctx)
 	select {
 	case m, open = <-s.opts.Barriers.C:
 		if !open {

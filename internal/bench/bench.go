@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,11 @@ type Config struct {
 	// streamdb step at its highest resident set goes to
 	// PREFIX-<scenario>.heap.
 	MemProfile string
+	// Trace, when set, is a path prefix: each streamdb step's measured
+	// part (each phase of the isolation scenario) gets an execution trace
+	// (runtime/trace: where goroutines waited, and on what) in
+	// PREFIX-<scenario>.trace, for go tool trace.
+	Trace string
 }
 
 // Result is one measured step.
@@ -237,7 +243,7 @@ func (s *session) timed(scenario string, rows int64, f func() error) error {
 // resident set reaches a new high during the step (sampled every 200 ms);
 // stop ends them.
 func (s *session) startProfile(scenario string) (stop func() error, err error) {
-	if s.t.name() != "streamdb" || s.cfg.CPUProfile == "" && s.cfg.MemProfile == "" {
+	if s.t.name() != "streamdb" || s.cfg.CPUProfile == "" && s.cfg.MemProfile == "" && s.cfg.Trace == "" {
 		return func() error { return nil }, nil
 	}
 	name := strings.ReplaceAll(scenario, "/", "-")
@@ -260,6 +266,20 @@ func (s *session) startProfile(scenario string) (stop func() error, err error) {
 		}
 		stops = append(stops, func() error {
 			pprof.StopCPUProfile()
+			return f.Close()
+		})
+	}
+	if s.cfg.Trace != "" {
+		f, err := os.Create(s.cfg.Trace + "-" + name + ".trace")
+		if err != nil {
+			return nil, errors.Join(err, stopAll())
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			return nil, errors.Join(err, stopAll())
+		}
+		stops = append(stops, func() error {
+			trace.Stop()
 			return f.Close()
 		})
 	}
@@ -614,8 +634,11 @@ func (s *session) isolation() ([]Result, error) {
 			return nil
 		}
 		s.t.resetPeak(s.c)
+		stopProfile, err := s.startProfile("isolation/" + ph.name)
+		if err != nil {
+			return s.out, err
+		}
 		start := time.Now()
-		var err error
 		if ph.create == "" {
 			for err == nil && time.Since(start) < window {
 				err = sample()
@@ -647,6 +670,7 @@ func (s *session) isolation() ([]Result, error) {
 			err = errors.Join(err, cerr)
 		}
 		elapsed := time.Since(start)
+		err = errors.Join(err, stopProfile())
 		rss := s.t.peak(s.c)
 		for _, m := range []struct {
 			out *[]Result

@@ -99,3 +99,22 @@ func TestUnknownScenario(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestTraceEachPhase: --trace writes an execution trace of each
+// isolation phase (and of each timed step), for go tool trace.
+func TestTraceEachPhase(t *testing.T) {
+	dir := t.TempDir()
+	prefix := dir + "/run"
+	if _, err := Run(context.Background(), Config{Scenarios: []string{"isolation", "backfill"}, Rows: 2000, IsolationWindow: 100 * time.Millisecond,
+		TempDir: t.TempDir(), Trace: prefix}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"isolation-idle", "isolation-group-by-limited", "isolation-group-by", "isolation-group-by-adaptive", "isolation-join", "backfill-group-by", "backfill-join"} {
+		fi, err := os.Stat(prefix + "-" + name + ".trace")
+		if err != nil {
+			t.Error(err)
+		} else if fi.Size() == 0 {
+			t.Errorf("%s: empty trace", fi.Name())
+		}
+	}
+}
