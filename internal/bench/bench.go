@@ -549,7 +549,10 @@ func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
 // ("group-by-limited"); while the same backfills without a limit
 // ("group-by"), and with an adaptive one ("group-by-adaptive", at the
 // default backfill_latency_target); while a join view over two tables of Rows/2 rows backfills
-// without a limit ("join"). A backfill phase samples from when its CREATE
+// without a limit ("join"); while that join view, created before the
+// phase, takes range UPDATEs of 20,000 rows of b one after another for
+// IsolationWindow ("live-join": slow work of the running graph itself,
+// not a backfill). A backfill phase samples from when its CREATE
 // is issued, on a second connection, until it returns. Each step's Rows
 // are the statements timed, Elapsed the phase's length; Print shows each
 // phase's p50 and p99 over the idle phase's.
@@ -560,6 +563,7 @@ func (s *session) isolation() ([]Result, error) {
 	}
 	n, half, window := s.cfg.Rows, s.cfg.Rows/2, s.cfg.IsolationWindow
 	const small = 1000 // rows of the fresh view's upstream
+	const loadRows = 20_000
 	for _, tbl := range []struct {
 		name string
 		rows int64
@@ -591,13 +595,16 @@ func (s *session) isolation() ([]Result, error) {
 		name, create, drop string
 		check              func() error
 		upstream           string // the table the view backfills from
+		// setup, when set, runs before the phase, untimed; load then runs
+		// on bg, statement after statement, for the phase's window.
+		setup, load string
 	}{
 		{name: "idle", upstream: "t"},
 		{"group-by-limited", fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = %d) %s", rate, groupBy),
-			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t"},
-		{"group-by", "CREATE MATERIALIZED VIEW agg " + groupBy, "DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t"},
+			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", ""},
+		{"group-by", "CREATE MATERIALIZED VIEW agg " + groupBy, "DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", ""},
 		{"group-by-adaptive", "CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = 'adaptive') " + groupBy,
-			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t"},
+			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", ""},
 		{"join", "CREATE MATERIALIZED VIEW j AS SELECT a.id, a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.id = b.id",
 			"DROP MATERIALIZED VIEW j", func() error {
 				var got int64
@@ -605,7 +612,14 @@ func (s *session) isolation() ([]Result, error) {
 					return fmt.Errorf("join view holds %d rows (%v), want %d", got, err, half)
 				}
 				return nil
-			}, "a"},
+			}, "a", "", ""},
+		// Not a backfill: the join view, created before, takes range
+		// UPDATEs of loadRows rows of b, statement after statement, in
+		// the running graph (issue 16: a slow join must not hold
+		// unrelated tables' commits).
+		{name: "live-join", drop: "DROP MATERIALIZED VIEW j", upstream: "a",
+			setup: "CREATE MATERIALIZED VIEW j AS SELECT a.id, a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.id = b.id",
+			load:  "UPDATE b SET v = v + 1 WHERE id >= $1 AND id < $2"},
 	}
 	var inserts, fresh, same []Result
 	// Rows added to the backfilled tables get ids past the loaded ones
@@ -633,17 +647,46 @@ func (s *session) isolation() ([]Result, error) {
 			sameLat = append(sameLat, d)
 			return nil
 		}
+		if ph.setup != "" {
+			if err := s.exec(ph.setup); err != nil {
+				return s.out, err
+			}
+		}
 		s.t.resetPeak(s.c)
 		stopProfile, err := s.startProfile("isolation/" + ph.name)
 		if err != nil {
 			return s.out, err
 		}
 		start := time.Now()
-		if ph.create == "" {
+		switch {
+		case ph.load != "":
+			// The load runs on bg in a goroutine owned here, stopped and
+			// joined after the window.
+			stop, done := make(chan struct{}), make(chan error, 1)
+			go func() {
+				for lo := int64(1); ; lo = (lo-1+loadRows)%max(half, 1) + 1 {
+					select {
+					case <-stop:
+						done <- nil
+						return
+					default:
+					}
+					if _, err := bg.Exec(s.ctx, ph.load, lo, lo+loadRows); err != nil {
+						done <- fmt.Errorf("%s: %w", ph.load, err)
+						return
+					}
+				}
+			}()
 			for err == nil && time.Since(start) < window {
 				err = sample()
 			}
-		} else {
+			close(stop)
+			err = errors.Join(err, <-done)
+		case ph.create == "":
+			for err == nil && time.Since(start) < window {
+				err = sample()
+			}
+		default:
 			// The backfill runs on bg in a goroutine owned here and joined
 			// below, whatever sampling returns; at least one sample is
 			// taken, so a backfill too short to see still gives a row.

@@ -42,7 +42,7 @@ func TestSmoke(t *testing.T) {
 		want["streamdb nexmark/"+q.Name] = true
 	}
 	for _, m := range []string{"insert", "fresh", "same"} {
-		for _, ph := range []string{"idle", "group-by-limited", "group-by", "group-by-adaptive", "join"} {
+		for _, ph := range []string{"idle", "group-by-limited", "group-by", "group-by-adaptive", "join", "live-join"} {
 			want["streamdb isolation/"+m+"/"+ph] = true
 		}
 	}
