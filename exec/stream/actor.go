@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/storage"
@@ -29,11 +28,8 @@ type Actor struct {
 	// a barrier (I5).
 	stopped bool
 	// background is set while the actor belongs to a creating job: it
-	// then defers to live work after each chunk (liveGate).
+	// then computes only in one of the coordinator's cpuSlots.
 	background atomic.Bool
-	// runUntil: the actor last held back for live work until it gave
-	// up waiting; it runs until runUntil before it holds back again.
-	runUntil time.Time
 	// slot: the actor holds one of the coordinator's cpuSlots (its
 	// goroutine only).
 	slot bool
@@ -81,9 +77,6 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			}
 			if err := a.Out.Send(ctx, msg); err != nil {
 				return a.actorError(err)
-			}
-			if a.background.Load() {
-				c.live.wait(ctx, a)
 			}
 			continue
 		}

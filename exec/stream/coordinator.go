@@ -110,7 +110,6 @@ type CoordinatorOptions struct {
 type Coordinator struct {
 	store *storage.Store
 	opts  CoordinatorOptions
-	live  *liveGate
 	slots *cpuSlots
 
 	reqs    chan request
@@ -216,7 +215,6 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
 		gen:      1,
-		live:     newLiveGate(),
 		slots:    newCPUSlots(),
 	}
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
@@ -260,7 +258,7 @@ func (c *Coordinator) startLocked(actors []*Actor, sources map[ActorID]*Source) 
 
 // runActorLocked starts the goroutine of actor a in the current graph.
 func (c *Coordinator) runActorLocked(a *Actor) {
-	ctx := context.WithValue(c.graphCtx, actorKey{}, &actorCtx{a: a, live: c.live, slots: c.slots})
+	ctx := context.WithValue(c.graphCtx, actorKey{}, &actorCtx{a: a, slots: c.slots})
 	c.actorWG.Add(1)
 	go func() {
 		defer c.actorWG.Done()

@@ -169,7 +169,7 @@ func (s *cpuSlots) release(a *Actor) {
 // mayBlock is called by an actor's code before it may block: a creating
 // job's actor gives its slot up.
 func mayBlock(ctx context.Context) {
-	if ac, _ := ctx.Value(actorKey{}).(*actorCtx); ac != nil && ac.a.slot {
+	if ac := actorOf(ctx); ac != nil && ac.a.slot {
 		ac.slots.release(ac.a)
 	}
 }
@@ -180,7 +180,7 @@ func mayBlock(ctx context.Context) {
 // while the slots are over their bound, goes to the back of the queue
 // (an actor that never blocks, a scan, would hold its slot forever).
 func working(ctx context.Context) {
-	ac, _ := ctx.Value(actorKey{}).(*actorCtx)
+	ac := actorOf(ctx)
 	if ac == nil || !ac.a.background.Load() {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 // slotCtx is the context of actor a in a graph whose slots are s.
 func slotCtx(a *Actor, s *cpuSlots) context.Context {
-	return context.WithValue(context.Background(), actorKey{}, &actorCtx{a: a, live: newLiveGate(), slots: s})
+	return context.WithValue(context.Background(), actorKey{}, &actorCtx{a: a, slots: s})
 }
 
 // TestCPUSlotsBound: while live work is around, creating-job actors

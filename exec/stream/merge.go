@@ -24,7 +24,6 @@ type Input interface {
 
 // Poll implements Input.
 func (r *Receiver) Poll(ctx context.Context) (Message, bool, error) {
-	deferToLive(ctx)
 	select {
 	case m, open := <-r.C:
 		working(ctx)
@@ -38,7 +37,6 @@ func (r *Receiver) Poll(ctx context.Context) (Message, bool, error) {
 
 // NextBefore implements Input.
 func (r *Receiver) NextBefore(ctx context.Context, timeout <-chan time.Time) (Message, bool, error) {
-	deferToLive(ctx)
 	mayBlock(ctx)
 	select {
 	case m, open := <-r.C:
@@ -196,7 +194,6 @@ func (m *Merge) recv(ctx context.Context, mode recvMode, timeout <-chan time.Tim
 
 // recvAny selects over the inputs without a pending barrier.
 func (m *Merge) recvAny(ctx context.Context, mode recvMode, timeout <-chan time.Time) (int, Message, bool, error) {
-	deferToLive(ctx)
 	m.setCases()
 	cases := m.cases
 	cases[0].Chan = reflect.ValueOf(ctx.Done())

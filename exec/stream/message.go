@@ -201,7 +201,6 @@ func (r *Receiver) Types() []types.Type { return r.Typ }
 
 // Next implements Executor.
 func (r *Receiver) Next(ctx context.Context) (Message, error) {
-	deferToLive(ctx)
 	mayBlock(ctx)
 	select {
 	case m, ok := <-r.C:
