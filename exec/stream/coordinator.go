@@ -287,7 +287,7 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 		j.lagLow = -1
 		j.limited = j.LatencyTarget <= 0 && len(j.Scans) > 0 && j.Scans[0].opts.RateLimit > 0
 		if j.LatencyTarget > 0 {
-			j.rate, j.lastLook = c.adaptiveStart(), time.Now()
+			j.rate, j.lastLook = AdaptiveStartRate, time.Now()
 			j.rateNow.Store(int64(j.rate))
 			for _, s := range j.Scans {
 				// Before their actors run: they start at it.

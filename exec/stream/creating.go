@@ -108,35 +108,23 @@ const (
 )
 
 // AdaptiveStartRate is the rows per second an adaptive backfill starts
-// at when writes waited for the running graph steadily within the last
-// adaptiveLookback; else it starts at the top (adaptiveStart), as
-// there is no one to protect, and at its first checkpoint the controller
-// brings it within adaptiveHeadroom of what the scans read. (Always
-// starting at 2M rows/s, a 3M-row GROUP BY backfill on an idle machine
-// took twice as long as an unlimited one; always at the top, writes
-// waited up to 80 ms in its first quarter second.) adaptiveMinRate and
+// at: the top, and at its first checkpoint the controller brings it
+// within adaptiveHeadroom of what the scans read. Live work is protected
+// from the start by cpuSlots, not by a low start. (Before the slots, an
+// adaptive backfill started at 500,000 rows/s when writes had been
+// steady: at the top writes waited up to 80 ms in its first quarter
+// second. With them, that start made a 3M-row GROUP BY backfill under
+// steady inserts take 1.4x as long as an unlimited one, for the same
+// insert latency: streamdb bench isolation.) adaptiveMinRate and
 // adaptiveMaxRate bound the rate (the top is no limit in practice: a
 // scan's chunks are full above 10k rows/s).
 const (
-	AdaptiveStartRate = 500_000
-	adaptiveLookback  = 10 * time.Second
-	// adaptiveSteadyWrites writes within adaptiveLookback make a steady
-	// stream worth protecting from the start (a bulk load before the
-	// CREATE is not one).
-	adaptiveSteadyWrites = 8
-	adaptiveMinRate      = 1_000
-	adaptiveMaxRate      = 50_000_000
-	adaptiveHeadroom     = 4
-	adaptiveTolerance    = 50
+	AdaptiveStartRate = adaptiveMaxRate
+	adaptiveMinRate   = 1_000
+	adaptiveMaxRate   = 50_000_000
+	adaptiveHeadroom  = 4
+	adaptiveTolerance = 50
 )
-
-// adaptiveStart returns the rate an adaptive backfill starts at.
-func (c *Coordinator) adaptiveStart() float64 {
-	if _, n := c.latencySince(time.Now().Add(-adaptiveLookback), 0); n >= adaptiveSteadyWrites {
-		return AdaptiveStartRate
-	}
-	return adaptiveMaxRate
-}
 
 // Rate returns the adaptive backfill's current rate in rows per second
 // (0 when the rate is not adaptive).
@@ -219,7 +207,7 @@ func (j *CreatingJob) throttle(t *ThrottleMutation) Mutation {
 		return t
 	}
 	if j.LatencyTarget <= 0 {
-		j.rate, j.lastLook, j.lastRead = j.c.adaptiveStart(), time.Now(), j.rowsRead()
+		j.rate, j.lastLook, j.lastRead = AdaptiveStartRate, time.Now(), j.rowsRead()
 	}
 	j.LatencyTarget = t.LatencyTarget
 	j.rateNow.Store(int64(j.rate))

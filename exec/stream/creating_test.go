@@ -113,8 +113,7 @@ func TestCreatingJobPauseAndStop(t *testing.T) {
 	h.mustCheckpoint()
 }
 
-// TestAdaptiveRateController: the adaptive rate starts at the top unless
-// writes waited steadily lately, doubles while no write
+// TestAdaptiveRateController: the adaptive rate doubles while no write
 // waits for the running graph, rises by half while the barriers writes
 // wait for stay under the target, halves above it (from what the scans
 // achieved when that is lower), stays within adaptiveHeadroom of what
@@ -123,21 +122,8 @@ func TestCreatingJobPauseAndStop(t *testing.T) {
 func TestAdaptiveRateController(t *testing.T) {
 	h := newHarness(t)
 	h.c.Start(nil, nil, nil)
-	// It starts at the top when no write waited lately, lower when one did.
-	if r := h.c.adaptiveStart(); r != adaptiveMaxRate {
-		t.Fatalf("start rate with no writes %v, want %v", r, adaptiveMaxRate)
-	}
-	h.c.noteLatency(time.Millisecond) // one write, a load say
-	if r := h.c.adaptiveStart(); r != adaptiveMaxRate {
-		t.Fatalf("start rate after a write %v, want %v", r, adaptiveMaxRate)
-	}
-	for range adaptiveSteadyWrites {
-		h.c.noteLatency(time.Millisecond)
-	}
-	if r := h.c.adaptiveStart(); r != AdaptiveStartRate {
-		t.Fatalf("start rate with steady writes %v, want %v", r, AdaptiveStartRate)
-	}
-	j := &CreatingJob{ID: 5, c: h.c, LatencyTarget: 10 * time.Millisecond, rate: AdaptiveStartRate,
+	const start = 500_000
+	j := &CreatingJob{ID: 5, c: h.c, LatencyTarget: 10 * time.Millisecond, rate: start,
 		lastLook: time.Now()}
 	step := func(lat time.Duration) int64 {
 		t.Helper()
@@ -154,10 +140,10 @@ func TestAdaptiveRateController(t *testing.T) {
 		}
 		return tm.RateLimit
 	}
-	if r := step(0); r != AdaptiveStartRate*2 {
-		t.Fatalf("no write waited: rate %d, want %d", r, AdaptiveStartRate*2)
+	if r := step(0); r != start*2 {
+		t.Fatalf("no write waited: rate %d, want %d", r, start*2)
 	}
-	if r := step(2 * time.Millisecond); r != AdaptiveStartRate*3 {
+	if r := step(2 * time.Millisecond); r != start*3 {
 		t.Fatalf("well under target: rate %d", r)
 	}
 	before := j.Rate()
