@@ -113,7 +113,6 @@ func TestRewriteErrors(t *testing.T) {
 		{`select ::int`, "42601", `syntax error at or near "::"`, 8},
 		{`select * from a natural full join b`, "0A000", `NATURAL FULL JOIN is not supported`, 17},
 		{`select * from a full join b using (x)`, "0A000", `FULL JOIN ... USING is not supported, use ON`, 29},
-		{`select * from generate_series(1) with ordinality`, "0A000", `WITH ORDINALITY is not supported`, 34},
 		{`select a from t limit -1`, "2201W", `LIMIT must not be negative`, 23},
 		{`select a from t order by a limit 2 offset -1.5 rows`, "2201X", `OFFSET must not be negative`, 43},
 		{`select a from t fetch first -3 rows only`, "2201W", `LIMIT must not be negative`, 29},

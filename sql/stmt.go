@@ -95,6 +95,9 @@ type TableFunc struct {
 	Name    string         // lower case: generate_series
 	Args    []ast.ExprNode // its arguments, rewritten like the rest
 	Columns []string       // column aliases: g(x) -> ["x"]; nil when none
+	// Ordinality: WITH ORDINALITY, a bigint column numbering the rows
+	// from 1 after the function's.
+	Ordinality bool
 }
 
 // SelectStmt is a query: *ast.SelectStmt or *ast.SetOprStmt (UNION ...).

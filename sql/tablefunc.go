@@ -99,7 +99,8 @@ func (s *stmtParser) replaceTableFunc(toks []Token, i int) ([]Token, error) {
 // returns the alias (the function name when there is none).
 func (s *stmtParser) tableFuncAlias(c *cursor, tf *TableFunc) (string, error) {
 	if c.peek().isWord("with") && c.peekAt(1).isWord("ordinality") {
-		return "", notSupportedAt(s.query, c.peek(), "WITH ORDINALITY is not supported")
+		tf.Ordinality = true
+		c.i += 2
 	}
 	as := c.acceptWord("as")
 	t := c.peek()

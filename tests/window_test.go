@@ -64,6 +64,7 @@ var subqueryViews = map[string]string{
 	"q_series":      `SELECT id, generate_series(1, g) AS k, v FROM t`,
 	"q_words":       `SELECT w, count(*) AS c, sum(v) AS sv FROM t, unnest(string_to_array(s || ',x', ',')) AS w GROUP BY w`,
 	"q_left_series": `SELECT id, k FROM t LEFT JOIN generate_series(1, t.g) AS k ON k > 1`,
+	"q_ordinality":  `SELECT n, count(*) AS c, max(w) AS mw FROM t, unnest(string_to_array(s || ',y', ',')) WITH ORDINALITY AS u(w, n) GROUP BY n`,
 }
 
 // TestWindowViewsRandom: window-function and subquery views stay equal

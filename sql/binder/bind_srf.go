@@ -84,9 +84,21 @@ func (b *binder) bindLateral(l, r *rel, n *ast.Join) (*rel, error) {
 	}
 	col := r.node.Columns()[0]
 	ps := planner.NewProjectSet(l.node, r.node, col.Name, col.Table)
+	if r.ordinality {
+		// WITH ORDINALITY shows the ordinal, under its name.
+		ord := r.scope.cols[1]
+		c := &ps.Cols[len(ps.Cols)-1]
+		c.Hidden, c.Name, c.Table = false, ord.name, col.Table
+	}
 	s := concatScopes(l.scope, r.scope)
 	out := &rel{node: ps, scope: s}
 	left := n.Tp == ast.LeftJoin
+	if left && r.ordinality {
+		// The ordinals would be those of the values the condition
+		// keeps, and 1 on a NULL-padded row (PostgreSQL: the function's
+		// own, and NULL).
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WITH ORDINALITY in a LEFT JOIN is not supported")
+	}
 	if n.On == nil {
 		ps.Outer = left
 		return out, nil

@@ -60,11 +60,17 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 		return nil, b.at(err, nil, tf.Name)
 	}
 	table := firstNonEmpty(alias, tf.Name)
-	col := table
+	col, ord := table, "ordinality"
+	width := 1
+	if tf.Ordinality {
+		width = 2
+	}
 	switch {
-	case len(tf.Columns) > 1:
-		err := pgerr.New(pgerr.InvalidColumnReference, "table %q has 1 columns available but %d columns specified", table, len(tf.Columns))
-		return nil, b.at(err, nil, tf.Columns[1])
+	case len(tf.Columns) > width:
+		err := pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", table, width, len(tf.Columns))
+		return nil, b.at(err, nil, tf.Columns[width])
+	case len(tf.Columns) == 2:
+		col, ord = tf.Columns[0], tf.Columns[1]
 	case len(tf.Columns) == 1:
 		col = tf.Columns[0]
 	}
@@ -75,7 +81,21 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	case *planner.Unnest:
 		n.Cols = cols
 	}
-	return &rel{node: node, scope: scopeOf(cols, table), lateral: lateral}, nil
+	if !tf.Ordinality {
+		return &rel{node: node, scope: scopeOf(cols, table), lateral: lateral}, nil
+	}
+	cols = append(cols, planner.Column{Name: ord, Type: types.TInt64, Table: table})
+	if lateral {
+		return &rel{node: node, scope: scopeOf(cols, table), lateral: true, ordinality: true}, nil
+	}
+	// Alone, the function runs over one row (a hidden constant) as a
+	// ProjectSet, whose ordinal is the column WITH ORDINALITY adds.
+	one := &planner.Values{Rows: [][]expr.Expr{{expr.NewConst(int64(0), types.TInt64)}},
+		Cols: []planner.Column{{Name: "?column?", Type: types.TInt64, Hidden: true}}}
+	ps := planner.NewProjectSet(one, node, col, table)
+	out := &planner.Project{Input: ps, Exprs: []expr.Expr{
+		expr.NewColumn(1, cols[0].Type, col), expr.NewColumn(2, types.TInt64, ord)}, Cols: cols}
+	return &rel{node: out, scope: scopeOf(cols, table)}, nil
 }
 
 // bindOptionsToTable binds pg_options_to_table(options): the name=value

@@ -40,6 +40,9 @@ type rel struct {
 	// lateral: node is a set-returning function whose arguments read
 	// the row of the FROM items before it (bindJoin runs it over them).
 	lateral bool
+	// ordinality: a lateral function WITH ORDINALITY (bindLateral shows
+	// the ProjectSet's ordinal, the second column of scope).
+	ordinality bool
 }
 
 // scopeOf builds the scope of a node whose columns are all qualified by
