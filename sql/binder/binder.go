@@ -129,24 +129,21 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		tn, alias, _ := singleTable(s.AST.Table)
-		ins.Returning, err = b.bindReturning(s.Returning, ins.Rel, firstNonEmpty(alias, tn.Name.O))
+		ins.Returning, err = b.returningOver(s.Returning, ins.Rel, s.AST.Table)
 		return ins, err
 	case *sql.UpdateStmt:
 		up, err := b.bindUpdate(s.AST)
 		if err != nil {
 			return nil, err
 		}
-		tn, alias, _ := singleTable(s.AST.TableRefs)
-		up.Returning, err = b.bindReturning(s.Returning, up.Rel, firstNonEmpty(alias, tn.Name.O))
+		up.Returning, err = b.returningOver(s.Returning, up.Rel, s.AST.TableRefs)
 		return up, err
 	case *sql.DeleteStmt:
 		del, err := b.bindDelete(s.AST)
 		if err != nil {
 			return nil, err
 		}
-		tn, alias, _ := singleTable(s.AST.TableRefs)
-		del.Returning, err = b.bindReturning(s.Returning, del.Rel, firstNonEmpty(alias, tn.Name.O))
+		del.Returning, err = b.returningOver(s.Returning, del.Rel, s.AST.TableRefs)
 		return del, err
 	case *sql.CreateTableStmt:
 		return b.bindCreateTable(s)
