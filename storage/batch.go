@@ -186,6 +186,22 @@ func (s *Store) CommitEpoch(epoch uint64, batches []*WriteBatch) error {
 	return s.commitLocked(epoch, batches)
 }
 
+// CommitComponents is CommitEpoch for the barriers of parts of the
+// streaming graph that commit on their own (components, whose state and
+// sources are disjoint): epoch, the greatest of them, may be at or below
+// CommittedEpoch when another part committed a later epoch first. The
+// record keeps the greatest epoch ever committed, so epochs numbered
+// after a reopen are above every part's.
+func (s *Store) CommitComponents(epoch uint64, batches []*WriteBatch) error {
+	defer closeAll(batches)
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if err := s.writable(); err != nil {
+		return err
+	}
+	return s.commitLocked(max(epoch, s.epoch.Load()), batches)
+}
+
 // CommitJob atomically applies batches (nil entries ignored, keys
 // disjoint) like CommitEpoch, but records no epoch: it commits the
 // checkpoint of a job that runs on its own barriers (a view being

@@ -61,6 +61,10 @@ type epochState struct {
 	// marks are the sources the barrier was injected into, each with
 	// the barrier's number in that source (Source.injected).
 	marks []sourceMark
+	// comp is the component a component barrier is for (nil for a
+	// global one), and injected is closed once its injector is done.
+	comp     *component
+	injected chan struct{}
 }
 
 type sourceMark struct {
@@ -126,16 +130,29 @@ type Coordinator struct {
 	// loop only).
 	storeFailed error
 
-	mu      sync.Mutex
-	gen     uint64 // the graph's generation: recoveries so far, plus one
-	epoch   uint64 // the open epoch: data sent now belongs to it
-	actors  map[ActorID]*Actor
-	sources map[ActorID]*Source
+	mu  sync.Mutex
+	gen uint64 // the graph's generation: recoveries so far, plus one
+	// epoch is the next barrier's Prev: each barrier, a component's or a
+	// global one, takes it and increments it. committed is the greatest
+	// epoch committed.
+	epoch     uint64
+	committed uint64
+	actors    map[ActorID]*Actor
+	sources   map[ActorID]*Source
+	// comps are the running graph's components (see component), and
+	// srcComp each source's.
+	comps   []*component
+	srcComp map[*Source]*component
 	// creating are the jobs running on their own barriers (I8), by id:
 	// their actors run, but the running graph's barriers do not wait
 	// for them.
 	creating map[uint32]*CreatingJob
-	inflight *epochState
+	// inflight are the barriers in flight: at most one per component, or
+	// one global barrier.
+	inflight map[*Barrier]*epochState
+	// wake tells the barrier loop that a barrier in flight has been
+	// collected by every actor it waits for.
+	wake     chan struct{}
 	graphCtx context.Context
 	cancel   context.CancelFunc
 	failed   error
@@ -205,17 +222,20 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		opts.Logger = slog.Default()
 	}
 	c := &Coordinator{
-		store:    store,
-		opts:     opts,
-		reqs:     make(chan request),
-		actors:   map[ActorID]*Actor{},
-		sources:  map[ActorID]*Source{},
-		creating: map[uint32]*CreatingJob{},
-		epoch:    store.CommittedEpoch() + 1,
-		stop:     make(chan struct{}),
-		loopDone: make(chan struct{}),
-		gen:      1,
-		slots:    newCPUSlots(),
+		store:     store,
+		opts:      opts,
+		reqs:      make(chan request),
+		actors:    map[ActorID]*Actor{},
+		sources:   map[ActorID]*Source{},
+		creating:  map[uint32]*CreatingJob{},
+		inflight:  map[*Barrier]*epochState{},
+		wake:      make(chan struct{}, 1),
+		epoch:     store.CommittedEpoch() + 1,
+		committed: store.CommittedEpoch(),
+		stop:      make(chan struct{}),
+		loopDone:  make(chan struct{}),
+		gen:       1,
+		slots:     newCPUSlots(),
 	}
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
 	return c
@@ -225,7 +245,7 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 func (c *Coordinator) CommittedEpoch() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.epoch - 1
+	return c.committed
 }
 
 // Start registers the initial actors and sources, starts the creating
@@ -233,6 +253,7 @@ func (c *Coordinator) CommittedEpoch() uint64 {
 func (c *Coordinator) Start(actors []*Actor, sources map[ActorID]*Source, creating []*CreatingJob) {
 	c.mu.Lock()
 	c.startLocked(actors, sources)
+	c.regroupLocked()
 	c.startCreatingLocked(creating)
 	c.mu.Unlock()
 	go c.loop()
@@ -279,7 +300,7 @@ func (c *Coordinator) runActorLocked(a *Actor) {
 // the snapshot escapes the log store (I3). Called from the barrier loop
 // (or before it runs), between two commits.
 func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
-	epoch := c.epoch - 1
+	epoch := c.committed
 	for _, j := range jobs {
 		j.c = c
 		j.interval = min(JobInterval, c.opts.BarrierInterval)
@@ -499,12 +520,15 @@ func (c *Coordinator) submit(ctx context.Context, r request) error {
 	}
 }
 
-// loop is the barrier loop: one barrier in flight at a time.
+// loop is the barrier loop. Components of the running graph run their
+// barriers side by side (see component); a global barrier (a mutation, a
+// checkpoint, new actors) waits until none is in flight and then is the
+// only one.
 func (c *Coordinator) loop() {
 	defer close(c.loopDone)
 	tick := time.NewTicker(c.opts.BarrierInterval)
 	defer tick.Stop()
-	for {
+	for !c.isStopping() {
 		if c.storeFailed != nil {
 			if !c.refuse() {
 				return
@@ -514,46 +538,60 @@ func (c *Coordinator) loop() {
 		if !c.waitBackoff() {
 			return
 		}
-		var batch []request
 		if len(c.pending) > 0 {
-			// A fresh slice: appending to a subslice of pending would
-			// overwrite the next queued mutation.
-			batch = []request{c.pending[0]}
-			c.pending = c.pending[1:]
+			if !c.busy() {
+				c.globalBarrier()
+				continue
+			}
 		} else {
-			select {
-			case <-c.stop:
-				return
-			case r := <-c.reqs:
-				batch = append(batch, r)
-			case <-tick.C:
-			}
+			c.injectComponents()
 		}
-		asked := len(batch) > 0
-		batch = c.route(c.dropStale(c.drain(batch)))
-		if asked && len(batch) == 0 {
-			continue // all answered or handed to creating jobs
+		if !c.waitEvent(tick.C) {
+			return
 		}
-		err := c.barrier(batch)
-		for _, r := range batch {
-			switch {
-			case r.source == nil:
-				r.done <- err
-			case r.source.Committed(r.mark):
-				// Committed, by this barrier or one before it (whose
-				// commit came after the request was made).
-				r.done <- nil
-			case err != nil:
-				r.done <- err
-			default:
-				// Not committed, and the barrier that was not injected
-				// into the source: its graph is gone.
-				cause := c.lastCause
-				if cause == nil {
-					cause = errors.New("the source written to was torn down before its changes committed")
-				}
-				r.done <- &graphFailedError{cause: cause}
+	}
+}
+
+// globalBarrier runs one barrier through the whole graph: the pending
+// requests without a mutation and the first with one, and the writes
+// waiting in components.
+func (c *Coordinator) globalBarrier() {
+	var batch, later []request
+	hasMut := false
+	for _, r := range c.pending {
+		if r.mutation != nil {
+			if hasMut {
+				later = append(later, r)
+				continue
 			}
+			hasMut = true
+		}
+		batch = append(batch, r)
+	}
+	c.pending = later
+	batch = c.route(c.dropStale(batch))
+	for _, comp := range c.comps {
+		batch = append(batch, comp.waiting...)
+		comp.waiting, comp.due = nil, false
+	}
+	if len(batch) == 0 {
+		return // all answered or handed to creating jobs
+	}
+	err := c.barrier(batch)
+	for _, r := range batch {
+		switch {
+		case r.source == nil:
+			r.done <- err
+		case r.source.Committed(r.mark):
+			// Committed, by this barrier or one before it (whose
+			// commit came after the request was made).
+			r.done <- nil
+		case err != nil:
+			r.done <- err
+		default:
+			// Not committed, and the barrier was not injected into the
+			// source: its graph is gone.
+			r.done <- c.goneError()
 		}
 	}
 }
@@ -634,28 +672,6 @@ func (c *Coordinator) refuse() bool {
 	}
 }
 
-// drain adds requests already waiting, keeping at most one mutation per
-// barrier (later ones wait in pending).
-func (c *Coordinator) drain(batch []request) []request {
-	hasMut := false
-	for _, r := range batch {
-		hasMut = hasMut || r.mutation != nil
-	}
-	for {
-		select {
-		case r := <-c.reqs:
-			if r.mutation != nil && hasMut {
-				c.pending = append(c.pending, r)
-				continue
-			}
-			hasMut = hasMut || r.mutation != nil
-			batch = append(batch, r)
-		default:
-			return batch
-		}
-	}
-}
-
 // barrier injects one barrier, waits for every actor to collect it and
 // commits the epoch, and marks what it committed in each source it was
 // injected into. On failure it tears the graph down and asks for a
@@ -681,7 +697,11 @@ func (c *Coordinator) barrier(reqs []request) error {
 		c.startLocked(r.actors, r.sources)
 	}
 	upd, _ := m.(*UpdateMutation)
-	es := c.newEpochLocked(m)
+	all := make(map[ActorID]bool, len(c.actors))
+	for id := range c.actors {
+		all[id] = true
+	}
+	es := c.newEpochLocked(m, all)
 	sources := make([]*Source, 0, len(c.sources))
 	for _, ch := range c.sources {
 		sources = append(sources, ch)
@@ -707,9 +727,9 @@ func (c *Coordinator) barrier(reqs []request) error {
 	es.barrier.commit.err = err
 	close(es.barrier.commit.done)
 	c.mu.Lock()
-	c.inflight = nil
+	delete(c.inflight, es.barrier)
 	if err == nil {
-		c.epoch = es.barrier.Curr
+		c.committed = es.barrier.Prev
 		c.removeStoppedLocked(m)
 		c.failures = 0
 		if join != nil {
@@ -728,36 +748,47 @@ func (c *Coordinator) barrier(reqs []request) error {
 	}
 	c.mu.Unlock()
 	if err != nil {
-		if errors.Is(err, storage.ErrStoreFailed) {
-			// Nothing can commit any more: no rebuild, and waiters get
-			// the store's error (not a retry).
-			c.lastCause, c.storeFailed = err, err
-			c.teardown()
-			c.opts.Logger.Error("the store failed; the streaming graph stops until the database is reopened", "err", err)
-			return err
+		c.endGraph(err)
+		if c.storeFailed != nil {
+			return err // not a retry: the store takes no more writes
 		}
-		c.recoverGraph(err)
 		return &graphFailedError{cause: err}
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if upd != nil {
 		// The replaced actors are gone; the new ones start on the state
 		// the epoch committed, before the next barrier is injected.
 		if upd.Committed != nil {
 			upd.Committed()
 		}
-		c.mu.Lock()
 		c.startLocked(upd.Start, upd.Sources)
 		c.startCreatingLocked(upd.Creating)
-		c.mu.Unlock()
 	}
+	c.regroupLocked()
 	return nil
 }
 
-func (c *Coordinator) newEpochLocked(m Mutation) *epochState {
+// endGraph ends the graph after err: a failed store stops it for good
+// (every request then gets the store's error), anything else rebuilds it.
+func (c *Coordinator) endGraph(err error) {
+	if errors.Is(err, storage.ErrStoreFailed) {
+		c.lastCause, c.storeFailed = err, err
+		c.teardown()
+		c.opts.Logger.Error("the store failed; the streaming graph stops until the database is reopened", "err", err)
+		return
+	}
+	c.recoverGraph(err)
+}
+
+// newEpochLocked makes the next barrier, carrying m, and registers it in
+// flight, waiting for the actors of expected (which it takes).
+func (c *Coordinator) newEpochLocked(m Mutation, expected map[ActorID]bool) *epochState {
 	b := &Barrier{Prev: c.epoch, Curr: c.epoch + 1, Mutation: m,
 		commit: &commitSignal{done: make(chan struct{})}}
-	es := &epochState{barrier: b, expected: map[ActorID]bool{}, all: make(chan struct{})}
-	for id := range c.actors {
+	c.epoch++
+	es := &epochState{barrier: b, expected: make(map[ActorID]bool, len(expected)), all: make(chan struct{})}
+	for id := range expected {
 		es.expected[id] = true
 	}
 	if invariants {
@@ -772,7 +803,7 @@ func (c *Coordinator) newEpochLocked(m Mutation) *epochState {
 	if len(es.expected) == 0 {
 		close(es.all)
 	}
-	c.inflight = es
+	c.inflight[b] = es
 	return es
 }
 
@@ -837,8 +868,8 @@ func (c *Coordinator) removeStoppedLocked(m Mutation) {
 func (c *Coordinator) collect(id ActorID, b *Barrier, wb *storage.WriteBatch) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	es := c.inflight
-	if es == nil || es.barrier != b {
+	es := c.inflight[b]
+	if es == nil {
 		return fmt.Errorf("stream: actor %d collected barrier %d, which is not in flight", id, b.Prev)
 	}
 	if !es.expected[id] {
@@ -848,6 +879,10 @@ func (c *Coordinator) collect(id ActorID, b *Barrier, wb *storage.WriteBatch) er
 	es.batches = append(es.batches, wb)
 	if len(es.expected) == 0 {
 		close(es.all)
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 	}
 	return nil
 }
@@ -944,6 +979,8 @@ func (c *Coordinator) teardown() {
 	c.actors = map[ActorID]*Actor{}
 	c.sources = map[ActorID]*Source{}
 	c.creating = map[uint32]*CreatingJob{}
+	c.inflight = map[*Barrier]*epochState{}
+	c.regroupLocked()
 	c.mu.Unlock()
 }
 
@@ -953,6 +990,7 @@ func (c *Coordinator) Restart(actors []*Actor, sources map[ActorID]*Source, crea
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.startLocked(actors, sources)
+	c.regroupLocked()
 	c.startCreatingLocked(creating)
 }
 

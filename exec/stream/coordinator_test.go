@@ -1087,3 +1087,71 @@ func TestCoordinatorMutateInStaleGraph(t *testing.T) {
 		t.Fatalf("MutateIn for the current graph: %v, running %v", err, h.c.Running(late.actor.ID))
 	}
 }
+
+// TestCoordinatorComponentsCommitApart: a write to one table commits while
+// the barrier of an unrelated part of the graph (another table and its
+// view) is held in flight; that part's write commits once it is let go,
+// and a global barrier (a checkpoint) waits for both.
+func TestCoordinatorComponentsCommitApart(t *testing.T) {
+	h := newHarness(t)
+	slow := h.newTable(1)
+	sink, g := h.newSink(slow.actor)
+	fast := h.newTable(2)
+	fsink, _ := h.newSink(fast.actor)
+	h.c.Start([]*Actor{slow.actor, sink, fast.actor, fsink}, mergeSources(slow.sources(), fast.sources()), nil)
+	if n := h.c.Components(); n != 2 {
+		t.Fatalf("%d components, want 2", n)
+	}
+	h.mustCheckpoint()
+
+	g.hold.Store(true)
+	mark, err := sendCtx(slow, ins(int64(1), int64(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowDone := make(chan error, 1)
+	go func() { slowDone <- h.c.CommitSource(context.Background(), slow.src, mark) }()
+	g.waitSeen(t, h.c.CommittedEpoch()+1)
+
+	// The slow component's barrier is held: the other commits anyway,
+	// several times.
+	for i := int64(1); i <= 3; i++ {
+		mark, err := sendCtx(fast, ins(i, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.bounded("CommitSource of the fast table", func() error {
+			return h.c.CommitSource(context.Background(), fast.src, mark)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(tableRows(t, h.st, fast.layout)); n != int(i) {
+			t.Fatalf("fast table holds %d rows after %d commits", n, i)
+		}
+	}
+	select {
+	case err := <-slowDone:
+		t.Fatalf("the held component's write returned (%v) before its barrier was let go", err)
+	default:
+	}
+	if n := len(tableRows(t, h.st, slow.layout)); n != 0 {
+		t.Fatalf("slow table holds %d rows before its epoch committed", n)
+	}
+
+	ckpt := make(chan error, 1)
+	go func() { ckpt <- h.c.Checkpoint(context.Background()) }()
+	g.hold.Store(false)
+	g.release <- struct{}{}
+	if err := h.bounded("CommitSource of the held table", func() error { return <-slowDone }); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.bounded("Checkpoint", func() error { return <-ckpt }); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tableRows(t, h.st, slow.layout)); n != 1 {
+		t.Fatalf("slow table holds %d rows, want 1", n)
+	}
+	if got, st := h.c.CommittedEpoch(), h.st.CommittedEpoch(); got != st {
+		t.Fatalf("coordinator's committed epoch %d, store's %d", got, st)
+	}
+}
