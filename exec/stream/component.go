@@ -30,10 +30,9 @@ type component struct {
 	actors  map[ActorID]bool
 	sources []*Source
 	// es is the component's barrier in flight (nil when idle), reqs the
-	// requests it serves, and start when it was made.
-	es    *epochState
-	reqs  []request
-	start time.Time
+	// requests it serves.
+	es   *epochState
+	reqs []request
 	// waiting are the requests for its next barrier; due says the
 	// barrier interval passed since its last one.
 	waiting []request
@@ -130,7 +129,7 @@ func (c *Coordinator) accept(r request) {
 		comp := c.srcComp[r.source]
 		switch {
 		case r.source.Committed(r.mark):
-			r.done <- nil
+			c.answered(r)
 		case comp == nil:
 			// Its graph is gone (a recovery replaced it): what was sent
 			// into it can no longer commit.
@@ -176,7 +175,6 @@ func (c *Coordinator) injectComponents() {
 		es := c.newEpochLocked(nil, comp.actors)
 		es.comp = comp
 		comp.es, comp.reqs, comp.waiting, comp.due = es, comp.waiting, nil, false
-		comp.start = time.Now()
 		es.injected = make(chan struct{})
 		srcs := comp.sources
 		c.actorWG.Add(1)
@@ -236,12 +234,9 @@ func (c *Coordinator) commitComponents() {
 			m.src.committed.Store(m.n)
 		}
 		close(es.barrier.commit.done)
-		if waitedOn(comp.reqs) {
-			c.noteLatency(time.Since(comp.start))
-		}
 		for _, r := range comp.reqs {
 			if r.source.Committed(r.mark) {
-				r.done <- nil
+				c.answered(r)
 			} else {
 				// Sent after the barrier passed its source: the next
 				// barrier serves it.
@@ -253,7 +248,7 @@ func (c *Coordinator) commitComponents() {
 		waiting := comp.waiting[:0]
 		for _, r := range comp.waiting {
 			if r.source.Committed(r.mark) {
-				r.done <- nil
+				c.answered(r)
 			} else {
 				waiting = append(waiting, r)
 			}

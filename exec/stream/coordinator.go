@@ -83,6 +83,8 @@ type request struct {
 	// and fails once the source is gone without it.
 	source *Source
 	mark   uint64
+	// at is when the request was made (submit).
+	at time.Time
 	// gen, when not zero, is the graph generation the mutation and the
 	// actors were made for (MutateIn).
 	gen uint64
@@ -162,7 +164,7 @@ type Coordinator struct {
 	loopDone chan struct{}
 	closed   bool
 
-	// latencies are the last barriers' latencies (inject to commit),
+	// latencies are the last writes' commit waits (request to answer),
 	// for adaptive backfills (latencySince); under latMu.
 	latMu     sync.Mutex
 	latencies [64]barrierLatency
@@ -174,22 +176,19 @@ type barrierLatency struct {
 	d  time.Duration
 }
 
-// waitedOn reports whether a write waits for the barrier that serves
-// reqs: only such barriers' latency is one a user sees. (The adaptive
-// backfill rate counted the periodic barriers too, and on a machine with
-// nothing else to do slowed a backfill to a third of its speed for the
-// latency of barriers nobody waited for.)
-func waitedOn(reqs []request) bool {
-	for _, r := range reqs {
-		if r.source != nil {
-			return true
-		}
-	}
-	return false
+// answered answers a write's request that committed, noting how long it
+// waited: only what writes wait for is a latency a user sees. (The
+// adaptive backfill rate counted the periodic barriers too, and on a
+// machine with nothing else to do slowed a backfill to a third of its
+// speed for the latency of barriers nobody waited for. It then counted
+// the barriers writes waited for, inject to commit, which leaves out the
+// wait for a barrier in flight and the wait to be taken by the loop.)
+func (c *Coordinator) answered(r request) {
+	c.noteLatency(time.Since(r.at))
+	r.done <- nil
 }
 
-// noteLatency records the latency of a committed barrier a write waited
-// for.
+// noteLatency records the commit wait of a write.
 func (c *Coordinator) noteLatency(d time.Duration) {
 	c.latMu.Lock()
 	c.latencies[c.latNext%len(c.latencies)] = barrierLatency{at: time.Now(), d: d}
@@ -197,8 +196,8 @@ func (c *Coordinator) noteLatency(d time.Duration) {
 	c.latMu.Unlock()
 }
 
-// latencySince returns how many of the barriers committed after t (of
-// the last 64) took longer than over, and how many there were.
+// latencySince returns how many of the writes committed after t (of the
+// last 64) waited longer than over, and how many there were.
 func (c *Coordinator) latencySince(t time.Time, over time.Duration) (slow, n int) {
 	c.latMu.Lock()
 	defer c.latMu.Unlock()
@@ -504,7 +503,7 @@ func (c *Coordinator) dropStale(batch []request) []request {
 }
 
 func (c *Coordinator) submit(ctx context.Context, r request) error {
-	r.done = make(chan error, 1)
+	r.done, r.at = make(chan error, 1), time.Now()
 	select {
 	case c.reqs <- r:
 	case <-ctx.Done():
@@ -585,7 +584,7 @@ func (c *Coordinator) globalBarrier() {
 		case r.source.Committed(r.mark):
 			// Committed, by this barrier or one before it (whose
 			// commit came after the request was made).
-			r.done <- nil
+			c.answered(r)
 		case err != nil:
 			r.done <- err
 		default:
@@ -708,16 +707,12 @@ func (c *Coordinator) barrier(reqs []request) error {
 	}
 	c.mu.Unlock()
 
-	start := time.Now()
 	err := c.injectAndCollect(ctx, es, sources)
 	if err == nil {
 		err = c.store.CommitEpoch(es.barrier.Prev, es.batches)
 		if err != nil {
 			err = fmt.Errorf("stream: committing epoch %d: %w", es.barrier.Prev, err)
 		}
-	}
-	if err == nil && waitedOn(reqs) {
-		c.noteLatency(time.Since(start))
 	}
 	if err == nil {
 		for _, m := range es.marks {

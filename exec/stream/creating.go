@@ -131,9 +131,9 @@ const (
 func (j *CreatingJob) Rate() int64 { return j.rateNow.Load() }
 
 // adapt is the adaptive rate's controller, run before each of the job's
-// barriers. It looks at the barriers of the running graph that writes
-// waited for since it last looked, and at the rows the job's scans read
-// meanwhile (got, rows/s):
+// barriers. It looks at how long the writes answered since it last
+// looked waited for their commit (Coordinator.answered), and at the rows
+// the job's scans read meanwhile (got, rows/s):
 //   - no write waited: there is no one to protect, and the rate doubles;
 //   - all stayed under the target: the rate rises by half;
 //   - at most one in adaptiveTolerance went over it: the rate holds (the
