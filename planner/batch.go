@@ -109,7 +109,7 @@ func aggSpecs(calls []AggCall) []batch.AggSpec {
 	out := make([]batch.AggSpec, len(calls))
 	for i, c := range calls {
 		out[i] = batch.AggSpec{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type, Sep: c.Sep,
-			Filtered: c.Filtered, FilterCol: c.FilterCol}
+			Filtered: c.Filtered, FilterCol: c.FilterCol, Order: sortKeys(c.Order)}
 	}
 	return out
 }

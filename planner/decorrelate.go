@@ -316,6 +316,10 @@ func pullCorrelation(plan Node, outer *expr.OuterRow) (Node, []int, []corrKey, *
 				if c.Filtered {
 					c.FilterCol = m[c.FilterCol]
 				}
+				c.Order = slices.Clone(c.Order)
+				for i := range c.Order {
+					c.Order[i].Col = m[c.Order[i].Col]
+				}
 				a.Aggs = append(a.Aggs, c)
 			}
 			a.Cols = append(a.Cols, n.Cols...)

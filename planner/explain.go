@@ -57,6 +57,16 @@ func describe(n Node) string {
 				continue
 			}
 			aggs[i] = fmt.Sprintf("%s($%d)", a.Kind, a.Arg)
+			if len(a.Order) > 0 {
+				keys := make([]string, len(a.Order))
+				for j, k := range a.Order {
+					keys[j] = fmt.Sprintf("$%d", k.Col)
+					if k.Desc {
+						keys[j] += " DESC"
+					}
+				}
+				aggs[i] = strings.TrimSuffix(aggs[i], ")") + " ORDER BY " + strings.Join(keys, ", ") + ")"
+			}
 			if a.Filtered {
 				aggs[i] += fmt.Sprintf(" FILTER ($%d)", a.FilterCol)
 			}

@@ -78,6 +78,8 @@ type AggCall struct {
 	// column FilterCol is not true.
 	Filtered  bool
 	FilterCol int
+	// Order is the ORDER BY of string_agg and array_agg, over the input.
+	Order []SortKey
 }
 
 // Aggregate groups its input by GroupBy columns and computes Aggs per group.

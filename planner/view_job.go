@@ -294,12 +294,12 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 	}
 	spec := stream.AggSpec{InTypes: in.types(), GroupBy: n.GroupBy, InputPK: in.key}
 	for _, c := range n.Aggs {
-		if c.Filtered {
-			// The binder refuses the aggregates that filter themselves
-			// (array_agg) in views; the stream aggregates cannot.
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s with FILTER is not supported in a materialized view yet", c.Kind)
+		call := stream.AggCall{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type, Sep: c.Sep,
+			Filtered: c.Filtered, FilterCol: c.FilterCol}
+		for _, k := range c.Order {
+			call.Order = append(call.Order, stream.AggOrder{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst})
 		}
-		spec.Aggs = append(spec.Aggs, stream.AggCall{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type})
+		spec.Aggs = append(spec.Aggs, call)
 	}
 	ids := b.stateTableIDs(spec.NumStateTables())
 	f := in

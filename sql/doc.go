@@ -29,6 +29,8 @@ package sql
 //
 //	checkTokens        reject __sdb_ identifiers, operators TiDB reads differently
 //	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings
+//	rewriteAggOrder    string_agg|array_agg(DISTINCT x .. ORDER BY k DESC NULLS FIRST) ->
+//	                   array_agg(x, .., __sdb_agg_distinct(), __sdb_agg_order(k, 1, 1))
 //	rewriteAggFilter   agg(x) FILTER (WHERE c) -> agg(CASE WHEN (c) THEN (x) END)
 //	                   (count(*): THEN 1)
 //	rewritePgSyntax    OPERATOR(pg_catalog.~) -> ~ ; drop COLLATE "default"/"C"/"POSIX";

@@ -31,6 +31,7 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 	passes := []func(string, []Token) ([]Token, error){
 		checkTokens,
 		rewriteDistinctOn,
+		rewriteAggOrder,
 		rewriteAggFilter,
 		rewritePgSyntax,
 		rewriteArrays,

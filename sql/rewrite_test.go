@@ -38,6 +38,11 @@ func TestRewrite(t *testing.T) {
 		{`select E'a\'b', $$c'd$$, 'e''f'`, `select 'a''b' , 'c''d' , 'e''f'`},
 		// Parameters.
 		{`select $2, $1`, `select ? , ?`},
+		// DISTINCT and ORDER BY in string_agg and array_agg, before FILTER.
+		{`select array_agg(DISTINCT x), string_agg(s, ',' ORDER BY k DESC NULLS LAST, j) from t`,
+			`select array_agg( x , "__sdb_agg_distinct"( ) ) , string_agg( s , ',' , "__sdb_agg_order"( k , 1 , 2 ) , "__sdb_agg_order"( j , 0 , 0 ) ) from t`},
+		{`select array_agg(x order by f(x, y) asc) filter (where x > 1), array_agg(all y), count(distinct z)`,
+			`select array_agg( x , "__sdb_agg_order"( f( x , y ) , 0 , 0 ) , "__sdb_agg_filter"( x > 1 ) ) , array_agg( y ) , count( distinct z )`},
 		// Pattern operators.
 		{`select a ~ 'x', b !~ 'y', ~1, c ~~ 'z', d !~~* 'w'`, `select a regexp 'x' , b not regexp 'y' , ~ 1 , c like 'z' , d not ilike 'w'`},
 		{`select a ~* 'x' || y and b, c !~* 'q'`, `select a regexp __sdb_icase( 'x' || y ) and b , c not regexp __sdb_icase( 'q' )`},
@@ -116,6 +121,8 @@ func TestRewriteErrors(t *testing.T) {
 		{`select a from t limit -1`, "2201W", `LIMIT must not be negative`, 23},
 		{`select a from t order by a limit 2 offset -1.5 rows`, "2201X", `OFFSET must not be negative`, 43},
 		{`select a from t fetch first -3 rows only`, "2201W", `LIMIT must not be negative`, 29},
+		{`select string_agg(s, ',' order by) from t`, "42601", `syntax error at or near ")"`, 34},
+		{`select array_agg(distinct order by x) from t`, "42601", `syntax error at or near "order"`, 27},
 	} {
 		_, err := rewritten(t, tc.in)
 		pe := asPgErr(t, err)

@@ -59,7 +59,7 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 		if v, ok := d.(*types.Decimal); ok && v != nil {
 			return appendNumericKey(append(buf, keyPresent), v), nil
 		}
-	case types.IDText, types.IDVarchar, types.IDUnknown:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray:
 		if v, ok := d.(string); ok {
 			return appendStringKey(append(buf, keyPresent), v), nil
 		}
@@ -181,7 +181,7 @@ func DecodeKey(buf []byte, t types.Type) (types.Datum, []byte, error) {
 		return floatFromKey(u), rest, err
 	case types.IDNumeric:
 		return decodeNumericKey(buf)
-	case types.IDText, types.IDVarchar, types.IDUnknown:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray:
 		return decodeStringKey(buf)
 	}
 	return decodeTimeKey(buf, t)

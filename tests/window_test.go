@@ -67,6 +67,14 @@ var subqueryViews = map[string]string{
 	"q_ordinality":  `SELECT n, count(*) AS c, max(w) AS mw FROM t, unnest(string_to_array(s || ',y', ',')) WITH ORDINALITY AS u(w, n) GROUP BY n`,
 }
 
+// listViews keep each group's inputs as a list (string_agg, array_agg):
+// ordered, DISTINCT, filtered, and over the whole table.
+var listViews = map[string]string{
+	"l_grouped": `SELECT g, string_agg(s, ',' ORDER BY v DESC NULLS LAST, id) AS ss, array_agg(DISTINCT v) AS dv,
+		array_agg(id ORDER BY id) FILTER (WHERE v > 100) AS hi FROM t GROUP BY g`,
+	"l_global": `SELECT array_agg(DISTINCT s ORDER BY s DESC) AS ds, count(*) AS c FROM t`,
+}
+
 // TestWindowViewsRandom: window-function and subquery views stay equal
 // to their queries under random INSERT, UPDATE and DELETE, across a
 // backfill cut short by a restart, a rescale and another restart.
@@ -100,6 +108,7 @@ func TestWindowViewsRandom(t *testing.T) {
 	mustExec(t, db, fmt.Sprintf("INSERT INTO t SELECT i, i %% 4, (i * 37) %% 101, 's' || (i %% 13) FROM generate_series(1, %d) i", rows))
 	views := maps.Clone(windowViews)
 	maps.Copy(views, subqueryViews)
+	maps.Copy(views, listViews)
 	names := slices.Collect(maps.Keys(views))
 	slices.Sort(names)
 	s := db.NewSession()

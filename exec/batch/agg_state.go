@@ -1,8 +1,6 @@
 package batch
 
 import (
-	"strings"
-
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
@@ -18,14 +16,23 @@ type AggSpec struct {
 	// Filtered: only rows whose column FilterCol is true count (FILTER).
 	Filtered  bool
 	FilterCol int
+	// Order is the ORDER BY of string_agg and array_agg (input columns).
+	Order []SortKey
+	// order are Order's keys with their types (NewHashAgg).
+	order []expr.ListOrder
+}
+
+// isList reports whether the aggregate collects its inputs in a list.
+func (spec *AggSpec) isList() bool {
+	return spec.Kind == expr.AggStringAgg || spec.Kind == expr.AggArrayAgg
 }
 
 // aggState is the running state of one aggregate in one group.
 type aggState struct {
-	count int64         // count, count(*)
-	sum   expr.SumState // sum, avg
-	val   types.Datum   // min, max
-	vals  []types.Datum // string_agg, array_agg: the inputs in order
+	count int64           // count, count(*)
+	sum   expr.SumState   // sum, avg
+	val   types.Datum     // min, max
+	items []expr.ListItem // string_agg, array_agg: the inputs in order
 	seen  map[string]struct{}
 }
 
@@ -39,8 +46,13 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		return nil
 	}
 	v := row[spec.Arg]
-	if spec.Kind == expr.AggArrayAgg && !spec.Distinct {
-		st.vals = append(st.vals, cloneDatum(v)) // array_agg keeps NULLs
+	if spec.isList() {
+		// DISTINCT, ORDER BY and NULLs are expr.ListAgg's.
+		it := expr.ListItem{Value: cloneDatum(v)}
+		for _, k := range spec.Order {
+			it.Keys = append(it.Keys, cloneDatum(row[k.Col]))
+		}
+		st.items = append(st.items, it)
 		return nil
 	}
 	if v == nil {
@@ -62,8 +74,6 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		if st.val == nil || expr.Compare(v, st.val, argType) > 0 {
 			st.val = cloneDatum(v)
 		}
-	case expr.AggStringAgg, expr.AggArrayAgg:
-		st.vals = append(st.vals, cloneDatum(v))
 	}
 	return nil
 }
@@ -89,28 +99,8 @@ func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
 		return st.sum.Result(false, spec.Type)
 	case expr.AggAvg:
 		return st.sum.Result(true, spec.Type)
-	case expr.AggStringAgg:
-		return st.stringAgg(spec.Sep), nil
-	case expr.AggArrayAgg:
-		if len(st.vals) == 0 {
-			return nil, nil
-		}
-		return expr.ArrayFromValues(st.vals, spec.Type.ElemType()), nil
+	case expr.AggStringAgg, expr.AggArrayAgg:
+		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.Type.ElemType()), nil
 	}
 	return st.val, nil
-}
-
-// stringAgg joins the collected (text) inputs; NULL when there were none.
-func (st *aggState) stringAgg(sep string) types.Datum {
-	if len(st.vals) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	for i, v := range st.vals {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString(v.(string))
-	}
-	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -34,7 +35,10 @@ func NewHashAgg(in Executor, groupBy []int, aggs []AggSpec) *HashAgg {
 	for _, k := range groupBy {
 		h.types = append(h.types, inTypes[k])
 	}
-	for _, a := range aggs {
+	for i, a := range aggs {
+		for _, k := range a.Order {
+			aggs[i].order = append(aggs[i].order, expr.ListOrder{Type: inTypes[k.Col], Desc: k.Desc, NullsFirst: k.NullsFirst})
+		}
 		h.types = append(h.types, a.Type)
 		t := types.TUnknown
 		if a.Arg >= 0 {

@@ -20,7 +20,27 @@ type AggCall struct {
 	Distinct bool
 	// Type is the result type; the zero Type means expr.AggResultType.
 	Type types.Type
+	// Sep is string_agg's delimiter.
+	Sep string
+	// Order is the ORDER BY of string_agg and array_agg, over input
+	// columns; Filtered says only rows whose column FilterCol is true
+	// count (their FILTER, as array_agg keeps NULLs).
+	Order     []AggOrder
+	Filtered  bool
+	FilterCol int
 }
+
+// AggOrder is one ORDER BY key of a list aggregate (string_agg,
+// array_agg): an input column and its direction.
+type AggOrder struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool
+}
+
+// isList reports whether an aggregate keeps its group's inputs as a list
+// (string_agg, array_agg): its value is recomputed from them.
+func isList(k expr.AggKind) bool { return k == expr.AggStringAgg || k == expr.AggArrayAgg }
 
 // AggSpec describes a grouped (or, with no GroupBy, global) aggregation.
 type AggSpec struct {
@@ -104,8 +124,20 @@ func (s AggSpec) keyCols() []int {
 //	[0]                   the result table
 //	then one per column   that a min or max aggregates (first-use order)
 //	then one per column   that a count/sum/avg DISTINCT aggregates (first-use order)
+//	then one per call     of string_agg or array_agg
 func (s AggSpec) NumStateTables() int {
-	return 1 + len(s.minMaxCols()) + len(s.distinctCols())
+	return 1 + len(s.minMaxCols()) + len(s.distinctCols()) + s.listCalls()
+}
+
+// listCalls counts the calls of string_agg and array_agg.
+func (s AggSpec) listCalls() int {
+	n := 0
+	for _, c := range s.Aggs {
+		if isList(c.Kind) {
+			n++
+		}
+	}
+	return n
 }
 
 // OutTypes returns the output column types: the group columns, then one
@@ -158,7 +190,7 @@ func (s AggSpec) minMaxCols() []int {
 func (s AggSpec) distinctCols() []int {
 	var cols []int
 	for _, c := range s.Aggs {
-		if c.Distinct && !isMinMax(c.Kind) && c.Kind != expr.AggCountStar && !slices.Contains(cols, c.Arg) {
+		if c.Distinct && !isMinMax(c.Kind) && !isList(c.Kind) && c.Kind != expr.AggCountStar && !slices.Contains(cols, c.Arg) {
 			cols = append(cols, c.Arg)
 		}
 	}
@@ -175,12 +207,23 @@ func (s AggSpec) validate() error {
 	}
 	for _, c := range s.Aggs {
 		switch {
-		case c.Kind > expr.AggMax:
+		case c.Kind > expr.AggArrayAgg:
 			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
+		case isList(c.Kind) && len(s.InputPK) == 0:
+			return fmt.Errorf("stream: hash agg: %s over an input without a stream key", c.Kind)
+		case (c.Filtered || len(c.Order) > 0) && !isList(c.Kind):
+			return fmt.Errorf("stream: hash agg: %s with its own FILTER or ORDER BY", c.Kind)
+		case c.Filtered && !in(c.FilterCol):
+			return fmt.Errorf("stream: hash agg: FILTER column %d out of range", c.FilterCol)
 		case c.Kind == expr.AggCountStar && c.Distinct:
 			return pgerr.New(pgerr.FeatureNotSupported, "count(DISTINCT *) is not supported")
 		case c.Kind != expr.AggCountStar && !in(c.Arg):
 			return fmt.Errorf("stream: hash agg: %s argument column %d out of range", c.Kind, c.Arg)
+		}
+		for _, o := range c.Order {
+			if !in(o.Col) {
+				return fmt.Errorf("stream: hash agg: ORDER BY column %d out of range", o.Col)
+			}
 		}
 	}
 	if s.Partial {
@@ -200,6 +243,8 @@ type aggCallLayout struct {
 	stateCol int // first column of the call's state in the result row
 	minMax   int // index of its min/max input table, or -1
 	distinct int // index of its distinct-value table, or -1
+	list     int // index of its list input table, or -1
+	order    []expr.ListOrder
 }
 
 // aggLayout holds the state tables of a HashAgg. With g group columns:
@@ -225,6 +270,14 @@ type aggCallLayout struct {
 // group key:
 //
 //	group key | value | count int64
+//
+// List input table, one per call of string_agg or array_agg: the input
+// rows it aggregates (those its FILTER keeps), PK (group key, input stream
+// key), DistKey the group key, so ScanPrefix(group key) walks a group's
+// rows in input key order; the call's state in the result row is its
+// current value, recomputed from them for each group that changed:
+//
+//	group key | input stream key (InputPK cols) | value | ORDER BY keys
 type aggLayout struct {
 	groupTypes []types.Type
 	result     *storage.Table
@@ -232,6 +285,7 @@ type aggLayout struct {
 	minMax     []*storage.Table
 	distCols   []int
 	distinct   []*storage.Table
+	lists      []*storage.Table
 	calls      []aggCallLayout
 }
 
@@ -255,23 +309,37 @@ func newAggLayout(s AggSpec, ids []uint32) (*aggLayout, error) {
 	for i, c := range l.distCols {
 		l.distinct = append(l.distinct, l.distinctTable(ids[i], s.InTypes[c]))
 	}
+	ids = ids[len(l.distCols):]
+	for i := range l.calls {
+		c := &l.calls[i]
+		if c.list >= 0 {
+			l.lists = append(l.lists, l.listTable(ids[c.list], s, c.AggCall))
+		}
+	}
 	return l, nil
 }
 
 // resolveCalls fills l.calls: types, state columns and table indexes.
 func (l *aggLayout) resolveCalls(s AggSpec) error {
 	col := len(l.groupTypes) + 1
+	lists := 0
 	for _, c := range s.Aggs {
 		t, err := s.resultType(c)
 		if err != nil {
 			return err
 		}
-		cl := aggCallLayout{AggCall: c, stateCol: col, minMax: -1, distinct: -1}
+		cl := aggCallLayout{AggCall: c, stateCol: col, minMax: -1, distinct: -1, list: -1}
 		cl.Type = t
 		if c.Kind != expr.AggCountStar {
 			cl.argType = s.InTypes[c.Arg]
 		}
-		if isMinMax(c.Kind) {
+		if isList(c.Kind) {
+			cl.list = lists
+			lists++
+			for _, o := range c.Order {
+				cl.order = append(cl.order, expr.ListOrder{Type: s.InTypes[o.Col], Desc: o.Desc, NullsFirst: o.NullsFirst})
+			}
+		} else if isMinMax(c.Kind) {
 			cl.minMax = slices.Index(l.minMaxCols, c.Arg)
 			cl.Distinct = false
 		} else if c.Distinct {
@@ -290,6 +358,8 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{expr.AccType(c.argType), types.TInt64}
 	case expr.AggMin, expr.AggMax:
 		return []types.Type{c.argType}
+	case expr.AggStringAgg, expr.AggArrayAgg:
+		return []types.Type{c.Type}
 	}
 	return []types.Type{types.TInt64}
 }
@@ -325,5 +395,21 @@ func (l *aggLayout) minMaxTable(id uint32, s AggSpec, col int) *storage.Table {
 func (l *aggLayout) distinctTable(id uint32, t types.Type) *storage.Table {
 	ts := append(slices.Clone(l.groupTypes), t, types.TInt64)
 	pk := append(l.groupKeyCols(), len(l.groupTypes))
+	return &storage.Table{ID: id, Types: ts, PK: pk, DistKey: l.groupKeyCols()}
+}
+
+func (l *aggLayout) listTable(id uint32, s AggSpec, c AggCall) *storage.Table {
+	ts := slices.Clone(l.groupTypes)
+	for _, p := range s.InputPK {
+		ts = append(ts, s.InTypes[p])
+	}
+	pk := make([]int, len(ts))
+	for i := range pk {
+		pk[i] = i
+	}
+	ts = append(ts, s.InTypes[c.Arg])
+	for _, o := range c.Order {
+		ts = append(ts, s.InTypes[o.Col])
+	}
 	return &storage.Table{ID: id, Types: ts, PK: pk, DistKey: l.groupKeyCols()}
 }

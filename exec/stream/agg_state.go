@@ -14,7 +14,9 @@ type aggState struct {
 	sum   expr.SumState // sum, avg
 	ext   types.Datum   // min, max: the current extreme, nil when none
 	// stale (min, max) means the extreme was deleted this epoch: ext is
-	// unknown until refreshed from the min/max input table.
+	// unknown until refreshed from the min/max input table; (string_agg,
+	// array_agg) the group's list changed: ext, its value, is recomputed
+	// from the list input table.
 	stale bool
 	// pend is a run of bigint values of a sum or avg not yet added to
 	// sum (the columnar path adds them in int64), pendN their net count;
@@ -32,7 +34,7 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state %v", c.Kind, row[c.stateCol+1])
 		}
 		return aggState{sum: expr.SumState{Sum: v, Count: n}}, nil
-	case expr.AggMin, expr.AggMax:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return aggState{ext: v}, nil
 	}
 	n, ok := v.(int64)
@@ -47,7 +49,7 @@ func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Dat
 	switch c.Kind {
 	case expr.AggSum, expr.AggAvg:
 		return append(row, st.sum.Sum, st.sum.Count)
-	case expr.AggMin, expr.AggMax:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return append(row, st.ext)
 	}
 	return append(row, st.count)
@@ -60,7 +62,7 @@ func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
 		return st.sum.Result(false, c.Type)
 	case expr.AggAvg:
 		return st.sum.Result(true, c.Type)
-	case expr.AggMin, expr.AggMax:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return st.ext, nil
 	}
 	return st.count, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 
 	"github.com/cockroachdb/apd/v3"
 
@@ -101,7 +102,8 @@ func (h *HashAgg) Types() []types.Type { return h.types }
 // StateTables returns the state tables in tableIDs order.
 func (h *HashAgg) StateTables() []*storage.Table {
 	ts := append([]*storage.Table{h.l.result}, h.l.minMax...)
-	return append(ts, h.l.distinct...)
+	ts = append(ts, h.l.distinct...)
+	return append(ts, h.l.lists...)
 }
 
 // Next implements Executor.
@@ -177,6 +179,8 @@ func (h *HashAgg) applyRow(row []types.Datum, sign int64) error {
 	for i := range h.l.calls {
 		c := &h.l.calls[i]
 		switch {
+		case c.list >= 0:
+			err = h.writeListInput(c, &g.states[i], g.key, row, sign)
 		case c.minMax >= 0:
 			c.updateExtreme(&g.states[i], row[c.Arg], sign)
 		case c.distinct >= 0:
@@ -244,7 +248,7 @@ func (h *HashAgg) groupOf(key []types.Datum) (*aggGroup, error) {
 // many groups, those reads were most of a backfill's time.
 func (h *HashAgg) start() error {
 	h.started = true
-	if h.global || len(h.l.minMax) > 0 || len(h.l.distinct) > 0 {
+	if h.global || len(h.l.minMax) > 0 || len(h.l.distinct) > 0 || len(h.l.lists) > 0 {
 		return nil // one group, or other tables read anyway
 	}
 	pp, err := h.l.result.NewPrefixProbe(h.sc.Store)
@@ -460,12 +464,69 @@ func (h *HashAgg) flushGroup(g *aggGroup) error {
 	return wrapAggErr("write group", h.l.result.Insert(h.sc.Batch(), h.stateRow(g)))
 }
 
-// refreshExtremes recomputes each stale min/max of g from its input table:
-// the first row of the group's prefix (the last one for max).
+// writeListInput adds or deletes row in the list input table of call c
+// (unless its FILTER rejects the row) and marks the call's value stale.
+func (h *HashAgg) writeListInput(c *aggCallLayout, st *aggState, key, row []types.Datum, sign int64) error {
+	if c.Filtered && row[c.FilterCol] != true {
+		return nil
+	}
+	t := h.l.lists[c.list]
+	r := append(make([]types.Datum, 0, len(t.Types)), key...)
+	for _, p := range h.spec.InputPK {
+		r = append(r, row[p])
+	}
+	r = append(r, row[c.Arg])
+	for _, o := range c.Order {
+		r = append(r, row[o.Col])
+	}
+	var err error
+	if sign > 0 {
+		err = t.Insert(h.sc.Batch(), r)
+	} else {
+		err = t.Delete(h.sc.Batch(), r)
+	}
+	st.stale = true
+	return wrapAggErr("write list input", err)
+}
+
+// refreshList recomputes the value of list call c for group key from
+// its list input table.
+func (h *HashAgg) refreshList(c *aggCallLayout, key []types.Datum) (types.Datum, error) {
+	val := len(key) + len(h.spec.InputPK)
+	it := h.l.lists[c.list].ScanPrefix(h.sc.Batch(), key, false)
+	var items []expr.ListItem
+	for it.Next() {
+		row := it.Row()
+		items = append(items, expr.ListItem{Value: row[val], Keys: slices.Clone(row[val+1:])})
+	}
+	err := it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, wrapAggErr("scan list input", err)
+	}
+	return expr.ListAgg(c.Kind, items, c.order, c.Distinct, c.Sep, c.Type.ElemType()), nil
+}
+
+// refreshExtremes recomputes each stale min/max of g from its input table
+// (the first row of the group's prefix, the last one for max), and each
+// stale string_agg or array_agg from its list.
 func (h *HashAgg) refreshExtremes(g *aggGroup) error {
 	for i := range h.l.calls {
 		c := &h.l.calls[i]
-		if c.minMax < 0 || !g.states[i].stale {
+		if !g.states[i].stale {
+			continue
+		}
+		if c.list >= 0 {
+			v, err := h.refreshList(c, g.key)
+			if err != nil {
+				return err
+			}
+			g.states[i] = aggState{ext: v}
+			continue
+		}
+		if c.minMax < 0 {
 			continue
 		}
 		v, err := h.scanExtreme(h.l.minMax[c.minMax], g.key, c.Kind == expr.AggMax)

@@ -34,6 +34,25 @@ type aggEntry struct {
 	name     string
 	sep      string    // string_agg's delimiter
 	filter   expr.Expr // FILTER's condition, for an aggregate keeping NULLs
+	order    []aggOrder
+}
+
+// aggOrder is one ORDER BY key of string_agg or array_agg.
+type aggOrder struct {
+	e                expr.Expr
+	desc, nullsFirst bool
+}
+
+func sameOrder(a, b []aggOrder) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].desc != b[i].desc || a[i].nullsFirst != b[i].nullsFirst || !exprEqual(a[i].e, b[i].e) {
+			return false
+		}
+	}
+	return true
 }
 
 // aggCollector finds the aggregate calls of a clause, not looking into
@@ -164,7 +183,7 @@ func (g *grouping) addAgg(e aggEntry) int {
 	for i, a := range g.aggs {
 		if a.kind == e.kind && a.distinct == e.distinct && a.sep == e.sep && (a.arg == nil) == (e.arg == nil) &&
 			(a.arg == nil || exprEqual(a.arg, e.arg)) && (a.filter == nil) == (e.filter == nil) &&
-			(a.filter == nil || exprEqual(a.filter, e.filter)) {
+			(a.filter == nil || exprEqual(a.filter, e.filter)) && sameOrder(a.order, e.order) {
 			return i
 		}
 	}
@@ -196,6 +215,11 @@ func (g *grouping) plan(in *rel) planner.Node {
 			call.Filtered, call.FilterCol = true, len(exprs)
 			exprs = append(exprs, a.filter)
 			pcols = append(pcols, planner.Column{Name: "filter", Type: types.TBool})
+		}
+		for _, k := range a.order {
+			call.Order = append(call.Order, planner.SortKey{Col: len(exprs), Desc: k.desc, NullsFirst: k.nullsFirst})
+			exprs = append(exprs, k.e)
+			pcols = append(pcols, planner.Column{Name: "order", Type: k.e.Type()})
 		}
 		agg.Aggs = append(agg.Aggs, call)
 		g.cols = append(g.cols, planner.Column{Name: a.name, Type: a.typ})
@@ -229,8 +253,24 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	if !ok {
 		return aggEntry{}, b.at(notSupported("aggregate function %s", name), node, written)
 	}
-	if (kind == expr.AggStringAgg || kind == expr.AggArrayAgg) && b.inView {
-		return aggEntry{}, b.at(notSupported("%s in a materialized view", name), node, written)
+	var orderBy []*ast.FuncCallExpr
+	if _, ok := node.(*ast.FuncCallExpr); ok {
+		// DISTINCT and ORDER BY, as sql.rewriteAggOrder marked them.
+		kept := make([]ast.ExprNode, 0, len(args))
+		for _, a := range args {
+			if f, ok := a.(*ast.FuncCallExpr); ok {
+				switch f.FnName.L {
+				case sql.AggDistinctFunc:
+					distinct = true
+					continue
+				case sql.AggOrderFunc:
+					orderBy = append(orderBy, f)
+					continue
+				}
+			}
+			kept = append(kept, a)
+		}
+		args = kept
 	}
 	want := 1
 	if kind == expr.AggStringAgg {
@@ -249,6 +289,9 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	arg, err := b.bindExpr(c.noAggs("nested"), args[0])
 	if err != nil {
 		return e, err
+	}
+	if e.order, err = b.bindAggOrder(c, orderBy, arg, distinct); err != nil {
+		return e, b.at(err, node, written)
 	}
 	if filter != nil {
 		if e.filter, err = b.bindCond(c.noAggs("FILTER"), filter, "FILTER"); err != nil {
@@ -278,6 +321,49 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 		return e, b.at(err, node, written)
 	}
 	return e, nil
+}
+
+// bindAggOrder binds the ORDER BY keys of string_agg or array_agg (the
+// sql.AggOrderFunc markers). Under DISTINCT each key must be the
+// argument, as in Postgres (the values are sorted to find the distinct
+// ones).
+func (b *binder) bindAggOrder(c *exprCtx, marks []*ast.FuncCallExpr, arg expr.Expr, distinct bool) ([]aggOrder, error) {
+	var out []aggOrder
+	for _, m := range marks {
+		if len(m.Args) != 3 {
+			return nil, pgerr.New(pgerr.Internal, "binder: malformed ORDER BY marker")
+		}
+		e, err := b.bindExpr(c.noAggs("nested"), m.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().ID == types.IDUnknown {
+			if e, err = expr.Cast(e, types.TText); err != nil {
+				return nil, err
+			}
+		}
+		if distinct && !exprEqual(e, arg) {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list")
+		}
+		flag := func(i int) int64 {
+			v, _ := m.Args[i].(ast.ValueExpr)
+			if v == nil {
+				return 0
+			}
+			n, _ := v.GetValue().(int64)
+			return n
+		}
+		desc := flag(1) == 1
+		nullsFirst := desc // Postgres: NULLS FIRST is the default for DESC
+		switch flag(2) {
+		case 1:
+			nullsFirst = true
+		case 2:
+			nullsFirst = false
+		}
+		out = append(out, aggOrder{e: e, desc: desc, nullsFirst: nullsFirst})
+	}
+	return out, nil
 }
 
 // stringAggArgs binds string_agg's value (as text) and its delimiter,

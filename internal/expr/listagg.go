@@ -1,0 +1,122 @@
+package expr
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// ListOrder is one ORDER BY key of a list aggregate (string_agg,
+// array_agg): the key's type and direction. NullsFirst is explicit, as
+// Postgres defaults it: NULLS LAST for ASC, FIRST for DESC.
+type ListOrder struct {
+	Type       types.Type
+	Desc       bool
+	NullsFirst bool
+}
+
+// ListItem is one input row of a list aggregate: its value and its ORDER
+// BY keys (one per ListOrder).
+type ListItem struct {
+	Value types.Datum
+	Keys  []types.Datum
+}
+
+// ListAgg is the value of string_agg (kind AggStringAgg, delimiter sep) or
+// array_agg (AggArrayAgg, of elem) over items, in the order they are
+// given except as order says: the items are sorted by their keys, and
+// rows equal in the ORDER BY by their values' text (Postgres leaves
+// their order unspecified). DISTINCT keeps one item
+// per distinct value; without an ORDER BY, the values go in ascending
+// order (NULL last), as Postgres's sort for DISTINCT leaves them, and with
+// one (Postgres requires its keys to be the argument) in its order.
+//
+// string_agg skips NULL values and array_agg keeps them (also under
+// DISTINCT, once). Over no values the result is NULL. items is sorted in
+// place.
+func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, sep string, elem types.Type) types.Datum {
+	if kind == AggStringAgg {
+		items = slices.DeleteFunc(items, func(it ListItem) bool { return it.Value == nil })
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	valType := types.TText
+	if kind == AggArrayAgg {
+		valType = elem
+	}
+	// Rows equal in the order go by their values' text: the same in a
+	// batch query and a view, whose inputs come in different orders (a
+	// table's scan goes vnode by vnode); DISTINCT keeps the first of
+	// equal values (1.0 before 1.00).
+	byText := func(a, b ListItem) int {
+		if a.Value == nil || b.Value == nil {
+			return compareOrdered(a.Value, b.Value, ListOrder{Type: valType})
+		}
+		return strings.Compare(types.Format(a.Value, valType), types.Format(b.Value, valType))
+	}
+	if distinct && len(order) == 0 {
+		slices.SortStableFunc(items, func(a, b ListItem) int {
+			if c := compareOrdered(a.Value, b.Value, ListOrder{Type: valType}); c != 0 {
+				return c
+			}
+			return byText(a, b)
+		})
+	} else if len(order) > 0 {
+		slices.SortStableFunc(items, func(a, b ListItem) int {
+			for i, o := range order {
+				if c := compareOrdered(a.Keys[i], b.Keys[i], o); c != 0 {
+					return c
+				}
+			}
+			return byText(a, b)
+		})
+	}
+	if distinct {
+		items = slices.CompactFunc(items, func(a, b ListItem) bool {
+			if a.Value == nil || b.Value == nil {
+				return a.Value == nil && b.Value == nil
+			}
+			return Compare(a.Value, b.Value, valType) == 0
+		})
+	}
+	if kind == AggArrayAgg {
+		vals := make([]types.Datum, len(items))
+		for i, it := range items {
+			vals[i] = it.Value
+		}
+		return ArrayFromValues(vals, elem)
+	}
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(it.Value.(string))
+	}
+	return b.String()
+}
+
+// compareOrdered orders two values of a sort key.
+func compareOrdered(a, b types.Datum, o ListOrder) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		if o.NullsFirst {
+			return -1
+		}
+		return 1
+	case b == nil:
+		if o.NullsFirst {
+			return 1
+		}
+		return -1
+	}
+	c := Compare(a, b, o.Type)
+	if o.Desc {
+		return -c
+	}
+	return c
+}
