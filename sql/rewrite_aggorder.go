@@ -13,13 +13,13 @@ const (
 	AggOrderFunc = "__sdb_agg_order"
 )
 
-// listAggs are the aggregates TiDB's parser reads as plain function calls
+// callAggs are the aggregates TiDB's parser reads as plain function calls
 // whose DISTINCT and ORDER BY the rewrite moves into markers.
-var listAggs = map[string]bool{"string_agg": true, "array_agg": true}
+var callAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true}
 
-// rewriteAggOrder turns the DISTINCT and the ORDER BY inside a
-// string_agg or array_agg call, which TiDB's grammar has only for its own
-// aggregates, into marker arguments:
+// rewriteAggOrder turns the DISTINCT and the ORDER BY inside a call of
+// string_agg, array_agg, bool_and, bool_or or every, which TiDB's grammar
+// has only for its own aggregates, into marker arguments:
 //
 //	array_agg(DISTINCT x)                   ->  array_agg(x, __sdb_agg_distinct())
 //	string_agg(s, ',' ORDER BY k DESC, j)   ->  string_agg(s, ',', __sdb_agg_order(k, 1, 0), __sdb_agg_order(j, 0, 0))
@@ -28,7 +28,7 @@ var listAggs = map[string]bool{"string_agg": true, "array_agg": true}
 // It runs before rewriteAggFilter, which adds FILTER's marker after them.
 func rewriteAggOrder(query string, toks []Token) ([]Token, error) {
 	for i := 0; i+1 < len(toks); i++ {
-		if toks[i].Kind != TokIdent || toks[i].Quoted || !listAggs[strings.ToLower(toks[i].Text)] || !toks[i+1].isPunct("(") {
+		if toks[i].Kind != TokIdent || toks[i].Quoted || !callAggs[strings.ToLower(toks[i].Text)] || !toks[i+1].isPunct("(") {
 			continue
 		}
 		if i > 0 && toks[i-1].isPunct(".") && !(i > 1 && toks[i-2].isWord("pg_catalog")) {

@@ -73,6 +73,8 @@ var listViews = map[string]string{
 	"l_grouped": `SELECT g, string_agg(s, ',' ORDER BY v DESC NULLS LAST, id) AS ss, array_agg(DISTINCT v) AS dv,
 		array_agg(id ORDER BY id) FILTER (WHERE v > 100) AS hi FROM t GROUP BY g`,
 	"l_global": `SELECT array_agg(DISTINCT s ORDER BY s DESC) AS ds, count(*) AS c FROM t`,
+	// Not lists, but aggregates the parser reads as calls too.
+	"l_bool": `SELECT g, bool_and(v < 116) AS a, bool_or(v > 115) AS o, every(DISTINCT s IS NOT NULL) AS e FROM t GROUP BY g`,
 }
 
 // TestWindowViewsRandom: window-function and subquery views stay equal

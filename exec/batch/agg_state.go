@@ -74,6 +74,10 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		if st.val == nil || expr.Compare(v, st.val, argType) > 0 {
 			st.val = cloneDatum(v)
 		}
+	case expr.AggBoolAnd:
+		st.val = v.(bool) && (st.val == nil || st.val.(bool))
+	case expr.AggBoolOr:
+		st.val = v.(bool) || st.val == true
 	}
 	return nil
 }

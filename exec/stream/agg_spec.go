@@ -207,7 +207,7 @@ func (s AggSpec) validate() error {
 	}
 	for _, c := range s.Aggs {
 		switch {
-		case c.Kind > expr.AggArrayAgg:
+		case c.Kind > expr.AggBoolOr:
 			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
 		case isList(c.Kind) && len(s.InputPK) == 0:
 			return fmt.Errorf("stream: hash agg: %s over an input without a stream key", c.Kind)
@@ -360,6 +360,8 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{c.argType}
 	case expr.AggStringAgg, expr.AggArrayAgg:
 		return []types.Type{c.Type}
+	case expr.AggBoolAnd, expr.AggBoolOr:
+		return []types.Type{types.TInt64, types.TInt64}
 	}
 	return []types.Type{types.TInt64}
 }

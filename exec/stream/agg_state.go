@@ -18,6 +18,9 @@ type aggState struct {
 	// array_agg) the group's list changed: ext, its value, is recomputed
 	// from the list input table.
 	stale bool
+	// hits (bool_and, bool_or) counts the false inputs (bool_and) or the
+	// true ones (bool_or), and count all non-NULL ones.
+	hits int64
 	// pend is a run of bigint values of a sum or avg not yet added to
 	// sum (the columnar path adds them in int64), pendN their net count;
 	// folded into sum before sum is read (foldPending).
@@ -36,6 +39,13 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 		return aggState{sum: expr.SumState{Sum: v, Count: n}}, nil
 	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return aggState{ext: v}, nil
+	case expr.AggBoolAnd, expr.AggBoolOr:
+		n, ok1 := v.(int64)
+		hits, ok2 := row[c.stateCol+1].(int64)
+		if !ok1 || !ok2 {
+			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state %v, %v", c.Kind, v, row[c.stateCol+1])
+		}
+		return aggState{count: n, hits: hits}, nil
 	}
 	n, ok := v.(int64)
 	if !ok {
@@ -51,6 +61,8 @@ func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Dat
 		return append(row, st.sum.Sum, st.sum.Count)
 	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return append(row, st.ext)
+	case expr.AggBoolAnd, expr.AggBoolOr:
+		return append(row, st.count, st.hits)
 	}
 	return append(row, st.count)
 }
@@ -64,6 +76,14 @@ func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
 		return st.sum.Result(true, c.Type)
 	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return st.ext, nil
+	case expr.AggBoolAnd, expr.AggBoolOr:
+		if st.count == 0 {
+			return nil, nil
+		}
+		if c.Kind == expr.AggBoolAnd {
+			return st.hits == 0, nil
+		}
+		return st.hits > 0, nil
 	}
 	return st.count, nil
 }
@@ -78,6 +98,12 @@ func (c *aggCallLayout) accumulate(st *aggState, v types.Datum, delta int64) err
 	switch c.Kind {
 	case expr.AggCount, expr.AggCountStar:
 		st.count += delta
+		return nil
+	case expr.AggBoolAnd, expr.AggBoolOr:
+		st.count += delta
+		if v.(bool) == (c.Kind == expr.AggBoolOr) {
+			st.hits += delta
+		}
 		return nil
 	}
 	if err := st.sum.Accumulate(v, c.argType, delta < 0); err != nil {

@@ -19,6 +19,10 @@ const (
 	// (batch queries only: they cannot be maintained incrementally).
 	AggStringAgg // string_agg(x, sep)
 	AggArrayAgg  // array_agg(x)
+	// AggBoolAnd (bool_and, every) and AggBoolOr (bool_or): whether all
+	// or any of the non-NULL boolean inputs are true.
+	AggBoolAnd
+	AggBoolOr
 )
 
 // AggByName returns the aggregate called name (lower case).
@@ -38,12 +42,16 @@ func AggByName(name string) (AggKind, bool) {
 		return AggStringAgg, true
 	case "array_agg":
 		return AggArrayAgg, true
+	case "bool_and", "every":
+		return AggBoolAnd, true
+	case "bool_or":
+		return AggBoolOr, true
 	}
 	return 0, false
 }
 
 func (k AggKind) String() string {
-	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg"}[k]
+	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or"}[k]
 }
 
 // AggResultType is the type of agg(arg) as Postgres gives it: count is

@@ -19,6 +19,11 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
 		}
 		return types.ArrayOf(arg.ID), nil
+	case AggBoolAnd, AggBoolOr:
+		if arg.ID != types.IDBool {
+			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
+		}
+		return types.TBool, nil
 	case AggMin, AggMax:
 		switch arg.ID {
 		case types.IDUnknown:

@@ -46,6 +46,9 @@ var pgAggregates = []builtinAggregate{
 	{fn: 2146, transfn: "numeric_smaller", combinefn: "numeric_smaller", sortop: 1754, transtype: "numeric"},
 	{fn: 2147, transfn: "int8inc_any", combinefn: "int8pl", mtransfn: "int8inc_any", minvtransfn: "int8dec_any", transtype: "bigint", mtranstype: "bigint", initval: "0", minitval: "0"},
 	{fn: 2335, transfn: "array_agg_transfn", finalfn: "array_agg_finalfn", finalExtra: true, transtype: "internal"},
+	{fn: 2517, transfn: "booland_statefunc", combinefn: "booland_statefunc", mtransfn: "bool_accum", minvtransfn: "bool_accum_inv", mfinalfn: "bool_alltrue", sortop: 58, transtype: "boolean", mtranstype: "internal", mtransspace: 16},
+	{fn: 2518, transfn: "boolor_statefunc", combinefn: "boolor_statefunc", mtransfn: "bool_accum", minvtransfn: "bool_accum_inv", mfinalfn: "bool_anytrue", sortop: 59, transtype: "boolean", mtranstype: "internal", mtransspace: 16},
+	{fn: 2519, transfn: "booland_statefunc", combinefn: "booland_statefunc", mtransfn: "bool_accum", minvtransfn: "bool_accum_inv", mfinalfn: "bool_alltrue", sortop: 58, transtype: "boolean", mtranstype: "internal", mtransspace: 16},
 	{fn: 2803, transfn: "int8inc", combinefn: "int8pl", mtransfn: "int8inc", minvtransfn: "int8dec", transtype: "bigint", mtranstype: "bigint", initval: "0", minitval: "0"},
 	{fn: 3538, transfn: "string_agg_transfn", finalfn: "string_agg_finalfn", transtype: "internal"},
 }
@@ -56,6 +59,12 @@ var pgAggregates = []builtinAggregate{
 // streamdb cannot call them by name.
 var aggSupportFuncs = map[string]int64{
 	"array_agg_finalfn":       2334,
+	"bool_accum":              3496,
+	"bool_accum_inv":          3497,
+	"bool_alltrue":            3498,
+	"bool_anytrue":            3499,
+	"booland_statefunc":       2515,
+	"boolor_statefunc":        2516,
 	"array_agg_transfn":       2333,
 	"array_larger":            515,
 	"array_smaller":           516,
