@@ -24,13 +24,14 @@ type ListItem struct {
 }
 
 // ListAgg is the value of string_agg (kind AggStringAgg, delimiter sep) or
-// array_agg (AggArrayAgg, of elem) over items, in the order they are
-// given except as order says: the items are sorted by their keys, and
-// rows equal in the ORDER BY by their values' text (Postgres leaves
-// their order unspecified). DISTINCT keeps one item
-// per distinct value; without an ORDER BY, the values go in ascending
-// order (NULL last), as Postgres's sort for DISTINCT leaves them, and with
-// one (Postgres requires its keys to be the argument) in its order.
+// array_agg (AggArrayAgg, of elem) over items, sorted by their ORDER BY
+// keys (order), or without one by their values (ascending, NULL last),
+// and rows still equal by their values' text. PostgreSQL leaves both the
+// order without ORDER BY and the order of ties unspecified; sorting makes
+// it the same in a batch query and in a view, whose inputs come in
+// different orders (a table's scan goes vnode by vnode, a view's list
+// input by key). DISTINCT keeps the first of equal values (1.0 before
+// 1.00); PostgreSQL requires its ORDER BY keys to be the argument.
 //
 // string_agg skips NULL values and array_agg keeps them (also under
 // DISTINCT, once). Over no values the result is NULL. items is sorted in
@@ -46,33 +47,25 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 	if kind == AggArrayAgg {
 		valType = elem
 	}
-	// Rows equal in the order go by their values' text: the same in a
-	// batch query and a view, whose inputs come in different orders (a
-	// table's scan goes vnode by vnode); DISTINCT keeps the first of
-	// equal values (1.0 before 1.00).
 	byText := func(a, b ListItem) int {
 		if a.Value == nil || b.Value == nil {
 			return compareOrdered(a.Value, b.Value, ListOrder{Type: valType})
 		}
 		return strings.Compare(types.Format(a.Value, valType), types.Format(b.Value, valType))
 	}
-	if distinct && len(order) == 0 {
-		slices.SortStableFunc(items, func(a, b ListItem) int {
+	slices.SortStableFunc(items, func(a, b ListItem) int {
+		if len(order) == 0 {
 			if c := compareOrdered(a.Value, b.Value, ListOrder{Type: valType}); c != 0 {
 				return c
 			}
-			return byText(a, b)
-		})
-	} else if len(order) > 0 {
-		slices.SortStableFunc(items, func(a, b ListItem) int {
-			for i, o := range order {
-				if c := compareOrdered(a.Keys[i], b.Keys[i], o); c != 0 {
-					return c
-				}
+		}
+		for i, o := range order {
+			if c := compareOrdered(a.Keys[i], b.Keys[i], o); c != 0 {
+				return c
 			}
-			return byText(a, b)
-		})
-	}
+		}
+		return byText(a, b)
+	})
 	if distinct {
 		items = slices.CompactFunc(items, func(a, b ListItem) bool {
 			if a.Value == nil || b.Value == nil {
