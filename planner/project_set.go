@@ -97,6 +97,25 @@ func (n *ProjectSet) Expander() func(ctx context.Context, row []types.Datum) ([]
 	}
 }
 
+// StreamExpander is Expander for a view's actor: a row whose arguments
+// fail with a data error (or that yields more than maxSetRows values)
+// yields no values, as a NULL argument would, and the error goes to
+// sink (see expr.Guard).
+func (n *ProjectSet) StreamExpander(sink expr.ErrorSink) func(ctx context.Context, row []types.Datum) ([]types.Datum, error) {
+	expand := n.Expander()
+	if sink == nil {
+		return expand
+	}
+	return func(ctx context.Context, row []types.Datum) ([]types.Datum, error) {
+		vals, err := expand(ctx, row)
+		if err != nil && (expr.IsDataError(err) || err == errTooManySetRows) {
+			sink.EvalError(err)
+			return n.keep(row, nil)
+		}
+		return vals, err
+	}
+}
+
 // keep applies Cond and Outer to the values of one input row.
 func (n *ProjectSet) keep(row, vals []types.Datum) ([]types.Datum, error) {
 	if n.Cond != nil {

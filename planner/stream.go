@@ -30,6 +30,9 @@ type StreamEnv interface {
 	NextStateTableID() uint32
 	// Relation returns the relation with id (an upstream of the job).
 	Relation(id uint32) (*catalog.Relation, bool)
+	// ErrorLog records the data errors of the job's expressions, which
+	// its executors turn into NULLs (expr.Guard); nil: they fail the job.
+	ErrorLog() stream.ErrorLog
 }
 
 // StreamJob is the actors of one materialized view (or table) and how they

@@ -205,5 +205,6 @@ type dryEnv struct {
 
 func (e *dryEnv) Store() *storage.Store                        { return e.store }
 func (e *dryEnv) NewActorID() stream.ActorID                   { e.actors++; return e.actors }
+func (e *dryEnv) ErrorLog() stream.ErrorLog                    { return nil }
 func (e *dryEnv) NextStateTableID() uint32                     { e.tables++; return e.tables }
 func (e *dryEnv) Relation(id uint32) (*catalog.Relation, bool) { return e.cat.RelationByID(id) }

@@ -87,6 +87,15 @@ func (b *jobBuilder) materialize(rel *catalog.Relation, f *fragment, mode ScanMo
 	return f, nil
 }
 
+// errorSink is where the guarded expressions of a's executors report
+// their data errors (expr.Guard); nil for none.
+func errorSink(a *stream.Actor) expr.ErrorSink {
+	if a.Errors == nil {
+		return nil
+	}
+	return a.Errors
+}
+
 // NumScans counts the relation scans of a plan (one backfill each).
 func NumScans(n Node) int {
 	if _, ok := n.(*Scan); ok {
@@ -123,6 +132,9 @@ func (b *jobBuilder) creating() *stream.CreatingJob {
 
 func (b *jobBuilder) newActor() *stream.Actor {
 	a := &stream.Actor{ID: b.env.NewActorID(), State: stream.NewStateContext(b.env.Store())}
+	if log := b.env.ErrorLog(); log != nil {
+		a.Errors = stream.NewEvalErrors(b.jobID, log)
+	}
 	b.job.Actors = append(b.job.Actors, a)
 	return a
 }
@@ -145,7 +157,9 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewFilter(in, n.Cond) })
+		f.mapExecs(func(i int, in stream.Executor) stream.Executor {
+			return stream.NewFilter(in, expr.Guard(n.Cond, errorSink(f.actors[i])))
+		})
 		f.ops = append(f.ops, describe(n))
 		return f, nil
 	case *Project:
@@ -153,7 +167,9 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewProject(in, n.Exprs) })
+		f.mapExecs(func(i int, in stream.Executor) stream.Executor {
+			return stream.NewProject(in, expr.GuardAll(n.Exprs, errorSink(f.actors[i])))
+		})
 		f.ops = append(f.ops, describe(n))
 		f.key = projectedKey(n, f.key)
 		if f.distOK {
@@ -181,8 +197,9 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 			return nil, err
 		}
 		typ := batchColumnTypes(n.Cols)
-		expand := n.Expander()
-		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewProjectSet(in, expand, typ) })
+		f.mapExecs(func(i int, in stream.Executor) stream.Executor {
+			return stream.NewProjectSet(in, n.StreamExpander(errorSink(f.actors[i])), typ)
+		})
 		f.ops = append(f.ops, describe(n))
 		f.key = append(slices.Clone(f.key), len(n.Cols)-1)
 		return f, nil
@@ -205,7 +222,14 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 			return nil, err
 		}
 		typ := batchColumnTypes(n.Cols)
-		f.mapExecs(func(_ int, in stream.Executor) stream.Executor { return stream.NewExpand(in, n.Projections, typ) })
+		f.mapExecs(func(i int, in stream.Executor) stream.Executor {
+			sink := errorSink(f.actors[i])
+			projs := make([][]expr.Expr, len(n.Projections))
+			for k, p := range n.Projections {
+				projs[k] = expr.GuardAll(p, sink)
+			}
+			return stream.NewExpand(in, projs, typ)
+		})
 		f.ops = append(f.ops, describe(n))
 		f.key = append(slices.Clone(f.key), n.Branch)
 		return f, nil
@@ -377,6 +401,8 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	}
 	f.ops = append(f.ops, describe(n))
 	for i, a := range f.actors {
+		spec := spec
+		spec.Cond = expr.Guard(spec.Cond, errorSink(a))
 		j, err := stream.NewHashJoinInputs(left[i], right[i], a.State, spec, ids)
 		if err != nil {
 			return nil, err
@@ -498,6 +524,8 @@ func (b *jobBuilder) buildDynamicFilter(n *DynamicFilter) (*fragment, error) {
 	}
 	f.ops = append(f.ops, describe(n))
 	for i, a := range f.actors {
+		spec := spec
+		spec.Left, spec.Right = expr.Guard(spec.Left, errorSink(a)), expr.Guard(spec.Right, errorSink(a))
 		d, err := stream.NewDynamicFilter(left[i], right[i], a.State, spec, ids)
 		if err != nil {
 			return nil, err

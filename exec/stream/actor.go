@@ -22,6 +22,9 @@ type Actor struct {
 	// Closers release what the pipeline holds (snapshots, builders) when
 	// the actor exits.
 	Closers []func()
+	// Errors, for an actor of a view's job, records the data errors its
+	// guarded expressions turned into NULLs (expr.Guard); nil otherwise.
+	Errors *EvalErrors
 
 	// stopped is set when a Stop barrier ended the actor (its goroutine
 	// only): run returning nil without it is an actor that ended without
@@ -97,6 +100,15 @@ func (a *Actor) actorError(err error) error {
 }
 
 func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, b *Barrier) (stopped bool, err error) {
+	if a.Errors != nil {
+		// The rows pulled next belong to the barrier's Curr; a creating
+		// job's own barriers number apart from the running graph's, so
+		// its rows' errors record none (0).
+		a.Errors.epoch = 0
+		if b.coll == nil {
+			a.Errors.epoch = b.Curr
+		}
+	}
 	a.Out.applyBeforeBarrier(a.ID, b.Mutation)
 	if err := a.Out.Send(ctx, Message{Barrier: b}); err != nil {
 		return false, err

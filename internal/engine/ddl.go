@@ -129,6 +129,7 @@ func (db *DB) unregister(rel *catalog.Relation) {
 	delete(db.rels, rel.ID)
 	delete(db.byName, rel.Name)
 	delete(db.runtime, rel.ID)
+	db.viewErrors.forget(rel.ID)
 }
 
 // createView creates a materialized view: it records the view as

@@ -117,6 +117,9 @@ type DB struct {
 	writer *write.Writer
 	// recoveries logs the graph's recent recoveries (streamdb_catalog.recoveries).
 	recoveries recoveryLog
+	// viewErrors counts the data errors of views' expressions
+	// (streamdb_catalog.view_errors).
+	viewErrors viewErrorLog
 	defaultMu  sync.Mutex
 	defSess    *Session
 	closeOnce  sync.Once
@@ -160,6 +163,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 		byName: map[string]*catalog.Relation{}, runtime: map[uint32]*relRuntime{},
 		jobs: map[uint32]*job{}, closing: make(chan struct{})}
 	db.writer = write.New(writeEngine{db})
+	db.viewErrors.onNew = db.logViewError
 	if err := db.loadCatalog(); err != nil {
 		st.Close()
 		return nil, err

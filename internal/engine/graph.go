@@ -27,6 +27,7 @@ type jobEnv struct {
 func (e *jobEnv) Store() *storage.Store                        { return e.db.store }
 func (e *jobEnv) NewActorID() stream.ActorID                   { return e.db.actorSeq.next() }
 func (e *jobEnv) Relation(id uint32) (*catalog.Relation, bool) { return e.db.RelationByID(id) }
+func (e *jobEnv) ErrorLog() stream.ErrorLog                    { return &e.db.viewErrors }
 
 func (e *jobEnv) NextStateTableID() uint32 {
 	if !e.allocate {

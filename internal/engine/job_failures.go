@@ -22,7 +22,9 @@ import (
 //     and the last error.
 //   - After Options.JobFailureLimit of them (default 3), or after the
 //     first for a data error (SQLSTATE class 22: the rows that failed
-//     would fail again), the job is quarantined: its backfill is paused,
+//     would fail again; a view's expressions turn theirs into NULLs, see
+//     view_errors.go, so this is one met elsewhere), the job is
+//     quarantined: its backfill is paused,
 //     and the view records quarantined, failures and the error, so a
 //     restart keeps it paused and SHOW JOBS shows why. The graph stops
 //     failing; other views and DML go on.

@@ -70,6 +70,17 @@ func (s systemSource) Jobs() []systemcatalog.Job {
 // Recoveries implements systemcatalog.Engine.
 func (s systemSource) Recoveries() []systemcatalog.Recovery { return s.db.recoveries.snapshot() }
 
+// ViewErrors implements systemcatalog.Engine.
+func (s systemSource) ViewErrors() []systemcatalog.ViewError {
+	return s.db.viewErrors.snapshot(func(id uint32) (string, bool) {
+		r, ok := s.db.RelationByID(id)
+		if !ok {
+			return "", false
+		}
+		return r.Name, true
+	})
+}
+
 // systemScan reads the rows of a system relation for the session in ctx.
 func (db *DB) systemScan(ctx context.Context, r *catalog.Relation) storage.Iterator {
 	return &rowsIter{rows: systemcatalog.Rows(systemSource{db}, identityOf(ctx), r)}

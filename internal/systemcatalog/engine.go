@@ -30,6 +30,18 @@ type Engine interface {
 	// Recoveries returns the stream graph's recent recoveries, oldest
 	// first.
 	Recoveries() []Recovery
+	// ViewErrors returns the data errors of views' expressions counted
+	// since the database opened, by view and message.
+	ViewErrors() []ViewError
+}
+
+// ViewError counts the rows on which one of a view's expressions failed
+// with one error (streamdb_catalog.view_errors).
+type ViewError struct {
+	View, Code, Message   string
+	Count                 int64
+	FirstEpoch, LastEpoch uint64 // 0: met by the view's backfill
+	First, Last           time.Time
 }
 
 // Job is a view being created, as SHOW JOBS and

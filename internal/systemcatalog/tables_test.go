@@ -76,6 +76,13 @@ func (e fakeEngine) Recoveries() []Recovery {
 	return []Recovery{{Seq: 1, At: time.UnixMicro(1_000_000), Cause: errors.New("actor 7 failed").Error(), Rebuild: 1500 * time.Microsecond}}
 }
 
+func (e fakeEngine) ViewErrors() []ViewError {
+	return []ViewError{
+		{View: "mv", Code: "22012", Message: "division by zero", Count: 3, FirstEpoch: 0, LastEpoch: 9,
+			First: time.UnixMicro(1_000_000), Last: time.UnixMicro(2_000_000)},
+	}
+}
+
 var testIdentity = Identity{User: "alice", Database: "db", Settings: map[string]string{"timezone": "UTC", "application_name": "x"},
 	Defaults: map[string]string{"timezone": "UTC", "application_name": ""}}
 
@@ -145,6 +152,7 @@ func TestStreamdbCatalogRows(t *testing.T) {
 		{"streamdb_catalog.actors", "mv|0|scan|7|128|0-127\nmv|0|scan|8|128|128-255\nmv|1|agg|9|256|0-255"},
 		{"streamdb_catalog.fragments", "mv|0|scan|2|project <- scan t|t ($0)\nmv|1|agg|1|agg|fragment 0 ()"},
 		{"streamdb_catalog.recoveries", "1|1970-01-01 00:00:01+00|NULL|actor 7 failed|1.5"},
+		{"streamdb_catalog.view_errors", "mv|22012|division by zero|3|NULL|9|1970-01-01 00:00:01+00|1970-01-01 00:00:02+00"},
 	} {
 		r, ok := Relation(tc.rel)
 		if !ok {
