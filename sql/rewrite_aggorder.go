@@ -15,7 +15,12 @@ const (
 
 // callAggs are the aggregates TiDB's parser reads as plain function calls
 // whose DISTINCT and ORDER BY the rewrite moves into markers.
-var callAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true}
+var callAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
+	"stddev": true, "variance": true}
+
+// samplingAggs are PostgreSQL's names for stddev_samp and var_samp, which
+// TiDB's grammar takes for its stddev_pop and var_pop.
+var samplingAggs = map[string]bool{"stddev": true, "variance": true}
 
 // rewriteAggOrder turns the DISTINCT and the ORDER BY inside a call of
 // string_agg, array_agg, bool_and, bool_or or every, which TiDB's grammar
@@ -33,6 +38,12 @@ func rewriteAggOrder(query string, toks []Token) ([]Token, error) {
 		}
 		if i > 0 && toks[i-1].isPunct(".") && !(i > 1 && toks[i-2].isWord("pg_catalog")) {
 			continue // another schema's function
+		}
+		if samplingAggs[toks[i].Text] {
+			// TiDB's grammar reads stddev and variance as its own
+			// aggregates, the population forms: quoted, they are plain
+			// calls of PostgreSQL's (the sample forms).
+			toks[i].Quoted = true
 		}
 		open := i + 1
 		end := matchForward(toks, open)

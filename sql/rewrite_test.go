@@ -38,6 +38,10 @@ func TestRewrite(t *testing.T) {
 		{`select E'a\'b', $$c'd$$, 'e''f'`, `select 'a''b' , 'c''d' , 'e''f'`},
 		// Parameters.
 		{`select $2, $1`, `select ? , ?`},
+		// PostgreSQL's stddev and variance are plain calls (TiDB's are
+		// the population forms); stddev_pop stays TiDB's aggregate.
+		{`select stddev(DISTINCT x), variance(y), stddev_pop(z) from t`,
+			`select "stddev"( x , "__sdb_agg_distinct"( ) ) , "variance"( y ) , stddev_pop( z ) from t`},
 		// DISTINCT and ORDER BY in string_agg and array_agg, before FILTER.
 		{`select array_agg(DISTINCT x), string_agg(s, ',' ORDER BY k DESC NULLS LAST, j) from t`,
 			`select array_agg( x , "__sdb_agg_distinct"( ) ) , string_agg( s , ',' , "__sdb_agg_order"( k , 1 , 2 ) , "__sdb_agg_order"( j , 0 , 0 ) ) from t`},

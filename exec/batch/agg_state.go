@@ -31,6 +31,7 @@ func (spec *AggSpec) isList() bool {
 type aggState struct {
 	count int64           // count, count(*)
 	sum   expr.SumState   // sum, avg
+	vs    expr.VarState   // the variance family
 	val   types.Datum     // min, max
 	items []expr.ListItem // string_agg, array_agg: the inputs in order
 	seen  map[string]struct{}
@@ -74,6 +75,8 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		if st.val == nil || expr.Compare(v, st.val, argType) > 0 {
 			st.val = cloneDatum(v)
 		}
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		return st.vs.Accumulate(v, argType, false)
 	case expr.AggBoolAnd:
 		st.val = v.(bool) && (st.val == nil || st.val.(bool))
 	case expr.AggBoolOr:
@@ -103,6 +106,8 @@ func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
 		return st.sum.Result(false, spec.Type)
 	case expr.AggAvg:
 		return st.sum.Result(true, spec.Type)
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		return st.vs.Result(spec.Kind, spec.Type)
 	case expr.AggStringAgg, expr.AggArrayAgg:
 		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.Type.ElemType()), nil
 	}

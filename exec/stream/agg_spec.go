@@ -207,7 +207,7 @@ func (s AggSpec) validate() error {
 	}
 	for _, c := range s.Aggs {
 		switch {
-		case c.Kind > expr.AggBoolOr:
+		case c.Kind > expr.AggStddevPop:
 			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
 		case isList(c.Kind) && len(s.InputPK) == 0:
 			return fmt.Errorf("stream: hash agg: %s over an input without a stream key", c.Kind)
@@ -245,6 +245,9 @@ type aggCallLayout struct {
 	distinct int // index of its distinct-value table, or -1
 	list     int // index of its list input table, or -1
 	order    []expr.ListOrder
+	// scaleCol is the column of a numeric sum's or avg's scale counts
+	// (expr.ScaleCounts, as text) in the result row, or -1.
+	scaleCol int
 }
 
 // aggLayout holds the state tables of a HashAgg. With g group columns:
@@ -256,7 +259,13 @@ type aggCallLayout struct {
 //
 // where the state of count and count(*) is a count int64, of sum and avg an
 // expr.SumState as (sum AccType(arg), count int64), and of min and max the
-// current extreme (NULL when the group has no non-NULL value).
+// current extreme (NULL when the group has no non-NULL value), of the
+// variance family an expr.VarState as (n int64, sum numeric, sum of
+// squares numeric, special int64). After every
+// call's state come the scale counts of each sum, avg or variance of a numeric
+// argument (text, expr.ScaleCounts; NULL in a row written before they
+// were kept, when the sum keeps the largest scale it has seen); they are
+// last so that such rows still decode.
 //
 // Min/max input table, one per column aggregated by min or max: every input
 // row with a non-NULL value in that column, PK all columns, DistKey the
@@ -328,7 +337,7 @@ func (l *aggLayout) resolveCalls(s AggSpec) error {
 		if err != nil {
 			return err
 		}
-		cl := aggCallLayout{AggCall: c, stateCol: col, minMax: -1, distinct: -1, list: -1}
+		cl := aggCallLayout{AggCall: c, stateCol: col, minMax: -1, distinct: -1, list: -1, scaleCol: -1}
 		cl.Type = t
 		if c.Kind != expr.AggCountStar {
 			cl.argType = s.InTypes[c.Arg]
@@ -348,6 +357,13 @@ func (l *aggLayout) resolveCalls(s AggSpec) error {
 		col += len(cl.stateTypes())
 		l.calls = append(l.calls, cl)
 	}
+	for i := range l.calls {
+		c := &l.calls[i]
+		if (c.Kind == expr.AggSum || c.Kind == expr.AggAvg || c.Kind.IsVariance()) && c.argType.ID == types.IDNumeric {
+			c.scaleCol = col
+			col++
+		}
+	}
 	return nil
 }
 
@@ -362,6 +378,8 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{c.Type}
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		return []types.Type{types.TInt64, types.TInt64}
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		return []types.Type{types.TInt64, types.TNumeric, types.TNumeric, types.TInt64}
 	}
 	return []types.Type{types.TInt64}
 }
@@ -378,6 +396,11 @@ func (l *aggLayout) resultTable(id uint32) *storage.Table {
 	ts := append(slices.Clone(l.groupTypes), types.TInt64)
 	for i := range l.calls {
 		ts = append(ts, l.calls[i].stateTypes()...)
+	}
+	for i := range l.calls {
+		if l.calls[i].scaleCol >= 0 {
+			ts = append(ts, types.TText)
+		}
 	}
 	return &storage.Table{ID: id, Types: ts, PK: l.groupKeyCols(), DistKey: l.groupKeyCols()}
 }

@@ -3,6 +3,8 @@ package stream
 import (
 	"fmt"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 )
@@ -12,6 +14,7 @@ import (
 type aggState struct {
 	count int64         // count, count(*)
 	sum   expr.SumState // sum, avg
+	vs    expr.VarState // the variance family
 	ext   types.Datum   // min, max: the current extreme, nil when none
 	// stale (min, max) means the extreme was deleted this epoch: ext is
 	// unknown until refreshed from the min/max input table; (string_agg,
@@ -36,9 +39,26 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 		if !ok {
 			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state %v", c.Kind, row[c.stateCol+1])
 		}
-		return aggState{sum: expr.SumState{Sum: v, Count: n}}, nil
+		st := aggState{sum: expr.SumState{Sum: v, Count: n}}
+		if err := c.decodeScales(row, &st.sum.Scales); err != nil {
+			return aggState{}, err
+		}
+		return st, nil
 	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return aggState{ext: v}, nil
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		n, ok1 := v.(int64)
+		special, ok2 := row[c.stateCol+3].(int64)
+		sum, ok3 := row[c.stateCol+1].(*apd.Decimal)
+		sumSq, ok4 := row[c.stateCol+2].(*apd.Decimal)
+		if !ok1 || !ok2 || (ok3 != ok4) || (!ok3 && row[c.stateCol+1] != nil) {
+			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state %v", c.Kind, row[c.stateCol:c.stateCol+4])
+		}
+		st := aggState{vs: expr.VarState{N: n, Sum: sum, SumSq: sumSq, Special: special}}
+		if err := c.decodeScales(row, &st.vs.Scales); err != nil {
+			return aggState{}, err
+		}
+		return st, nil
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		n, ok1 := v.(int64)
 		hits, ok2 := row[c.stateCol+1].(int64)
@@ -54,6 +74,24 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 	return aggState{count: n}, nil
 }
 
+// decodeScales reads the call's scale counts, if it keeps them, into
+// dst; a row written before they were kept leaves dst nil.
+func (c *aggCallLayout) decodeScales(row []types.Datum, dst *expr.ScaleCounts) error {
+	if c.scaleCol < 0 || c.scaleCol >= len(row) {
+		return nil
+	}
+	text, ok := row[c.scaleCol].(string)
+	if !ok {
+		return nil
+	}
+	sc, err := expr.ParseScaleCounts(text)
+	if err != nil {
+		return fmt.Errorf("stream: hash agg: corrupt %s state: %w", c.Kind, err)
+	}
+	*dst = sc
+	return nil
+}
+
 // appendState appends the call's state columns to a result-table row.
 func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Datum {
 	switch c.Kind {
@@ -63,8 +101,30 @@ func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Dat
 		return append(row, st.ext)
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		return append(row, st.count, st.hits)
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		var sum, sumSq types.Datum // NULL while no finite input is counted
+		if st.vs.Sum != nil {
+			sum, sumSq = st.vs.Sum, st.vs.SumSq
+		}
+		return append(row, st.vs.N, sum, sumSq, st.vs.Special)
 	}
 	return append(row, st.count)
+}
+
+// appendTail appends the call's columns that follow every call's state
+// (see aggLayout): a numeric sum's scale counts.
+func (c *aggCallLayout) appendTail(row []types.Datum, st *aggState) []types.Datum {
+	if c.scaleCol < 0 {
+		return row
+	}
+	sc := st.sum.Scales
+	if c.Kind.IsVariance() {
+		sc = st.vs.Scales
+	}
+	if sc == nil {
+		return append(row, nil) // not known (a group from before they were kept)
+	}
+	return append(row, sc.String())
 }
 
 // result is the aggregate's value for state st.
@@ -76,6 +136,8 @@ func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
 		return st.sum.Result(true, c.Type)
 	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
 		return st.ext, nil
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		return st.vs.Result(c.Kind, c.Type)
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		if st.count == 0 {
 			return nil, nil
@@ -105,6 +167,18 @@ func (c *aggCallLayout) accumulate(st *aggState, v types.Datum, delta int64) err
 			st.hits += delta
 		}
 		return nil
+	}
+	if c.Kind.IsVariance() {
+		if c.scaleCol >= 0 && st.vs.Scales == nil && st.vs.N == 0 {
+			st.vs.Scales = expr.ScaleCounts{} // no inputs: none to count
+		}
+		if err := st.vs.Accumulate(v, c.argType, delta < 0); err != nil {
+			return fmt.Errorf("stream: hash agg %s: %w", c.Kind, err)
+		}
+		return nil
+	}
+	if c.scaleCol >= 0 && st.sum.Scales == nil && st.sum.Count == 0 {
+		st.sum.Scales = expr.ScaleCounts{} // no inputs: none to count
 	}
 	if err := st.sum.Accumulate(v, c.argType, delta < 0); err != nil {
 		return fmt.Errorf("stream: hash agg %s: %w", c.Kind, err)

@@ -571,6 +571,9 @@ func (h *HashAgg) stateRow(g *aggGroup) []types.Datum {
 	for i := range h.l.calls {
 		row = h.l.calls[i].appendState(row, &g.states[i])
 	}
+	for i := range h.l.calls {
+		row = h.l.calls[i].appendTail(row, &g.states[i])
+	}
 	return row
 }
 

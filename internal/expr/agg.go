@@ -23,6 +23,12 @@ const (
 	// or any of the non-NULL boolean inputs are true.
 	AggBoolAnd
 	AggBoolOr
+	// The variance family (VarState): sample and population variance and
+	// standard deviation; variance is var_samp, stddev stddev_samp.
+	AggVarSamp
+	AggVarPop
+	AggStddevSamp
+	AggStddevPop
 )
 
 // AggByName returns the aggregate called name (lower case).
@@ -46,12 +52,21 @@ func AggByName(name string) (AggKind, bool) {
 		return AggBoolAnd, true
 	case "bool_or":
 		return AggBoolOr, true
+	case "var_samp", "variance":
+		return AggVarSamp, true
+	case "var_pop":
+		return AggVarPop, true
+	case "stddev_samp", "stddev":
+		return AggStddevSamp, true
+	case "stddev_pop":
+		return AggStddevPop, true
 	}
 	return 0, false
 }
 
 func (k AggKind) String() string {
-	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or"}[k]
+	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or",
+		"var_samp", "var_pop", "stddev_samp", "stddev_pop"}[k]
 }
 
 // AggResultType is the type of agg(arg) as Postgres gives it: count is
@@ -60,11 +75,19 @@ func (k AggKind) String() string {
 // of floats double; min/max the argument's type.
 func AggResultType(k AggKind, arg types.Type) (types.Type, error) { return aggResultType(k, arg) }
 
+// IsVariance reports whether k is of the variance family (VarState).
+func (k AggKind) IsVariance() bool { return k >= AggVarSamp && k <= AggStddevPop }
+
 // SumState is the retractable running state of sum and avg: the sum of the
 // non-NULL inputs (as a Datum of AccType) and how many there were.
 type SumState struct {
 	Sum   types.Datum
 	Count int64
+	// Scales, when not nil, counts the numeric inputs by scale: the sum
+	// then has the largest scale of the inputs counted, as PostgreSQL's
+	// over the same inputs, however many were retracted. A view's state
+	// keeps it; a batch aggregate, which never retracts, needs none.
+	Scales ScaleCounts
 }
 
 // AccType is the type sum/avg accumulate in for an argument type: bigint for

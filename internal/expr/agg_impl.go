@@ -19,6 +19,8 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
 		}
 		return types.ArrayOf(arg.ID), nil
+	case AggVarSamp, AggVarPop, AggStddevSamp, AggStddevPop:
+		return varResultType(k, arg)
 	case AggBoolAnd, AggBoolOr:
 		if arg.ID != types.IDBool {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
@@ -69,8 +71,9 @@ func accType(arg types.Type) types.Type {
 
 // accumulate adds or retracts one value. Integer and numeric sums are
 // exact, so retracting restores the previous sum (a numeric sum keeps the
-// largest scale it has seen while any value remains); float sums may
-// drift by rounding. When the count returns to zero the sum is reset.
+// largest scale it has seen while any value remains, unless Scales counts
+// them); float sums may drift by rounding. When the count returns to zero
+// the sum is reset.
 func (st *SumState) accumulate(v types.Datum, arg types.Type, retract bool) error {
 	acc, err := toAcc(v, arg)
 	if err != nil {
@@ -84,10 +87,13 @@ func (st *SumState) accumulate(v types.Datum, arg types.Type, retract bool) erro
 		return err
 	}
 	st.Sum = sum
+	delta := int64(1)
 	if retract {
-		st.Count--
-	} else {
-		st.Count++
+		delta = -1
+	}
+	st.Count += delta
+	if d, ok := v.(*apd.Decimal); ok && st.Scales != nil {
+		st.Scales.add(d, delta)
 	}
 	if st.Count == 0 {
 		st.Sum = nil
@@ -182,13 +188,19 @@ func (st *SumState) result(avg bool, result types.Type) (types.Datum, error) {
 	if st.Count == 0 || st.Sum == nil {
 		return nil, nil
 	}
+	sum := st.Sum
+	if d, ok := sum.(*apd.Decimal); ok && st.Scales != nil {
+		if sc, ok := st.Scales.maxScale(); ok {
+			sum = rescale(d, sc)
+		}
+	}
 	if !avg {
 		if result.ID == types.IDFloat32 {
-			return float64(float32(st.Sum.(float64))), nil
+			return float64(float32(sum.(float64))), nil
 		}
-		return st.Sum, nil
+		return sum, nil
 	}
-	switch s := st.Sum.(type) {
+	switch s := sum.(type) {
 	case int64:
 		return numericArith("/")([]types.Datum{apd.New(s, 0), apd.New(st.Count, 0)})
 	case float64:
@@ -196,5 +208,5 @@ func (st *SumState) result(avg bool, result types.Type) (types.Datum, error) {
 	case types.Interval:
 		return intervalScale(s, float64(st.Count), true)
 	}
-	return numericArith("/")([]types.Datum{st.Sum, apd.New(st.Count, 0)})
+	return numericArith("/")([]types.Datum{sum, apd.New(st.Count, 0)})
 }

@@ -62,7 +62,8 @@ func sameOrder(a, b []aggOrder) bool {
 type aggCollector struct{ found []ast.ExprNode }
 
 // funcAggs are the aggregates the parser reads as function calls.
-var funcAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true}
+var funcAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
+	"stddev": true, "variance": true}
 
 func isFuncAgg(n ast.Node) bool {
 	f, ok := n.(*ast.FuncCallExpr)
@@ -321,6 +322,12 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 		argType = e.arg.Type()
 	}
 	if e.typ, err = expr.AggResultType(e.kind, argType); err != nil {
+		// Name the function as written (variance, not var_samp).
+		if pe, ok := err.(*pgerr.Error); ok && name != e.kind.String() {
+			c := *pe
+			c.Message = strings.Replace(c.Message, "function "+e.kind.String()+"(", "function "+name+"(", 1)
+			err = &c
+		}
 		return e, b.at(err, node, written)
 	}
 	return e, nil
