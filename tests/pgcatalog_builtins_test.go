@@ -92,7 +92,11 @@ type pgProcRow struct {
 	ret, variadic       uint32
 	args, all, modes    string
 	argNames, wantTypes []string
+	variadicElem        string // the variadic element type's name
 }
+
+// anyOID is the pseudo-type "any", of concat's VARIADIC "any".
+const anyOID = 2276
 
 func readPgProc(t *testing.T, conn *pgx.Conn, names map[uint32]string) []pgProcRow {
 	t.Helper()
@@ -118,6 +122,7 @@ func readPgProc(t *testing.T, conn *pgx.Conn, names map[uint32]string) []pgProcR
 		for _, a := range oidList(t, p.args) {
 			p.argNames = append(p.argNames, names[a])
 		}
+		p.variadicElem = names[p.variadic]
 		p.wantTypes = []string{names[p.ret]}
 		if names[p.ret] == "record" { // the OUT arguments are the columns
 			p.wantTypes = nil
@@ -139,8 +144,14 @@ func (p pgProcRow) callQuery() string {
 		args[i] = "NULL::" + a
 	}
 	switch {
+	case p.variadic == anyOID:
+		// The fixed arguments, then two values of different types.
+		args = append(args[:len(args)-1], "NULL::integer", "NULL::text")
 	case p.variadic != 0:
-		args = []string{"NULL::integer", "NULL::text"}
+		// The fixed arguments, then two elements of the variadic array.
+		args = args[:len(args)-1]
+		elem := p.variadicElem
+		args = append(args, "NULL::"+elem, "NULL::"+elem)
 	case p.kind == "a" && len(args) == 0:
 		args = []string{"*"}
 	}

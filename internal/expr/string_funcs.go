@@ -20,7 +20,9 @@ func registerStrings() {
 	register(overloads(fn1(tText, tInt4, func(a []types.Datum) (types.Datum, error) {
 		return int64(len(a[0].(string))), nil
 	})), "octet_length")
-	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr)), "substr", "substring")
+	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr)), "substr")
+	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr),
+		fn2(tText, tText, tText, regexSubstring)), "substring")
 	register(overloads(fn1(tText, tText, trimFn(true, true)), fn2(tText, tText, tText, trimFn(true, true))), "btrim", "trim")
 	register(overloads(fn1(tText, tText, trimFn(true, false)), fn2(tText, tText, tText, trimFn(true, false))), "ltrim")
 	register(overloads(fn1(tText, tText, trimFn(false, true)), fn2(tText, tText, tText, trimFn(false, true))), "rtrim")

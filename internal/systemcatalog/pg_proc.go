@@ -68,14 +68,16 @@ type funcSig struct {
 	variadic int64
 	ret      int64
 	retset   bool
+	defaults int // pronargdefaults
 }
 
 // funcArg is one argument as pg_get_function_arguments prints it:
 // [mode] [name] type.
 type funcArg struct {
-	mode string // "i", "o", "b" (INOUT) or "v" (VARIADIC)
-	name string
-	typ  int64
+	mode       string // "i", "o", "b" (INOUT) or "v" (VARIADIC)
+	name       string
+	typ        int64
+	hasDefault bool // DEFAULT expr follows
 }
 
 var argModes = map[string]string{"OUT": "o", "INOUT": "b", "VARIADIC": "v"}
@@ -89,6 +91,9 @@ func parseFuncArgs(s string) ([]funcArg, error) {
 	var out []funcArg
 	for _, part := range strings.Split(s, ", ") {
 		a := funcArg{mode: "i"}
+		if before, _, ok := strings.Cut(part, " DEFAULT "); ok {
+			part, a.hasDefault = before, true
+		}
 		if word, rest, ok := strings.Cut(part, " "); ok && argModes[word] != "" {
 			a.mode, part = argModes[word], rest
 		}
@@ -142,6 +147,9 @@ func (f *builtinFunc) signature() (funcSig, error) {
 			sig.variadic = a.typ
 		}
 		plain = plain && a.mode == "i"
+		if a.hasDefault {
+			sig.defaults++
+		}
 		named = named || a.name != ""
 		sig.all = append(sig.all, a.typ)
 		sig.modes = append(sig.modes, a.mode)
@@ -226,7 +234,7 @@ func procRows(*view) [][]types.Datum {
 		}
 		rows = append(rows, []types.Datum{f.oid, f.name, int64(nsPgCatalog), int64(roleSuper), lang, cost, f.rows,
 			sig.variadic, int64(0), orDefault(f.kind, 'f'), false, f.leakproof, !f.lax, sig.retset,
-			orDefault(f.vol, 'i'), orDefault(f.par, 's'), int64(len(sig.in)), int64(0), sig.ret, oidVector(sig.in),
+			orDefault(f.vol, 'i'), orDefault(f.par, 's'), int64(len(sig.in)), int64(sig.defaults), sig.ret, oidVector(sig.in),
 			all, textArray(sig.modes), textArray(sig.names), nil, nil, src, nil, body, nil, nil})
 	}
 	return rows

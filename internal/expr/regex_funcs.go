@@ -1,0 +1,394 @@
+package expr
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// The regexp_* functions and substring(s FROM pattern), as PostgreSQL 15
+// has them (see regex.go for the pattern syntax).
+
+func init() {
+	textArray := types.ArrayOf(types.IDText)
+	register(overloads(
+		sig{params: []types.ID{tText, tText, tText}, result: tText, fn: regexpReplace},
+		sig{params: []types.ID{tText, tText, tText, tText}, result: tText, fn: regexpReplace},
+		sig{params: []types.ID{tText, tText, tText, tInt4}, result: tText, fn: regexpReplaceAt},
+		sig{params: []types.ID{tText, tText, tText, tInt4, tInt4}, result: tText, fn: regexpReplaceAt},
+		sig{params: []types.ID{tText, tText, tText, tInt4, tInt4, tText}, result: tText, fn: regexpReplaceAt},
+	), "regexp_replace")
+	register(typed(textArray, overloads(fn2(tText, tText, tText, regexpMatch), fn3(tText, tText, tText, tText, regexpMatch))), "regexp_match")
+	register(typed(textArray, overloads(fn2(tText, tText, tText, regexpSplit), fn3(tText, tText, tText, tText, regexpSplit))), "regexp_split_to_array")
+	register(overloads(fn2(tText, tText, tBool, regexpLike), fn3(tText, tText, tText, tBool, regexpLike)), "regexp_like")
+	register(overloads(fn2(tText, tText, tInt4, regexpCount), fn3(tText, tText, tInt4, tInt4, regexpCount),
+		sig{params: []types.ID{tText, tText, tInt4, tText}, result: tInt4, fn: regexpCount}), "regexp_count")
+	register(overloads(fn2(tText, tText, tText, regexpSubstr), fn3(tText, tText, tInt4, tText, regexpSubstr),
+		sig{params: []types.ID{tText, tText, tInt4, tInt4}, result: tText, fn: regexpSubstr},
+		sig{params: []types.ID{tText, tText, tInt4, tInt4, tText}, result: tText, fn: regexpSubstr},
+		sig{params: []types.ID{tText, tText, tInt4, tInt4, tText, tInt4}, result: tText, fn: regexpSubstr}), "regexp_substr")
+}
+
+// typed wraps a builder whose overloads all return a type a sig cannot
+// name (an array): the call's result is t.
+func typed(t types.Type, b funcBuilder) funcBuilder {
+	return func(name string, args []Expr) (Expr, error) {
+		e, err := b(name, args)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := e.(*call); ok {
+			n := *c
+			n.typ = t
+			return &n, nil
+		}
+		return e, nil
+	}
+}
+
+// parseRegexFlags reads a flags argument; global says whether the 'g'
+// flag is allowed (fn names the function for the error when it is not).
+func parseRegexFlags(flags, fn string, global bool) (o regexOpts, g bool, err error) {
+	for _, c := range flags {
+		switch c {
+		case 'g':
+			if !global {
+				e := pgerr.New(pgerr.InvalidParameterValue, "%s does not support the \"global\" option", fn)
+				if fn == "regexp_match()" {
+					e.Hint = "Use the regexp_matches function instead."
+				}
+				return o, false, e
+			}
+			g = true
+		case 'i':
+			o.icase = true
+		case 'c':
+			o.icase = false
+		case 'n', 'm':
+			o.noDotNL, o.multiline = true, true
+		case 'p':
+			o.noDotNL, o.multiline = true, false
+		case 'w':
+			o.noDotNL, o.multiline = false, true
+		case 's':
+			o.noDotNL, o.multiline = false, false
+		case 'q':
+			o.literal = true
+		case 'x':
+			o.expanded = true
+		case 't', 'e':
+		default:
+			return o, false, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", c)
+		}
+	}
+	return o, g, nil
+}
+
+// regexArgs compiles a[1] with the flags in a[k] (when there), for fn.
+func regexArgs(a []types.Datum, k int, fn string, global bool) (*regexp.Regexp, bool, error) {
+	flags := ""
+	if k < len(a) {
+		flags = a[k].(string)
+	}
+	o, g, err := parseRegexFlags(flags, fn, global)
+	if err != nil {
+		return nil, false, err
+	}
+	re, err := compileRegex(a[1].(string), o)
+	return re, g, err
+}
+
+// regexpReplace is regexp_replace(source, pattern, replacement [, flags]):
+// the first match replaced, or every one with the 'g' flag.
+func regexpReplace(a []types.Datum) (types.Datum, error) {
+	re, g, err := regexArgs(a, 3, "regexp_replace()", true)
+	if err != nil {
+		return nil, err
+	}
+	n := 1
+	if g {
+		n = 0
+	}
+	return replaceMatches(re, a[0].(string), a[2].(string), 0, n), nil
+}
+
+// regexpReplaceAt is regexp_replace(source, pattern, replacement, start
+// [, N [, flags]]): matches from character start on; the Nth, or every
+// one when N is 0 (without N: the first, or every one with 'g').
+func regexpReplaceAt(a []types.Datum) (types.Datum, error) {
+	re, g, err := regexArgs(a, 5, "regexp_replace()", true)
+	if err != nil {
+		return nil, err
+	}
+	s := a[0].(string)
+	start := a[3].(int64)
+	if start <= 0 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "start", start)
+	}
+	n := int64(1)
+	if g {
+		n = 0
+	}
+	if len(a) > 4 {
+		if n = a[4].(int64); n < 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "n", n)
+		}
+	}
+	return replaceMatches(re, s, a[2].(string), byteOffset(s, start-1), int(n)), nil
+}
+
+// replaceMatches replaces in s, from byte from on, the nth match of re
+// (every match when nth is 0) by repl with its \1..\9 and \& references.
+func replaceMatches(re *regexp.Regexp, s, repl string, from, nth int) string {
+	if from > len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:from])
+	last := from
+	k := 0
+	for _, m := range findAll(re, s, from) {
+		k++
+		if nth > 0 && k != nth {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		appendReplacement(&b, s, repl, m)
+		last = m[1]
+		if nth > 0 {
+			break
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// findAll returns the matches of re in s from byte from on, as
+// FindAllStringSubmatchIndex does, with a zero-length match right after
+// a match skipped (PostgreSQL's scan moves one character past it).
+func findAll(re *regexp.Regexp, s string, from int) [][]int {
+	var out [][]int
+	for pos := from; pos <= len(s); {
+		m := re.FindStringSubmatchIndex(s[pos:])
+		if m == nil {
+			break
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += pos
+			}
+		}
+		out = append(out, m)
+		if m[1] > m[0] {
+			pos = m[1]
+			continue
+		}
+		if m[1] >= len(s) {
+			break
+		}
+		_, w := utf8.DecodeRuneInString(s[m[1]:])
+		pos = m[1] + w
+	}
+	return out
+}
+
+// appendReplacement writes repl with \N (group N, 1-9), \& (the whole
+// match) and \\ (a backslash) substituted; another backslash is kept.
+func appendReplacement(b *strings.Builder, s, repl string, m []int) {
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		if c != '\\' || i+1 == len(repl) {
+			b.WriteByte(c)
+			continue
+		}
+		n := repl[i+1]
+		switch {
+		case n >= '1' && n <= '9':
+			g := int(n - '0')
+			if 2*g+1 < len(m) && m[2*g] >= 0 {
+				b.WriteString(s[m[2*g]:m[2*g+1]])
+			}
+			i++
+		case n == '&':
+			b.WriteString(s[m[0]:m[1]])
+			i++
+		case n == '\\':
+			b.WriteByte('\\')
+			i++
+		default:
+			b.WriteByte('\\')
+		}
+	}
+}
+
+// byteOffset is the byte offset of character n (0-based) of s, or len(s)
+// + the characters past its end.
+func byteOffset(s string, n int64) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s) + int(n)
+}
+
+// groups returns a match's captured groups (the whole match when the
+// pattern has none), NULL for one that did not participate.
+func groups(s string, m []int) []types.Datum {
+	if len(m) == 2 {
+		return []types.Datum{s[m[0]:m[1]]}
+	}
+	out := make([]types.Datum, 0, len(m)/2-1)
+	for g := 1; 2*g < len(m); g++ {
+		if m[2*g] < 0 {
+			out = append(out, nil)
+			continue
+		}
+		out = append(out, s[m[2*g]:m[2*g+1]])
+	}
+	return out
+}
+
+// regexpMatch is regexp_match(string, pattern [, flags]): the captured
+// groups of the first match as text[], NULL when none.
+func regexpMatch(a []types.Datum) (types.Datum, error) {
+	re, _, err := regexArgs(a, 2, "regexp_match()", false)
+	if err != nil {
+		return nil, err
+	}
+	s := a[0].(string)
+	m := re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return nil, nil
+	}
+	return types.FormatArray(groups(s, m), types.TText), nil
+}
+
+// regexpSplit is regexp_split_to_array(string, pattern [, flags]): the
+// pieces between matches. As in PostgreSQL a zero-length match at the
+// start or end of the string, or right after another match, splits
+// nothing.
+func regexpSplit(a []types.Datum) (types.Datum, error) {
+	re, _, err := regexArgs(a, 2, "regexp_split_to_array()", false)
+	if err != nil {
+		return nil, err
+	}
+	s := a[0].(string)
+	var parts []types.Datum
+	prev := 0
+	for _, m := range findAll(re, s, 0) {
+		if m[0] >= len(s) || m[1] <= prev {
+			continue
+		}
+		parts = append(parts, s[prev:m[0]])
+		prev = m[1]
+	}
+	parts = append(parts, s[prev:])
+	return types.FormatArray(parts, types.TText), nil
+}
+
+// regexpLike is regexp_like(string, pattern [, flags]).
+func regexpLike(a []types.Datum) (types.Datum, error) {
+	re, _, err := regexArgs(a, 2, "regexp_like()", false)
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString(a[0].(string)), nil
+}
+
+// startArg reads the 1-based character position a[k] (1 when absent) as
+// a byte offset into s.
+func startArg(a []types.Datum, k int, s string) (int, error) {
+	if k >= len(a) {
+		return 0, nil
+	}
+	start := a[k].(int64)
+	if start <= 0 {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "start", start)
+	}
+	return byteOffset(s, start-1), nil
+}
+
+// regexpCount is regexp_count(string, pattern [, start [, flags]]).
+func regexpCount(a []types.Datum) (types.Datum, error) {
+	re, _, err := regexArgs(a, 3, "regexp_count()", false)
+	if err != nil {
+		return nil, err
+	}
+	s := a[0].(string)
+	from, err := startArg(a, 2, s)
+	if err != nil || from > len(s) {
+		return int64(0), err
+	}
+	return int64(len(findAll(re, s, from))), nil
+}
+
+// regexpSubstr is regexp_substr(string, pattern [, start [, N [, flags
+// [, subexpr]]]]): the Nth match (or its group subexpr), NULL when none.
+func regexpSubstr(a []types.Datum) (types.Datum, error) {
+	var re *regexp.Regexp
+	var err error
+	switch len(a) {
+	case 2:
+		re, _, err = regexArgs(a, 2, "regexp_substr()", false)
+	case 3:
+		// (string, pattern, flags) is not a form: the third is start.
+		re, _, err = regexArgs(a, 9, "regexp_substr()", false)
+	default:
+		re, _, err = regexArgs(a, 4, "regexp_substr()", false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := a[0].(string)
+	from, err := startArg(a, 2, s)
+	if err != nil || from > len(s) {
+		return nil, err
+	}
+	n, sub := int64(1), int64(0)
+	if len(a) > 3 {
+		if n = a[3].(int64); n <= 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "n", n)
+		}
+	}
+	if len(a) > 5 {
+		if sub = a[5].(int64); sub < 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "subexpr", sub)
+		}
+	}
+	ms := findAll(re, s, from)
+	if int64(len(ms)) < n {
+		return nil, nil
+	}
+	m := ms[n-1]
+	if 2*sub+1 >= int64(len(m)) || m[2*sub] < 0 {
+		return nil, nil
+	}
+	return s[m[2*sub]:m[2*sub+1]], nil
+}
+
+// regexSubstring is substring(string FROM pattern) (or substring(string,
+// pattern)): the first match's first group, or the whole match when the
+// pattern has none; NULL when none.
+func regexSubstring(a []types.Datum) (types.Datum, error) {
+	re, err := compileRegex(a[1].(string), regexOpts{})
+	if err != nil {
+		return nil, err
+	}
+	s := a[0].(string)
+	m := re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return nil, nil
+	}
+	if len(m) > 2 {
+		if m[2] < 0 {
+			return nil, nil
+		}
+		return s[m[2]:m[3]], nil
+	}
+	return s[m[0]:m[1]], nil
+}

@@ -1,0 +1,405 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+)
+
+// to_char(timestamp | timestamptz | interval, format), with PostgreSQL's
+// template patterns (time zone UTC: a timestamptz's fields are UTC's and
+// TZ prints "UTC"). Numbers are zero-padded to their field's width
+// unless FM precedes the pattern; names are blank-padded to 9 characters
+// (Month, Day) unless FM; TH and th add an ordinal suffix; text in double
+// quotes is copied (\" is a double quote).
+
+func init() {
+	register(overloads(
+		fn2(tTS, tText, tText, toCharTimestamp(false)),
+		fn2(tTSTZ, tText, tText, toCharTimestamp(true)),
+		fn2(tIvl, tText, tText, toCharInterval),
+	), "to_char")
+}
+
+var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July",
+	"August", "September", "October", "November", "December"}
+
+var dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+
+var romanMonths = [...]string{"I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"}
+
+// dchPatterns are the template patterns, longest first where one is a
+// prefix of another, as PostgreSQL matches them.
+var dchPatterns = []string{
+	"A.D.", "A.M.", "AD", "AM", "B.C.", "BC", "CC", "DAY", "DDD", "DD", "DY", "Day", "Dy", "D",
+	"FF1", "FF2", "FF3", "FF4", "FF5", "FF6", "FX", "HH24", "HH12", "HH", "IDDD", "ID", "IW", "IYYY", "IYY", "IY", "I",
+	"J", "MI", "MM", "MONTH", "MON", "MS", "Month", "Mon", "OF", "P.M.", "PM", "Q", "RM", "SSSSS", "SSSS", "SS",
+	"TZH", "TZM", "TZ", "US", "WW", "W", "Y,YYY", "YYYY", "YYY", "YY", "Y",
+	"a.d.", "a.m.", "ad", "am", "b.c.", "bc", "cc", "day", "ddd", "dd", "dy", "d",
+	"ff1", "ff2", "ff3", "ff4", "ff5", "ff6", "fx", "hh24", "hh12", "hh", "iddd", "id", "iw", "iyyy", "iyy", "iy", "i",
+	"j", "mi", "mm", "month", "mon", "ms", "of", "p.m.", "pm", "q", "rm", "sssss", "ssss", "ss",
+	"tzh", "tzm", "tz", "us", "ww", "w", "y,yyy", "yyyy", "yyy", "yy", "y",
+}
+
+// dchFields are what a pattern prints from.
+type dchFields struct {
+	year, month, day                   int   // astronomical year (0 = 1 BC)
+	hour, min, sec                     int64 // hour may exceed 23 for an interval
+	micros                             int64 // within the second
+	days                               int64 // day number (timestamps)
+	doy                                int   // day of the year, 1-based
+	dow                                int   // 0 = Sunday
+	isoYear, isoWeek, isoDow, isoYDays int
+	interval                           bool
+	tz                                 string // "UTC", or "" for a timestamp
+}
+
+func toCharTimestamp(tz bool) evalFn {
+	return func(a []types.Datum) (types.Datum, error) {
+		ts := a[0].(types.Timestamp)
+		if types.IsInfinite(ts) {
+			return nil, nil
+		}
+		f := splitFields(ts)
+		iy, iw := f.isoWeek()
+		jan1 := types.DaysFromCivil(int(iy), 1, 4)
+		isoStart := jan1 - (jan1+3)%7 // the Monday of ISO week 1
+		d := dchFields{year: f.y, month: f.m, day: f.d, hour: f.micros / types.MicrosPerHour,
+			min: f.micros / types.MicrosPerMinute % 60, sec: f.micros / types.MicrosPerSecond % 60,
+			micros: f.micros % types.MicrosPerSecond, days: f.days,
+			doy: int(f.days-types.DaysFromCivil(f.y, 1, 1)) + 1, dow: int(f.isodow() % 7),
+			isoYear: int(iy), isoWeek: int(iw), isoDow: int(f.isodow()), isoYDays: int(f.days-isoStart) + 1}
+		if tz {
+			d.tz = "UTC"
+		}
+		return formatDCH(a[1].(string), &d), nil
+	}
+}
+
+func toCharInterval(a []types.Datum) (types.Datum, error) {
+	iv := a[0].(types.Interval)
+	us := iv.Micros
+	d := dchFields{year: int(iv.Months / 12), month: int(iv.Months % 12), day: int(iv.Days), interval: true,
+		hour: us / types.MicrosPerHour, min: us / types.MicrosPerMinute % 60, sec: us / types.MicrosPerSecond % 60,
+		micros: us % types.MicrosPerSecond}
+	return formatDCH(a[1].(string), &d), nil
+}
+
+// formatDCH renders format over d.
+func formatDCH(format string, d *dchFields) string {
+	var b strings.Builder
+	for i := 0; i < len(format); {
+		fm := false
+		for {
+			if strings.HasPrefix(format[i:], "FM") || strings.HasPrefix(format[i:], "fm") {
+				fm = true
+				i += 2
+				continue
+			}
+			if strings.HasPrefix(format[i:], "TM") || strings.HasPrefix(format[i:], "tm") {
+				i += 2 // translation mode: names are English anyway
+				continue
+			}
+			break
+		}
+		if i >= len(format) {
+			break
+		}
+		c := format[i]
+		if c == '"' {
+			for i++; i < len(format) && format[i] != '"'; i++ {
+				if format[i] == '\\' && i+1 < len(format) {
+					i++
+				}
+				b.WriteByte(format[i])
+			}
+			i++
+			continue
+		}
+		if c == '\\' && i+1 < len(format) && format[i+1] == '"' {
+			b.WriteByte('"')
+			i += 2
+			continue
+		}
+		pat := ""
+		for _, p := range dchPatterns {
+			if strings.HasPrefix(format[i:], p) {
+				pat = p
+				break
+			}
+		}
+		if pat == "" {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		i += len(pat)
+		th := ""
+		if strings.HasPrefix(format[i:], "TH") || strings.HasPrefix(format[i:], "th") {
+			th = format[i : i+2]
+			i += 2
+		}
+		if strings.HasPrefix(format[i:], "SP") || strings.HasPrefix(format[i:], "sp") {
+			i += 2 // spell mode: not implemented by PostgreSQL either
+		}
+		out, num := d.pattern(pat, fm)
+		b.WriteString(out)
+		if th != "" && num >= 0 {
+			b.WriteString(ordinal(num, th == "TH"))
+		}
+	}
+	return b.String()
+}
+
+// pattern renders one pattern; num is the number it printed (for TH),
+// or -1 for a name.
+func (d *dchFields) pattern(p string, fm bool) (string, int64) {
+	pad := func(n int64, width int) (string, int64) {
+		if fm {
+			return strconv.FormatInt(n, 10), n
+		}
+		s := strconv.FormatInt(absI64(n), 10)
+		for len(s) < width {
+			s = "0" + s
+		}
+		if n < 0 {
+			s = "-" + s
+		}
+		return s, n
+	}
+	name := func(s string, upper, lower bool, width int) (string, int64) {
+		switch {
+		case upper:
+			s = strings.ToUpper(s)
+		case lower:
+			s = strings.ToLower(s)
+		}
+		if !fm {
+			for len(s) < width {
+				s += " "
+			}
+		}
+		return s, -1
+	}
+	year, isoYear := d.year, d.isoYear
+	bc := year <= 0 && !d.interval
+	if bc {
+		year = 1 - year
+	}
+	if isoYear <= 0 && !d.interval {
+		isoYear = 1 - isoYear
+	}
+	up := strings.ToUpper(p)
+	isUpper := p == up
+	isLower := p == strings.ToLower(p)
+	switch up {
+	case "HH", "HH12":
+		h := d.hour % 12
+		if h == 0 {
+			h = 12
+		}
+		if d.interval {
+			h = d.hour % 12
+		}
+		return pad(h, 2)
+	case "HH24":
+		return pad(d.hour, 2)
+	case "MI":
+		return pad(d.min, 2)
+	case "SS":
+		return pad(d.sec, 2)
+	case "MS":
+		return pad(d.micros/1000, 3)
+	case "US":
+		return pad(d.micros, 6)
+	case "FF1", "FF2", "FF3", "FF4", "FF5", "FF6":
+		n := int(p[2] - '0')
+		v := d.micros
+		for k := n; k < 6; k++ {
+			v /= 10
+		}
+		return pad(v, n)
+	case "SSSS", "SSSSS":
+		return pad(d.hour*3600+d.min*60+d.sec, 0)
+	case "AM", "PM":
+		s := "AM"
+		if d.hour%24 >= 12 {
+			s = "PM"
+		}
+		if isLower {
+			s = strings.ToLower(s)
+		}
+		return s, -1
+	case "A.M.", "P.M.":
+		s := "A.M."
+		if d.hour%24 >= 12 {
+			s = "P.M."
+		}
+		if isLower {
+			s = strings.ToLower(s)
+		}
+		return s, -1
+	case "Y,YYY":
+		s := strconv.Itoa(year / 1000)
+		rest, _ := pad(int64(year%1000), 3)
+		if fm {
+			rest = strconv.Itoa(year % 1000)
+			for len(rest) < 3 {
+				rest = "0" + rest
+			}
+		}
+		return s + "," + rest, int64(year)
+	case "YYYY":
+		if d.interval {
+			return pad(int64(d.year), 4)
+		}
+		return pad(int64(year), 4)
+	case "YYY":
+		return pad(int64(year%1000), 3)
+	case "YY":
+		return pad(int64(year%100), 2)
+	case "Y":
+		return pad(int64(year%10), 1)
+	case "IYYY":
+		return pad(int64(isoYear), 4)
+	case "IYY":
+		return pad(int64(isoYear%1000), 3)
+	case "IY":
+		return pad(int64(isoYear%100), 2)
+	case "I":
+		return pad(int64(isoYear%10), 1)
+	case "BC", "AD":
+		s := "AD"
+		if bc {
+			s = "BC"
+		}
+		if isLower {
+			s = strings.ToLower(s)
+		}
+		return s, -1
+	case "B.C.", "A.D.":
+		s := "A.D."
+		if bc {
+			s = "B.C."
+		}
+		if isLower {
+			s = strings.ToLower(s)
+		}
+		return s, -1
+	case "MONTH":
+		if d.month < 1 {
+			return "", -1
+		}
+		return name(monthNames[d.month-1], isUpper, isLower, 9)
+	case "MON":
+		if d.month < 1 {
+			return "", -1
+		}
+		return name(monthNames[d.month-1][:3], isUpper, isLower, 0)
+	case "MM":
+		return pad(int64(d.month), 2)
+	case "DAY":
+		return name(dayNames[d.dow], isUpper, isLower, 9)
+	case "DY":
+		return name(dayNames[d.dow][:3], isUpper, isLower, 0)
+	case "DDD":
+		return pad(int64(d.doy), 3)
+	case "IDDD":
+		return pad(int64(d.isoYDays), 3)
+	case "DD":
+		return pad(int64(d.day), 2)
+	case "D":
+		return pad(int64(d.dow+1), 0)
+	case "ID":
+		return pad(int64(d.isoDow), 0)
+	case "W":
+		return pad(int64((d.day-1)/7+1), 0)
+	case "WW":
+		return pad(int64((d.doy-1)/7+1), 2)
+	case "IW":
+		return pad(int64(d.isoWeek), 2)
+	case "CC":
+		cc := (year + 99) / 100
+		if d.interval {
+			cc = d.year / 100
+		} else if bc {
+			cc = -cc
+		}
+		return pad(int64(cc), 2)
+	case "J":
+		return pad(d.days+2440588, 0)
+	case "Q":
+		if d.month < 1 {
+			return "", -1
+		}
+		return pad(int64((d.month-1)/3+1), 0)
+	case "RM":
+		if d.month < 1 {
+			return "", -1
+		}
+		s := romanMonths[d.month-1]
+		if isLower {
+			s = strings.ToLower(s)
+		}
+		if !fm {
+			for len(s) < 4 {
+				s += " "
+			}
+		}
+		return s, -1
+	case "TZ":
+		if isLower {
+			return strings.ToLower(d.tz), -1
+		}
+		return d.tz, -1
+	case "TZH":
+		if d.tz == "" {
+			return "", -1
+		}
+		return "+00", -1
+	case "TZM":
+		if d.tz == "" {
+			return "", -1
+		}
+		return "00", -1
+	case "OF":
+		if d.tz == "" {
+			return "", -1
+		}
+		return "+00", -1
+	case "FX":
+		return "", -1
+	}
+	return p, -1
+}
+
+func absI64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// ordinal is the English ordinal suffix of n.
+func ordinal(n int64, upper bool) string {
+	n = absI64(n)
+	s := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			s = "st"
+		case 2:
+			s = "nd"
+		case 3:
+			s = "rd"
+		}
+	}
+	if upper {
+		return strings.ToUpper(s)
+	}
+	return s
+}
+
+var _ = pgerr.New
