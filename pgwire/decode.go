@@ -20,6 +20,12 @@ func typeForOID(oid uint32) (types.Type, error) {
 			return t, nil
 		}
 	}
+	switch oid {
+	case types.TJSON.OID():
+		return types.TJSON, nil
+	case types.TJSONB.OID():
+		return types.TJSONB, nil
+	}
 	return types.Type{}, pgerr.New(pgerr.UndefinedObject, "type with OID %d is not supported", oid)
 }
 
@@ -93,6 +99,14 @@ func (c *conn) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
 		return scanDatum[float64](scan)
 	case types.IDText, types.IDVarchar:
 		return scanDatum[string](scan)
+	case types.IDJSON:
+		return types.Parse(string(v), t)
+	case types.IDJSONB:
+		// A version byte (1), then the text.
+		if len(v) == 0 || v[0] != 1 {
+			return nil, fmt.Errorf("unsupported jsonb version number")
+		}
+		return types.Parse(string(v[1:]), t)
 	case types.IDNumeric:
 		var n pgtype.Numeric
 		if err := scan(&n); err != nil {

@@ -117,8 +117,11 @@ func (c *conn) encodeRow(row []types.Datum, cols []Column, formats []int16) ([][
 
 // encodeValue returns the wire form of the non-NULL d of type t.
 func (c *conn) encodeValue(d types.Datum, t types.Type, format int16) ([]byte, error) {
-	if format == textFormat || t.ID == types.IDUnknown {
+	if format == textFormat || t.ID == types.IDUnknown || t.ID == types.IDJSON {
 		return []byte(types.Format(d, t)), nil
+	}
+	if t.ID == types.IDJSONB {
+		return append([]byte{1}, d.(string)...), nil // version 1, then the text
 	}
 	v, err := pgValue(d, t)
 	if err != nil {

@@ -98,7 +98,7 @@ func TestExtendedProtocolErrors(t *testing.T) {
 		{"result format count", []pgproto3.FrontendMessage{&pgproto3.Parse{Query: "SELECT 1"}, &pgproto3.Bind{ResultFormatCodes: []int16{0, 0}}}, "08P01"},
 		{"bad binary", []pgproto3.FrontendMessage{&pgproto3.Parse{Query: "SELECT $1::int8"},
 			&pgproto3.Bind{ParameterFormatCodes: []int16{1}, Parameters: [][]byte{{1, 2}}}}, "22P03"},
-		{"unsupported type", []pgproto3.FrontendMessage{&pgproto3.Parse{Query: "SELECT $1", ParameterOIDs: []uint32{114}}}, "42704"},
+		{"unsupported type", []pgproto3.FrontendMessage{&pgproto3.Parse{Query: "SELECT $1", ParameterOIDs: []uint32{600}}}, "42704"}, // point
 		{"function call", []pgproto3.FrontendMessage{&pgproto3.FunctionCall{}}, "0A000"},
 	} {
 		msgs := append(tc.msgs, &pgproto3.Sync{})

@@ -419,7 +419,7 @@ func nodeExprs(n Node) []expr.Expr {
 	case *ProjectSet:
 		return n.funcArgs()
 	case *Unnest:
-		return []expr.Expr{n.Arg}
+		return n.args()
 	case *Expand:
 		var es []expr.Expr
 		for _, p := range n.Projections {

@@ -97,9 +97,9 @@ func describe(n Node) string {
 		for _, a := range n.funcArgs() {
 			args = append(args, a.String())
 		}
-		name := "unnest"
-		if _, ok := n.Func.(*GenerateSeries); ok {
-			name = "generate_series"
+		name := "generate_series"
+		if u, ok := n.Func.(*Unnest); ok {
+			name = u.name()
 		}
 		return fmt.Sprintf("ProjectSet: %s(%s)", name, strings.Join(args, ", "))
 	case *DynamicFilter:

@@ -48,7 +48,7 @@ func (n *ProjectSet) funcArgs() []expr.Expr {
 	case *GenerateSeries:
 		return []expr.Expr{f.Start, f.Stop, f.Step}
 	case *Unnest:
-		return []expr.Expr{f.Arg}
+		return f.args()
 	}
 	return nil
 }
@@ -68,11 +68,15 @@ func (n *ProjectSet) Expander() func(ctx context.Context, row []types.Datum) ([]
 			vals[i] = expr.NewConst(v, a.Type())
 		}
 		var ex batch.Executor
-		switch n.Func.(type) {
+		switch f := n.Func.(type) {
 		case *GenerateSeries:
 			ex = batch.NewGenerateSeries(vals[0], vals[1], vals[2], typ)
-		default:
-			ex = batch.NewUnnest(vals[0], typ)
+		case *Unnest:
+			if f.Set != nil {
+				ex = batch.NewSetFunc(vals, f.Set.Fn, typ)
+			} else {
+				ex = batch.NewUnnest(vals[0], typ)
+			}
 		}
 		defer ex.Close()
 		var out []types.Datum

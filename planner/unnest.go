@@ -6,9 +6,13 @@ import (
 )
 
 // Unnest produces one row per element of the array Arg, a constant
-// expression (or one over an enclosing query's row), in order.
+// expression (or one over an enclosing query's row), in order. With Set,
+// it is that set-returning function instead (jsonb_array_elements,
+// regexp_split_to_table, ...; see expr.SetFunc): one row per value it
+// yields, over Set.Args (Arg is then Set.Args[0]).
 type Unnest struct {
 	Arg  expr.Expr
+	Set  *expr.SetFunc
 	Cols []Column
 }
 
@@ -18,4 +22,25 @@ func (n *Unnest) Columns() []Column { return n.Cols }
 // Inputs implements Node.
 func (n *Unnest) Inputs() []Node { return nil }
 
-func buildUnnest(n *Unnest) batch.Executor { return batch.NewUnnest(n.Arg, n.Cols[0].Type) }
+// args are the function's arguments.
+func (n *Unnest) args() []expr.Expr {
+	if n.Set != nil {
+		return n.Set.Args
+	}
+	return []expr.Expr{n.Arg}
+}
+
+// name is the function's name.
+func (n *Unnest) name() string {
+	if n.Set != nil {
+		return n.Set.Name
+	}
+	return "unnest"
+}
+
+func buildUnnest(n *Unnest) batch.Executor {
+	if n.Set != nil {
+		return batch.NewSetFunc(n.Set.Args, n.Set.Fn, n.Cols[0].Type)
+	}
+	return batch.NewUnnest(n.Arg, n.Cols[0].Type)
+}

@@ -28,7 +28,8 @@ package sql
 // # Rewrite passes, in order
 //
 //	checkTokens        reject __sdb_ identifiers, operators TiDB reads differently
-//	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings
+//	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings;
+//	                   the JSON operators (#>, ?, @>, ...) pass, for rewriteJSONOps
 //	rewriteAggOrder    string_agg|array_agg(DISTINCT x .. ORDER BY k DESC NULLS FIRST) ->
 //	                   array_agg(x, .., __sdb_agg_distinct(), __sdb_agg_order(k, 1, 1))
 //	rewriteAggFilter   agg(x) FILTER (WHERE c) -> agg(CASE WHEN (c) THEN (x) END)
@@ -43,6 +44,9 @@ package sql
 //	                   (the right operand ends at a clause keyword; left(/right( are calls)
 //	rewriteCasts       ::, CAST(.. AS ..), typed literals -> __sdb_cast(x, 'type')
 //	rewriteSubscripts  x[i] -> __sdb_subscript(x, i) (after the casts took type names' [])
+//	rewriteJSONOps     a -> b, ->>, #>, #>>, #-, @>, <@, ?, ?|, ?& -> __sdb_op('->', a, b)
+//	                   (Postgres precedence: operands extend over :: [] + - * / %,
+//	                   left-associative with || and each other)
 //	rewriteNullsOrder  e [ASC|DESC] NULLS FIRST|LAST -> __sdb_nulls_first|last(e) [ASC|DESC]
 //	rewriteFullJoin    FULL JOIN .. ON c -> LEFT JOIN .. ON __sdb_full_join() AND (c)
 //	rewriteValues      VALUES (..), (..) as a query -> VALUES ROW(..), ROW(..)

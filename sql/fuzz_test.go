@@ -25,6 +25,7 @@ func FuzzParse(f *testing.F) {
 		"select E'\\x41', $$a$$, $t$b$t$ -- c\n /* d /* e */ */",
 		"explain select 1",
 		"select 'unterminated",
+		"select j -> 'a' ->> 'b', j #>> '{a}' || 'x', not j ? 'k' from t where j @> $1 and (j -> 'c') ?| array['d']",
 	} {
 		f.Add(q)
 	}

@@ -39,6 +39,7 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 		rewriteDistinct,
 		rewriteCasts,
 		rewriteSubscripts,
+		rewriteJSONOps,
 		rewriteNullsOrder,
 		rewriteFullJoin,
 		rewriteValues,

@@ -16,7 +16,7 @@ const (
 // callAggs are the aggregates TiDB's parser reads as plain function calls
 // whose DISTINCT and ORDER BY the rewrite moves into markers.
 var callAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
-	"stddev": true, "variance": true}
+	"stddev": true, "variance": true, "jsonb_agg": true}
 
 // samplingAggs are PostgreSQL's names for stddev_samp and var_samp, which
 // TiDB's grammar takes for its stddev_pop and var_pop.

@@ -30,7 +30,8 @@ const markerICase = "__sdb_icase"
 // reserved identifiers, operators that mean something else (or nothing)
 // to TiDB (# is a comment there, ^ is xor, ? a placeholder, @ a
 // variable), a lone ':', and two adjacent string literals (which TiDB
-// would concatenate).
+// would concatenate). The JSON operators (->, #>, @>, ?, ...) pass: they
+// become marker calls (rewriteJSONOps).
 func checkTokens(query string, toks []Token) ([]Token, error) {
 	for i := range toks {
 		if err := checkToken(query, toks, i); err != nil {
@@ -61,7 +62,7 @@ func checkToken(query string, toks []Token, i int) error {
 
 func checkOperator(query string, toks []Token, i int) error {
 	t := toks[i]
-	if passOps[t.Text] {
+	if passOps[t.Text] || jsonOps[t.Text] { // JSON operators: see rewriteJSONOps
 		return nil
 	}
 	if _, ok := regexOps[t.Text]; ok {

@@ -1,6 +1,10 @@
 package sql
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
 
 // TestRewrite pins the exact text handed to TiDB: the marker forms the
 // binder undoes.
@@ -95,6 +99,45 @@ func TestRewrite(t *testing.T) {
 		{`select * from t join u on a is distinct from b left join v on true`,
 			`select * from t join u on a <=> ( b ) is false left join v on true`},
 		{`select(select count(*) from generate_series(1, 2)) from t`, `select( select count( * ) from __sdb_tf_0 as "generate_series" ) from t`},
+		// JSON operators: __sdb_op('op', left, right), by PostgreSQL's
+		// precedence (the "any other operator" level, left-associative).
+		{`select j -> 'a', j ->> 'b', j #> '{a,b}', j #>> '{a}', j #- '{a}'`,
+			`select "__sdb_op"( '->' , j , 'a' ) , "__sdb_op"( '->>' , j , 'b' ) , "__sdb_op"( '#>' , j , '{a,b}' ) , "__sdb_op"( '#>>' , j , '{a}' ) , "__sdb_op"( '#-' , j , '{a}' )`},
+		{`select j @> '{"a":1}', j <@ k, j ? 'a', j ?| array['a', 'b'], j ?& $1 from t`,
+			`select "__sdb_op"( '@>' , j , '{"a":1}' ) , "__sdb_op"( '<@' , j , k ) , "__sdb_op"( '?' , j , 'a' ) , "__sdb_op"( '?|' , j , __sdb_array_lit( 'a' , 'b' ) ) , "__sdb_op"( '?&' , j , ? ) from t`},
+		{`select j->'a'->>'b', j #> '{a}' #>> '{}', t.j->'a'->'b'->>0 from t`,
+			`select "__sdb_op"( '->>' , "__sdb_op"( '->' , j , 'a' ) , 'b' ) , "__sdb_op"( '#>>' , "__sdb_op"( '#>' , j , '{a}' ) , '{}' ) , "__sdb_op"( '->>' , "__sdb_op"( '->' , "__sdb_op"( '->' , t.j , 'a' ) , 'b' ) , 0 ) from t`},
+		{`select j -> 'a' = '1', j ->> 'a' <> k ->> 'b', j -> 'a' is null, j ->> 'a' isnull`,
+			`select "__sdb_op"( '->' , j , 'a' ) = '1' , "__sdb_op"( '->>' , j , 'a' ) <> "__sdb_op"( '->>' , k , 'b' ) , "__sdb_op"( '->' , j , 'a' ) is null , "__sdb_op"( '->>' , j , 'a' ) isnull`},
+		{`select j #>> '{a,b}' || 'x', a || b -> 'k', 'x' || j ->> 'a', j -> 'a' || 'b' -> 'c'`,
+			`select "__sdb_op"( '#>>' , j , '{a,b}' ) || 'x' , "__sdb_op"( '->' , a || b , 'k' ) , "__sdb_op"( '->>' , 'x' || j , 'a' ) , "__sdb_op"( '->' , "__sdb_op"( '->' , j , 'a' ) || 'b' , 'c' )`},
+		{`select j -> 1 + 2, j -> n * 2 - 1, a + 1 -> 'k', - x -> 'a', j -> -1`,
+			`select "__sdb_op"( '->' , j , 1 + 2 ) , "__sdb_op"( '->' , j , n * 2 - 1 ) , "__sdb_op"( '->' , a + 1 , 'k' ) , "__sdb_op"( '->' , - x , 'a' ) , "__sdb_op"( '->' , j , - 1 )`},
+		{`select x::jsonb -> 'a', j ->> 'a'::int, (j ->> 'a')::int, jsonb '{"a":1}' @> j, j['a'] -> 'b'`,
+			`select "__sdb_op"( '->' , __sdb_cast( x , 'jsonb' ) , 'a' ) , "__sdb_op"( '->>' , j , __sdb_cast( 'a' , 'int' ) ) , __sdb_cast( ( "__sdb_op"( '->>' , j , 'a' ) ) , 'int' ) , "__sdb_op"( '@>' , __sdb_cast( '{"a":1}' , 'jsonb' ) , j ) , "__sdb_op"( '->' , __sdb_subscript( j , 'a' ) , 'b' )`},
+		{`select 1 from t where not j ? 'a' and j @> '{"a":1}' or k <@ l`,
+			`select 1 from t where not "__sdb_op"( '?' , j , 'a' ) and "__sdb_op"( '@>' , j , '{"a":1}' ) or "__sdb_op"( '<@' , k , l )`},
+		{`select j ->> 'a' between 'x' and 'y', j ->> 'a' not in ('x'), j ->> 'a' like 'x%', j ->> 'a' ~ 'x'`,
+			`select "__sdb_op"( '->>' , j , 'a' ) between 'x' and 'y' , "__sdb_op"( '->>' , j , 'a' ) not in( 'x' ) , "__sdb_op"( '->>' , j , 'a' ) like 'x%' , "__sdb_op"( '->>' , j , 'a' ) regexp 'x'`},
+		{`select j ->> 'a' is distinct from k ->> 'b', j ->> 'a' = any(array['x'])`,
+			`select "__sdb_op"( '->>' , j , 'a' ) <=> ( "__sdb_op"( '->>' , k , 'b' ) ) is false , "__sdb_op"( '->>' , j , 'a' ) = __sdb_any( __sdb_array_lit( 'x' ) )`},
+		// Operands: parenthesized, calls, subqueries, CASE, parameters; nesting.
+		{`select (j -> 'a') -> 'b', (j) -> 'a', f(j, 1) ->> 0, s.f(x) -> 'k', (select j from t) -> 'a', $1::jsonb ? $2`,
+			`select "__sdb_op"( '->' , ( "__sdb_op"( '->' , j , 'a' ) ) , 'b' ) , "__sdb_op"( '->' , ( j ) , 'a' ) , "__sdb_op"( '->>' , f( j , 1 ) , 0 ) , "__sdb_op"( '->' , s.f( x ) , 'k' ) , "__sdb_op"( '->' , ( select j from t ) , 'a' ) , "__sdb_op"( '?' , __sdb_cast( ? , 'jsonb' ) , ? )`},
+		{`select j -> (k ->> 'a'), j -> f(k -> 'b'), coalesce(j -> 'a', k #> '{b}'), length(j ->> 'a')`,
+			`select "__sdb_op"( '->' , j , ( "__sdb_op"( '->>' , k , 'a' ) ) ) , "__sdb_op"( '->' , j , f( "__sdb_op"( '->' , k , 'b' ) ) ) , coalesce( "__sdb_op"( '->' , j , 'a' ) , "__sdb_op"( '#>' , k , '{b}' ) ) , length( "__sdb_op"( '->>' , j , 'a' ) )`},
+		{`select case when j ? 'a' then j -> 'a' else j end -> 'x', case j ->> 'k' when 'a' then 1 end, j -> case when c then 'a' else 'b' end`,
+			`select "__sdb_op"( '->' , case when "__sdb_op"( '?' , j , 'a' ) then "__sdb_op"( '->' , j , 'a' ) else j end , 'x' ) , case "__sdb_op"( '->>' , j , 'k' ) when 'a' then 1 end , "__sdb_op"( '->' , j , case when c then 'a' else 'b' end )`},
+		{`select sum(x) over (partition by j -> 'a') -> 'b', extract(epoch from j ->> 'ts')`,
+			`select "__sdb_op"( '->' , sum( x ) over( partition by "__sdb_op"( '->' , j , 'a' ) ) , 'b' ) , __sdb_extract( 'epoch' , "__sdb_op"( '->>' , j , 'ts' ) )`},
+		// Clauses.
+		{`select j->'a' x, j->'b' as y from t where j ? 'k' group by j->'a' having count(*) > 1 order by j->>'a' desc nulls first`,
+			`select "__sdb_op"( '->' , j , 'a' ) x , "__sdb_op"( '->' , j , 'b' ) as y from t where "__sdb_op"( '?' , j , 'k' ) group by "__sdb_op"( '->' , j , 'a' ) having count( * ) > 1 order by __sdb_nulls_first( "__sdb_op"( '->>' , j , 'a' ) ) desc`},
+		{`select * from t join u on t.j -> 'a' = u.j -> 'b', jsonb_array_elements(t.j -> 'a') e where e.value ? 'k'`,
+			`select * from t join u on "__sdb_op"( '->' , t.j , 'a' ) = "__sdb_op"( '->' , u.j , 'b' ) , __sdb_tf_0 as "e" where "__sdb_op"( '?' , e.value , 'k' )`},
+		{`select array_agg(j -> 'a' order by j ->> 'b'), count(*) filter (where j ? 'a') from t`,
+			`select array_agg( "__sdb_op"( '->' , j , 'a' ) , "__sdb_agg_order"( "__sdb_op"( '->>' , j , 'b' ) , 0 , 0 ) ) , count( case when( "__sdb_op"( '?' , j , 'a' ) ) then( 1 ) end ) from t`},
+		{`update t set x = j -> 'a' where j ? 'b'`, `update t set x = "__sdb_op"( '->' , j , 'a' ) where "__sdb_op"( '?' , j , 'b' )`},
 	} {
 		got, err := rewritten(t, tc.in)
 		if err != nil {
@@ -116,7 +159,18 @@ func TestRewriteErrors(t *testing.T) {
 		{`select "__SDB_x" from t`, "42601", `identifier "__SDB_x" is reserved: names starting with "__sdb_" are for internal use`, 8},
 		{`select 1 # 2`, "0A000", `operator is not supported: #`, 10},
 		{`select 2 ^ 3`, "0A000", `operator is not supported: ^`, 10},
-		{`select a ? b`, "42601", `syntax error at or near "?"`, 10},
+		{`select ? b`, "42601", `syntax error at or near "?"`, 8},
+		{`select a ?? b`, "42601", `syntax error at or near "??"`, 10},
+		// JSON operators have no prefix forms, and need a right operand.
+		{`select -> 'a'`, "42601", `syntax error at or near "->"`, 8},
+		{`select 1 from t where ?| array['a']`, "42601", `syntax error at or near "?|"`, 23},
+		{`select f(#>> '{a}')`, "42601", `syntax error at or near "#>>"`, 10},
+		{`select not @> j`, "42601", `syntax error at or near "@>"`, 12},
+		{`select j -> -> 'a'`, "42601", `syntax error at or near "->"`, 13},
+		{`select j <@`, "42601", `syntax error at end of input`, 12},
+		{`select j #- from t`, "42601", `syntax error at or near "from"`, 13},
+		{`select f(j ?&)`, "42601", `syntax error at or near ")"`, 14},
+		{`select j ? any(array['a'])`, "0A000", `operator ? with ANY (...) is not supported`, 12},
 		{`select a := 1`, "42601", `syntax error at or near ":"`, 10},
 		{`select 'a' 'b'`, "42601", `syntax error at or near "'b'"`, 12},
 		{`select ::int`, "42601", `syntax error at or near "::"`, 8},
@@ -149,6 +203,36 @@ func TestRewriteLimitErrors(t *testing.T) {
 		_, err := rewritten(t, tc.in)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: got %v, want %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestJSONOpsParse: the JSON operator marker is a call the TiDB parser
+// reads, wherever expressions stand, and maps back to the operator.
+func TestJSONOpsParse(t *testing.T) {
+	q := `select 1, j -> 'a' ->> 'b' from t`
+	st := parseOne(t, q)
+	call, ok := st.Node.(*SelectStmt).AST.(*ast.SelectStmt).Fields.Fields[1].Expr.(*ast.FuncCallExpr)
+	if !ok || call.FnName.O != JSONOpFunc || len(call.Args) != 3 {
+		t.Fatalf("field 1: %#v", st.Node.(*SelectStmt).AST.(*ast.SelectStmt).Fields.Fields[1].Expr)
+	}
+	inner, ok := call.Args[1].(*ast.FuncCallExpr)
+	if !ok || inner.FnName.O != JSONOpFunc {
+		t.Errorf("left operand %#v", call.Args[1])
+	}
+	if pos, ok := st.SourceOffset(call.OriginTextPosition()); !ok || q[pos:pos+3] != "->>" {
+		t.Errorf("SourceOffset %d %v", pos, ok)
+	}
+	for _, q := range []string{
+		`select j -> 'a' as x, j ?| array['a'] from t where j @> '{"a":1}' and not j ? 'b' group by 1 order by j #>> '{a}'`,
+		`select * from t join u on t.j #> '{a}' = u.j -> 'b', jsonb_each(t.j -> 'c') e`,
+		`create materialized view v as select j ->> 'a' as a, count(*) from t where j <@ $1 group by j ->> 'a'`,
+		`create table t (a jsonb default '{}'::jsonb #- '{x}', b int)`,
+		`insert into t values ('{}'::jsonb -> 'a') returning j ?& array['a']`,
+		`update t set x = j -> 'a' where (j -> 'b') ? 'c'`,
+	} {
+		if _, err := NewParser().Parse(q); err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
 		}
 	}
 }

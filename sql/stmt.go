@@ -25,6 +25,10 @@
 //     __sdb_array((SELECT ...)), x op ANY (arr) x op __sdb_any(arr) (ALL:
 //     __sdb_all), arr[i] __sdb_subscript(arr, i), and the pattern of a ~* p
 //     (a REGEXP p, case-insensitively) __sdb_icase(p).
+//   - A JSON operator use a op b (op one of -> ->> #> #>> #- @> <@ ? ?| ?&)
+//     becomes __sdb_op('op', a, b) (JSONOpFunc), the operands grouped by
+//     Postgres's precedence: j -> 'a' ->> 'b' is
+//     __sdb_op('->>', __sdb_op('->', j, 'a'), 'b').
 //   - extract(field FROM x) becomes __sdb_extract('field', x), the field
 //     lower case: TiDB knows only MySQL's time units, Postgres has dow,
 //     epoch, isodow, ... and also takes the field as a string.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/streamdb/streamdb/internal/jsonb"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -35,7 +36,7 @@ const signBit = uint64(1) << 63
 // bytes.Compare of their encodings agrees with SQL ordering (NULLs first);
 // encodings are prefix-free, so a row's columns can be concatenated. Values
 // that compare equal encode equal (0 and -0; numeric 1.0 and 1.00;
-// interval '1 mon' and '30 days'), which makes this encoding the key of
+// interval '1 mon' and '30 days'; jsonb 1 and 1.0), which makes this encoding the key of
 // everything that groups, joins or dedupes values: state tables, vnodes,
 // and the in-memory keys of the executors (AppendDatumKey).
 func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
@@ -59,9 +60,13 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 		if v, ok := d.(*types.Decimal); ok && v != nil {
 			return appendNumericKey(append(buf, keyPresent), v), nil
 		}
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON:
 		if v, ok := d.(string); ok {
 			return appendStringKey(append(buf, keyPresent), v), nil
+		}
+	case types.IDJSONB:
+		if v, ok := d.(string); ok {
+			return appendJSONBKey(buf, v)
 		}
 	}
 	return appendTimeKey(buf, t, d)
@@ -106,6 +111,32 @@ func AppendDatumKey(buf []byte, d types.Datum) []byte {
 		return append(buf, keyNull)
 	}
 	return appendOtherDatumKey(buf, d)
+}
+
+// AppendDatumKeyOf is AppendDatumKey for a value of type t: the same
+// bytes, but for jsonb, whose strings do not key it (1 and 1.0 are equal
+// jsonb values): they are keyed by value, as AppendKey does. Executors
+// that key values of any type use it, not AppendDatumKey.
+func AppendDatumKeyOf(buf []byte, t types.Type, d types.Datum) []byte {
+	if t.ID == types.IDJSONB {
+		if s, ok := d.(string); ok {
+			if b, err := appendJSONBKey(buf, s); err == nil {
+				return b
+			}
+		}
+	}
+	return AppendDatumKey(buf, d)
+}
+
+// appendJSONBKey appends the key of a jsonb value (its text): jsonb's sort
+// key, whose order is jsonb's and in which equal values (1, 1.0) are
+// equal.
+func appendJSONBKey(buf []byte, s string) ([]byte, error) {
+	j, err := jsonb.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	return j.AppendSortKey(append(buf, keyPresent)), nil
 }
 
 // appendOtherDatumKey is AppendDatumKey of the other kinds.
@@ -181,8 +212,15 @@ func DecodeKey(buf []byte, t types.Type) (types.Datum, []byte, error) {
 		return floatFromKey(u), rest, err
 	case types.IDNumeric:
 		return decodeNumericKey(buf)
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON:
 		return decodeStringKey(buf)
+	case types.IDJSONB:
+		// Numbers come back canonical (1.0 as 1), as numerics do.
+		j, rest, err := jsonb.DecodeSortKey(buf)
+		if err != nil {
+			return nil, nil, errCorrupt("jsonb key", err.Error())
+		}
+		return j.String(), rest, nil
 	}
 	return decodeTimeKey(buf, t)
 }

@@ -101,6 +101,9 @@ func TestKeyEdgeCases(t *testing.T) {
 		{types.TInterval, types.Interval{Days: 30}, types.Interval{Micros: 720 * types.MicrosPerHour}},
 		{types.TInterval, types.Interval{Months: 1, Days: -30}, types.Interval{}},
 		{types.TInterval, types.Interval{Months: -12}, types.Interval{Days: -359, Micros: -types.MicrosPerDay}},
+		// jsonb compares numbers by value, at any depth.
+		{types.TJSONB, "1", "1.0"},
+		{types.TJSONB, `{"a": [2.50, {"b": -0}]}`, `{"a": [2.5, {"b": 0}]}`},
 	}
 	for _, c := range equal {
 		if ka, kb := mustKey(t, c.typ, c.a), mustKey(t, c.typ, c.b); !bytes.Equal(ka, kb) {
@@ -117,6 +120,11 @@ func TestKeyEdgeCases(t *testing.T) {
 		{types.TFloat64, []types.Datum{nil, math.Inf(-1), -1.5, 0.0, 1e-300, 2.5, math.Inf(1), math.NaN()}},
 		{types.TText, []types.Datum{nil, "", "\x00", "\x00\x00", "\x00\x01", "\x01", "a", "a\x00", "a\x00b", "ab", "b", "\xff"}},
 		{types.TInt64, []types.Datum{nil, int64(math.MinInt64), int64(-1), int64(0), int64(1), int64(math.MaxInt64)}},
+		// PostgreSQL's jsonb order: null < strings < numbers < booleans <
+		// arrays (a top-level scalar is a one-element array after []) <
+		// objects; shorter arrays and objects first.
+		{types.TJSONB, []types.Datum{nil, `[]`, `null`, `"a"`, `"b"`, `-1.5`, `0`, `2`, `false`, `true`, `[1]`, `[1, 2]`,
+			`{}`, `{"a": 1}`, `{"b": 0}`, `{"a": 1, "b": 2}`}},
 		{types.TInterval, []types.Datum{
 			types.Interval{Micros: -1},
 			types.Interval{Days: 29, Micros: 23 * 3600e6},
@@ -150,6 +158,24 @@ func TestDatumKeyIsTheKey(t *testing.T) {
 	}
 	if k := AppendDatumKey(nil, []int{1}); k[0] != keyOther {
 		t.Errorf("key of a Datum of no SQL type: %x", k)
+	}
+	// A jsonb string is not its key: AppendDatumKeyOf is, and decodes to
+	// the value with its numbers canonical.
+	for _, j := range []string{`1.0`, `{"k": [1.50, "x", null]}`} {
+		got, want := AppendDatumKeyOf(nil, types.TJSONB, j), mustKey(t, types.TJSONB, j)
+		if !bytes.Equal(got, want) {
+			t.Errorf("jsonb %s: AppendDatumKeyOf %x, AppendKey %x", j, got, want)
+		}
+		back, rest, err := DecodeKey(want, types.TJSONB)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("jsonb %s: decode: %v, %d bytes left", j, err, len(rest))
+		}
+		if again := mustKey(t, types.TJSONB, back); !bytes.Equal(again, want) {
+			t.Errorf("jsonb %s decodes as %v, whose key differs", j, back)
+		}
+	}
+	if got := AppendDatumKeyOf(nil, types.TText, "1.0"); !bytes.Equal(got, AppendDatumKey(nil, "1.0")) {
+		t.Errorf("AppendDatumKeyOf of text differs from AppendDatumKey")
 	}
 }
 

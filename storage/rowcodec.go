@@ -228,7 +228,6 @@ func decodeNumericValue(buf []byte) (types.Datum, []byte, error) {
 }
 
 // storedAsString reports whether values of t are stored as strings: text,
-// varchar, and unknown (an untyped string literal that reached state).
-func storedAsString(t types.Type) bool {
-	return t.IsString() || t.ID == types.IDUnknown || t.ID == types.IDArray
-}
+// varchar, unknown (an untyped string literal that reached state),
+// arrays, json and jsonb.
+func storedAsString(t types.Type) bool { return t.StoredAsText() }

@@ -42,7 +42,8 @@ var layer = map[string]int{
 	"internal/catalog":       5,
 	"internal/chunk":         5,
 	"internal/pgcopy":        5,
-	"internal/types":         1,
+	"internal/types":         2,
+	"internal/jsonb":         1, // jsonb values (types keeps jsonb as their text)
 	"internal/pgerr":         0,
 	"internal/failpoint":     0, // imports nothing of ours
 	"internal/pgserver":      0, // starts PostgreSQL for tests and bench; imports nothing of ours

@@ -144,6 +144,8 @@ func (p pgProcRow) callQuery() string {
 		args[i] = "NULL::" + a
 	}
 	switch {
+	case p.variadic == anyOID && p.name == "jsonb_build_object":
+		args = []string{"'k'::text", "NULL::integer"} // a key must not be NULL
 	case p.variadic == anyOID:
 		// The fixed arguments, then two values of different types.
 		args = append(args[:len(args)-1], "NULL::integer", "NULL::text")

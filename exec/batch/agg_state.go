@@ -20,11 +20,13 @@ type AggSpec struct {
 	Order []SortKey
 	// order are Order's keys with their types (NewHashAgg).
 	order []expr.ListOrder
+	// argType is the argument's type (NewHashAgg).
+	argType types.Type
 }
 
 // isList reports whether the aggregate collects its inputs in a list.
 func (spec *AggSpec) isList() bool {
-	return spec.Kind == expr.AggStringAgg || spec.Kind == expr.AggArrayAgg
+	return spec.Kind.IsList()
 }
 
 // aggState is the running state of one aggregate in one group.
@@ -59,7 +61,7 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 	if v == nil {
 		return nil
 	}
-	if spec.Distinct && st.firstSeen(storage.AppendDatumKey(key[:0], v)) {
+	if spec.Distinct && st.firstSeen(storage.AppendDatumKeyOf(key[:0], argType, v)) {
 		return nil
 	}
 	switch spec.Kind {
@@ -108,8 +110,8 @@ func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
 		return st.sum.Result(true, spec.Type)
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return st.vs.Result(spec.Kind, spec.Type)
-	case expr.AggStringAgg, expr.AggArrayAgg:
-		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.Type.ElemType()), nil
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
+		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.argType), nil
 	}
 	return st.val, nil
 }

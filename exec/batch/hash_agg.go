@@ -45,6 +45,7 @@ func NewHashAgg(in Executor, groupBy []int, aggs []AggSpec) *HashAgg {
 			t = inTypes[a.Arg]
 		}
 		h.argType = append(h.argType, t)
+		aggs[i].argType = t
 	}
 	return h
 }
@@ -85,7 +86,7 @@ func (h *HashAgg) aggregate(ctx context.Context) ([][]types.Datum, error) {
 			row = c.Row(i, row)
 			key = key[:0]
 			for _, k := range h.groupBy {
-				key = storage.AppendDatumKey(key, row[k])
+				key = storage.AppendDatumKeyOf(key, c.Types[k], row[k])
 			}
 			g, ok := groups[string(key)]
 			if !ok {

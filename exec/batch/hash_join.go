@@ -104,7 +104,7 @@ func (j *HashJoin) buildTable(ctx context.Context) error {
 			idx := len(j.build)
 			j.build = append(j.build, row)
 			j.all = append(j.all, idx)
-			if k, ok := keyOf(key[:0], row, j.rightKeys); ok {
+			if k, ok := keyOf(key[:0], row, j.rightKeys, j.right.Types()); ok {
 				key = k
 				j.table[string(k)] = append(j.table[string(k)], idx)
 			}
@@ -114,13 +114,14 @@ func (j *HashJoin) buildTable(ctx context.Context) error {
 	}
 }
 
-// keyOf encodes the key columns of row; ok is false if one is NULL.
-func keyOf(buf []byte, row []types.Datum, cols []int) ([]byte, bool) {
+// keyOf encodes the key columns of row, of types ts; ok is false if one
+// is NULL.
+func keyOf(buf []byte, row []types.Datum, cols []int, ts []types.Type) ([]byte, bool) {
 	for _, c := range cols {
 		if row[c] == nil {
 			return buf, false
 		}
-		buf = storage.AppendDatumKey(buf, row[c])
+		buf = storage.AppendDatumKeyOf(buf, ts[c], row[c])
 	}
 	return buf, true
 }
@@ -174,7 +175,7 @@ func (j *HashJoin) candidates(lrow []types.Datum) []int {
 	if len(j.leftKeys) == 0 {
 		return j.all
 	}
-	k, ok := keyOf(nil, lrow, j.leftKeys)
+	k, ok := keyOf(nil, lrow, j.leftKeys, j.left.Types())
 	if !ok {
 		return nil
 	}

@@ -84,6 +84,7 @@ type Apply struct {
 type subquerySet struct {
 	keys    map[string]struct{}
 	hasNull bool
+	typ     types.Type // the subquery's column type
 }
 
 // NewApply returns an executor appending the subqueries' results to the
@@ -171,7 +172,7 @@ func (a *Apply) runSubquery(ctx context.Context, i int, s SubquerySpec) error {
 			}
 		}
 	}
-	set := &subquerySet{keys: map[string]struct{}{}}
+	set := &subquerySet{keys: map[string]struct{}{}, typ: s.Plan.Types()[0]}
 	var buf []byte
 	for {
 		c, err := s.Plan.Next(ctx)
@@ -186,7 +187,7 @@ func (a *Apply) runSubquery(ctx context.Context, i int, s SubquerySpec) error {
 				set.hasNull = true
 				continue
 			}
-			buf = storage.AppendDatumKey(buf[:0], row[0])
+			buf = storage.AppendDatumKeyOf(buf[:0], c.Types[0], row[0])
 			set.keys[string(buf)] = struct{}{}
 		}
 		c.Release()
@@ -299,7 +300,7 @@ func (s *subquerySet) contains(v types.Datum, buf *[]byte, not bool) types.Datum
 	if v == nil {
 		return nil
 	}
-	*buf = storage.AppendDatumKey((*buf)[:0], v)
+	*buf = storage.AppendDatumKeyOf((*buf)[:0], s.typ, v)
 	if _, ok := s.keys[string(*buf)]; ok {
 		return !not
 	}

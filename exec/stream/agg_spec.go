@@ -40,7 +40,7 @@ type AggOrder struct {
 
 // isList reports whether an aggregate keeps its group's inputs as a list
 // (string_agg, array_agg): its value is recomputed from them.
-func isList(k expr.AggKind) bool { return k == expr.AggStringAgg || k == expr.AggArrayAgg }
+func isList(k expr.AggKind) bool { return k.IsList() }
 
 // AggSpec describes a grouped (or, with no GroupBy, global) aggregation.
 type AggSpec struct {
@@ -207,7 +207,7 @@ func (s AggSpec) validate() error {
 	}
 	for _, c := range s.Aggs {
 		switch {
-		case c.Kind > expr.AggStddevPop:
+		case c.Kind > expr.AggJSONBAgg:
 			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
 		case isList(c.Kind) && len(s.InputPK) == 0:
 			return fmt.Errorf("stream: hash agg: %s over an input without a stream key", c.Kind)
@@ -374,7 +374,7 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{expr.AccType(c.argType), types.TInt64}
 	case expr.AggMin, expr.AggMax:
 		return []types.Type{c.argType}
-	case expr.AggStringAgg, expr.AggArrayAgg:
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
 		return []types.Type{c.Type}
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		return []types.Type{types.TInt64, types.TInt64}

@@ -44,7 +44,7 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 			return aggState{}, err
 		}
 		return st, nil
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
 		return aggState{ext: v}, nil
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		n, ok1 := v.(int64)
@@ -97,7 +97,7 @@ func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Dat
 	switch c.Kind {
 	case expr.AggSum, expr.AggAvg:
 		return append(row, st.sum.Sum, st.sum.Count)
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
 		return append(row, st.ext)
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		return append(row, st.count, st.hits)
@@ -134,7 +134,7 @@ func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
 		return st.sum.Result(false, c.Type)
 	case expr.AggAvg:
 		return st.sum.Result(true, c.Type)
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
 		return st.ext, nil
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return st.vs.Result(c.Kind, c.Type)

@@ -208,7 +208,7 @@ func argOf(c *aggCallLayout, row []types.Datum) types.Datum {
 func (h *HashAgg) group(row []types.Datum) (*aggGroup, error) {
 	h.keyBuf = h.keyBuf[:0]
 	for _, c := range h.keyCols {
-		h.keyBuf = storage.AppendDatumKey(h.keyBuf, row[c])
+		h.keyBuf = storage.AppendDatumKeyOf(h.keyBuf, h.spec.InTypes[c], row[c])
 	}
 	if g, ok := h.groups[string(h.keyBuf)]; ok {
 		return g, nil
@@ -506,7 +506,7 @@ func (h *HashAgg) refreshList(c *aggCallLayout, key []types.Datum) (types.Datum,
 	if err != nil {
 		return nil, wrapAggErr("scan list input", err)
 	}
-	return expr.ListAgg(c.Kind, items, c.order, c.Distinct, c.Sep, c.Type.ElemType()), nil
+	return expr.ListAgg(c.Kind, items, c.order, c.Distinct, c.Sep, c.argType), nil
 }
 
 // refreshExtremes recomputes each stale min/max of g from its input table

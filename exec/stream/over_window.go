@@ -161,7 +161,7 @@ func (cs *changeSet) note(c *chunk.Chunk, partition, pk []int) error {
 		row := cloneRow(c.Row(i, cs.row))
 		cs.buf = cs.buf[:0]
 		for _, p := range partition {
-			cs.buf = storage.AppendDatumKey(cs.buf, row[p])
+			cs.buf = storage.AppendDatumKeyOf(cs.buf, c.Types[p], row[p])
 		}
 		part := cs.parts[string(cs.buf)]
 		if part == nil {
@@ -174,7 +174,7 @@ func (cs *changeSet) note(c *chunk.Chunk, partition, pk []int) error {
 		}
 		cs.buf = cs.buf[:0]
 		for _, k := range pk {
-			cs.buf = storage.AppendDatumKey(cs.buf, row[k])
+			cs.buf = storage.AppendDatumKeyOf(cs.buf, c.Types[k], row[k])
 		}
 		ch := part.changes[string(cs.buf)]
 		if ch == nil {

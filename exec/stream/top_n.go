@@ -313,7 +313,7 @@ func (t *TopN) emitDiff(old, now []topRow) {
 		var b []byte
 		in := t.stateInput(r.state)
 		for _, c := range t.spec.InputPK {
-			b = storage.AppendDatumKey(b, in[c])
+			b = storage.AppendDatumKeyOf(b, t.spec.InTypes[c], in[c])
 		}
 		return string(b)
 	}

@@ -29,6 +29,8 @@ const (
 	AggVarPop
 	AggStddevSamp
 	AggStddevPop
+	// AggJSONBAgg is jsonb_agg: array_agg's list as a jsonb array.
+	AggJSONBAgg
 )
 
 // AggByName returns the aggregate called name (lower case).
@@ -60,13 +62,15 @@ func AggByName(name string) (AggKind, bool) {
 		return AggStddevSamp, true
 	case "stddev_pop":
 		return AggStddevPop, true
+	case "jsonb_agg":
+		return AggJSONBAgg, true
 	}
 	return 0, false
 }
 
 func (k AggKind) String() string {
 	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or",
-		"var_samp", "var_pop", "stddev_samp", "stddev_pop"}[k]
+		"var_samp", "var_pop", "stddev_samp", "stddev_pop", "jsonb_agg"}[k]
 }
 
 // AggResultType is the type of agg(arg) as Postgres gives it: count is
@@ -74,6 +78,9 @@ func (k AggKind) String() string {
 // of real real, of double double; avg of integers and numeric is numeric,
 // of floats double; min/max the argument's type.
 func AggResultType(k AggKind, arg types.Type) (types.Type, error) { return aggResultType(k, arg) }
+
+// IsList reports whether k collects its inputs in a list (ListAgg).
+func (k AggKind) IsList() bool { return k == AggStringAgg || k == AggArrayAgg || k == AggJSONBAgg }
 
 // IsVariance reports whether k is of the variance family (VarState).
 func (k AggKind) IsVariance() bool { return k >= AggVarSamp && k <= AggStddevPop }

@@ -21,6 +21,8 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		return types.ArrayOf(arg.ID), nil
 	case AggVarSamp, AggVarPop, AggStddevSamp, AggStddevPop:
 		return varResultType(k, arg)
+	case AggJSONBAgg:
+		return types.TJSONB, nil
 	case AggBoolAnd, AggBoolOr:
 		if arg.ID != types.IDBool {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)

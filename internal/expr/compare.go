@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/streamdb/streamdb/internal/jsonb"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -16,6 +17,9 @@ import (
 func compare(a, b types.Datum, t types.Type) int {
 	if t.ID == types.IDArray {
 		return compareArray(a.(string), b.(string), t)
+	}
+	if t.ID == types.IDJSONB {
+		return jsonb.Compare(parseJSONB(a), parseJSONB(b))
 	}
 	switch x := a.(type) {
 	case bool:

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/streamdb/streamdb/internal/jsonb"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -33,9 +34,12 @@ type ListItem struct {
 // input by key). DISTINCT keeps the first of equal values (1.0 before
 // 1.00); PostgreSQL requires its ORDER BY keys to be the argument.
 //
-// string_agg skips NULL values and array_agg keeps them (also under
-// DISTINCT, once). Over no values the result is NULL. items is sorted in
-// place.
+// jsonb_agg (AggJSONBAgg, of values of type elem) is array_agg's list as
+// a jsonb array, each value as to_jsonb gives it.
+//
+// string_agg skips NULL values and array_agg and jsonb_agg keep them
+// (also under DISTINCT, once). Over no values the result is NULL. items
+// is sorted in place.
 func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, sep string, elem types.Type) types.Datum {
 	if kind == AggStringAgg {
 		items = slices.DeleteFunc(items, func(it ListItem) bool { return it.Value == nil })
@@ -44,7 +48,7 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 		return nil
 	}
 	valType := types.TText
-	if kind == AggArrayAgg {
+	if kind == AggArrayAgg || kind == AggJSONBAgg {
 		valType = elem
 	}
 	byText := func(a, b ListItem) int {
@@ -73,6 +77,17 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 			}
 			return Compare(a.Value, b.Value, valType) == 0
 		})
+	}
+	if kind == AggJSONBAgg {
+		vals := make([]jsonb.Value, len(items))
+		for i, it := range items {
+			j, err := ToJSONB(it.Value, elem)
+			if err != nil {
+				j = jsonb.FromString(types.Format(it.Value, elem))
+			}
+			vals[i] = j
+		}
+		return jsonb.NewArray(vals).String()
 	}
 	if kind == AggArrayAgg {
 		vals := make([]types.Datum, len(items))

@@ -22,6 +22,8 @@ func extCategory(id types.ID) byte {
 		return catNumeric
 	case id == types.IDArray:
 		return catArray
+	case id == types.IDJSON || id == types.IDJSONB:
+		return catUser
 	}
 	return catUnknown
 }
@@ -43,6 +45,9 @@ func extImplicitCast(from, to types.ID) (ok, decided bool) {
 func extCastLevel(from, to types.ID) (castContext, bool, bool) {
 	if from == to || from == types.IDUnknown {
 		return 0, false, false
+	}
+	if level, ok, decided := jsonCastLevel(from, to); decided {
+		return level, ok, true
 	}
 	if ok, _ := extImplicitCast(from, to); ok {
 		return ctxImplicit, true, true
@@ -66,6 +71,9 @@ func extCastLevel(from, to types.ID) (castContext, bool, bool) {
 // extConverter returns the conversions of the oid family and arrays, nil
 // for others.
 func extConverter(from, to types.Type, explicit bool) convertFn {
+	if fn := jsonConverter(from, to); fn != nil {
+		return fn
+	}
 	switch {
 	case to.IsOID() && from.IsInteger():
 		return func(v types.Datum) (types.Datum, error) { return intToOID(v.(int64)) }

@@ -186,6 +186,9 @@ func binary(op string, l, r Expr) (Expr, error) {
 	if op == "!=" {
 		op = "<>"
 	}
+	if e, ok, err := jsonBinary(op, l, r); ok {
+		return e, err
+	}
 	if e, ok, err := arrayBinary(op, l, r); ok {
 		return e, err
 	}

@@ -89,6 +89,13 @@ func (d *Decoder) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
 			return types.CheckVarchar(string(v), t, false)
 		}
 		return string(v), nil
+	case types.IDJSON:
+		return types.Parse(string(v), t)
+	case types.IDJSONB:
+		if len(v) == 0 || v[0] != 1 {
+			return nil, pgerr.New(pgerr.InvalidBinaryRep, "unsupported jsonb version number %d", firstByte(v))
+		}
+		return types.Parse(string(v[1:]), t)
 	case types.IDNumeric:
 		return d.decodeNumeric(v, t)
 	case types.IDDate:
@@ -227,6 +234,9 @@ func (e *Encoder) AppendBinary(buf []byte, d types.Datum, t types.Type) ([]byte,
 		}
 		return binary.BigEndian.AppendUint64(buf, math.Float64bits(v)), nil
 	case string:
+		if t.ID == types.IDJSONB {
+			buf = append(buf, 1) // jsonb's version byte
+		}
 		return append(buf, v...), nil
 	case *apd.Decimal:
 		return e.appendNumeric(buf, v)
@@ -287,4 +297,11 @@ func (e *Encoder) appendNumeric(buf []byte, d *apd.Decimal) ([]byte, error) {
 		n.Exp = d.Exponent
 	}
 	return e.m.Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, buf)
+}
+
+func firstByte(v []byte) int {
+	if len(v) == 0 {
+		return 0
+	}
+	return int(v[0])
 }

@@ -86,6 +86,7 @@ var pgAggregates = []builtinAggregate{
 	{fn: 2728, transfn: "float8_accum", finalfn: "float8_stddev_pop", combinefn: "float8_combine", transtype: "double precision[]", initval: "{0,0,0}"},
 	{fn: 2729, transfn: "numeric_accum", finalfn: "numeric_stddev_pop", combinefn: "numeric_combine", serialfn: "numeric_serialize", deserialfn: "numeric_deserialize", mtransfn: "numeric_accum", minvtransfn: "numeric_accum_inv", mfinalfn: "numeric_stddev_pop", transtype: "internal", transspace: 128, mtranstype: "internal", mtransspace: 128},
 	{fn: 2803, transfn: "int8inc", combinefn: "int8pl", mtransfn: "int8inc", minvtransfn: "int8dec", transtype: "bigint", mtranstype: "bigint", initval: "0", minitval: "0"},
+	{fn: 3267, transfn: "jsonb_agg_transfn", finalfn: "jsonb_agg_finalfn", transtype: "internal"},
 	{fn: 3538, transfn: "string_agg_transfn", finalfn: "string_agg_finalfn", transtype: "internal"},
 }
 
@@ -94,6 +95,8 @@ var pgAggregates = []builtinAggregate{
 // taken from PostgreSQL 15's pg_proc. pg_proc does not list them, as
 // streamdb cannot call them by name.
 var aggSupportFuncs = map[string]int64{
+	"jsonb_agg_finalfn":        3266,
+	"jsonb_agg_transfn":        3265,
 	"array_agg_finalfn":        2334,
 	"bool_accum":               3496,
 	"bool_accum_inv":           3497,

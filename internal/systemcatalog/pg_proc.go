@@ -144,7 +144,12 @@ func (f *builtinFunc) signature() (funcSig, error) {
 			sig.in = append(sig.in, a.typ)
 		}
 		if a.mode == "v" {
+			// provariadic is the element type of a VARIADIC array
+			// (text of VARIADIC text[]), or "any".
 			sig.variadic = a.typ
+			if t, ok := types.TypeByOID(uint32(a.typ)); ok && t.ID == types.IDArray {
+				sig.variadic = int64(t.ElemType().OID())
+			}
 		}
 		plain = plain && a.mode == "i"
 		if a.hasDefault {

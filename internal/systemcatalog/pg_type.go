@@ -57,6 +57,8 @@ func typeInfoOf(t types.Type) typeInfo {
 		return typeInfo{-1, false, "i", "x", "S", t.ID == types.IDText, collDefault}
 	case t.ID == types.IDArray:
 		return typeInfo{-1, false, typeInfoOf(t.ElemType()).align, "x", "A", false, typeInfoOf(t.ElemType()).collation}
+	case t.ID == types.IDJSON, t.ID == types.IDJSONB:
+		return typeInfo{-1, false, "i", "x", "U", false, 0}
 	}
 	return typeInfo{-1, false, "i", "x", "X", false, 0}
 }
@@ -70,6 +72,9 @@ func catalogTypes() []types.Type {
 		}
 		out = append(out, types.Type{ID: id})
 		out = append(out, types.ArrayOf(id))
+	}
+	for _, id := range []types.ID{types.IDJSON, types.IDJSONB} {
+		out = append(out, types.Type{ID: id}, types.ArrayOf(id))
 	}
 	return append(out, types.VectorOf(types.IDInt16), types.VectorOf(types.IDOid))
 }

@@ -146,6 +146,12 @@ func addSupportFunc(oid int64, name string) {
 	if n, ok := supportFuncNames[oid]; ok && n != name {
 		panic(fmt.Sprintf("streamdb: function %d is named both %q and %q", oid, n, name))
 	}
+	if strings.HasPrefix(name, "pg_catalog.") {
+		// An overloaded name, which regproc prints qualified and cannot
+		// read back (PostgreSQL: "more than one function named").
+		supportFuncNames[oid] = name
+		return
+	}
 	if o, ok := supportFuncOIDs[name]; ok && o != oid {
 		panic(fmt.Sprintf("streamdb: function %q has OIDs %d and %d", name, o, oid))
 	}

@@ -5,16 +5,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streamdb/streamdb/internal/jsonb"
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
-// The object identifier types (oid and the reg* aliases) and arrays exist
-// for the system catalogs (pg_catalog, information_schema) and the
-// functions over them; tables cannot store them.
+// The object identifier types (oid and the reg* aliases) exist for the
+// system catalogs (pg_catalog, information_schema) and the functions over
+// them; tables cannot store them. Arrays, json and jsonb are kept as
+// their text.
 //
 //	type            Datum Go type   Arrow type
 //	oid, reg*       int64           Int64 (the OID, 0 .. 2^32-1)
 //	T[]             string          String (the canonical text form, {a,"b c",NULL})
+//	json            string          String (the input text, validated)
+//	jsonb           string          String (the normal form jsonb prints)
 //
 // A reg* value is an OID that prints as the name of the object it
 // identifies; turning names into OIDs and back needs the catalog, so the
@@ -31,6 +35,17 @@ func ArrayOf(elem ID) Type { return Type{ID: IDArray, Elem: elem} }
 
 // ElemType returns the element type of an array type.
 func (t Type) ElemType() Type { return Type{ID: t.Elem} }
+
+// StoredAsText reports whether values of t are Go strings kept as their
+// text: text, varchar, unknown (an untyped literal), arrays, json and
+// jsonb.
+func (t Type) StoredAsText() bool {
+	switch t.ID {
+	case IDText, IDVarchar, IDUnknown, IDArray, IDJSON, IDJSONB:
+		return true
+	}
+	return false
+}
 
 // IsOID reports whether t is oid or one of the reg* types.
 func (t Type) IsOID() bool { return t.ID >= IDOid && t.ID <= IDRegrole }
@@ -53,6 +68,10 @@ func (t Type) extString() string {
 		return "regproc"
 	case IDRegrole:
 		return "regrole"
+	case IDJSON:
+		return "json"
+	case IDJSONB:
+		return "jsonb"
 	case IDArray:
 		if t.Vector {
 			return vectorNames[t.Elem]
@@ -68,6 +87,7 @@ var arrayOIDs = map[ID]uint32{
 	IDFloat64: 1022, IDNumeric: 1231, IDText: 1009, IDVarchar: 1015, IDDate: 1182,
 	IDTimestamp: 1115, IDTimestampTZ: 1185, IDInterval: 1187, IDOid: 1028,
 	IDRegclass: 2210, IDRegtype: 2211, IDRegnamespace: 4090, IDRegproc: 1008, IDRegrole: 4097,
+	IDJSON: 199, IDJSONB: 3807,
 }
 
 // extOID gives the OIDs OID's switch does not.
@@ -85,6 +105,10 @@ func (t Type) extOID() uint32 {
 		return 24
 	case IDRegrole:
 		return 4096
+	case IDJSON:
+		return 114
+	case IDJSONB:
+		return 3802
 	case IDArray:
 		if t.Vector {
 			return vectorOIDs[t.Elem]
@@ -99,7 +123,7 @@ func (t Type) extOID() uint32 {
 // TypeByOID returns the type with the given Postgres type OID, arrays
 // included; ok is false for a type streamdb lacks.
 func TypeByOID(oid uint32) (Type, bool) {
-	for id := IDBool; id <= IDRegrole; id++ {
+	for id := IDBool; id <= IDJSONB; id++ {
 		if id == IDArray {
 			continue
 		}
@@ -209,6 +233,17 @@ func parseExt(s string, t Type) (Datum, error) {
 			return nil, err
 		}
 		return FormatArray(elems, t.ElemType()), nil
+	case t.ID == IDJSON:
+		if err := jsonb.ValidateJSON(s); err != nil {
+			return nil, err
+		}
+		return strings.Clone(s), nil // s may view a buffer (COPY)
+	case t.ID == IDJSONB:
+		v, err := jsonb.Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		return v.String(), nil
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot parse values of type %s", t)
 }

@@ -35,6 +35,10 @@ const (
 	IDRegproc
 	IDRegrole
 	IDArray // a one-dimensional array of Elem
+	// json keeps its input text (validated); jsonb its normal form
+	// (package jsonb): both are strings, storable in tables.
+	IDJSON
+	IDJSONB
 )
 
 // Type is a SQL type with its modifiers.
@@ -67,6 +71,8 @@ var (
 	TTimestamp   = Type{ID: IDTimestamp}
 	TTimestampTZ = Type{ID: IDTimestampTZ}
 	TInterval    = Type{ID: IDInterval}
+	TJSON        = Type{ID: IDJSON}
+	TJSONB       = Type{ID: IDJSONB}
 )
 
 // Datum is one SQL value; see the package comment for its Go types.
@@ -206,6 +212,10 @@ func ByName(name string) (ID, bool) {
 		return IDTimestampTZ, true
 	case "interval":
 		return IDInterval, true
+	case "json":
+		return IDJSON, true
+	case "jsonb":
+		return IDJSONB, true
 	}
 	return IDUnknown, false
 }

@@ -583,6 +583,7 @@ type acc struct {
 	f     *Func
 	count int64
 	sum   expr.SumState
+	vs    expr.VarState
 	val   types.Datum
 	vals  []types.Datum
 }
@@ -607,7 +608,7 @@ func (a *acc) resume(prev types.Datum) error {
 // addFront folds in a row that comes before the rows folded so far.
 func (a *acc) addFront(row []types.Datum) error {
 	switch a.f.Agg {
-	case expr.AggStringAgg, expr.AggArrayAgg:
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
 		n := len(a.vals)
 		if err := a.add(row); err != nil || len(a.vals) == n {
 			return err
@@ -627,7 +628,7 @@ func (a *acc) add(row []types.Datum) error {
 		return nil
 	}
 	v := row[f.Arg]
-	if f.Agg == expr.AggArrayAgg {
+	if f.Agg == expr.AggArrayAgg || f.Agg == expr.AggJSONBAgg {
 		a.vals = append(a.vals, v)
 		return nil
 	}
@@ -649,6 +650,12 @@ func (a *acc) add(row []types.Datum) error {
 		}
 	case expr.AggStringAgg:
 		a.vals = append(a.vals, v)
+	case expr.AggBoolAnd:
+		a.val = v.(bool) && (a.val == nil || a.val.(bool))
+	case expr.AggBoolOr:
+		a.val = v.(bool) || a.val == true
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		return a.vs.Accumulate(v, f.ArgType, false)
 	}
 	return nil
 }
@@ -678,6 +685,13 @@ func (a *acc) result() (types.Datum, error) {
 			return nil, nil
 		}
 		return expr.ArrayFromValues(a.vals, a.f.Type.ElemType()), nil
+	case expr.AggJSONBAgg:
+		if len(a.vals) == 0 {
+			return nil, nil
+		}
+		return expr.JSONBArray(a.vals, a.f.ArgType)
+	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
+		return a.vs.Result(a.f.Agg, a.f.Type)
 	}
 	return a.val, nil
 }

@@ -63,7 +63,7 @@ type aggCollector struct{ found []ast.ExprNode }
 
 // funcAggs are the aggregates the parser reads as function calls.
 var funcAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
-	"stddev": true, "variance": true}
+	"stddev": true, "variance": true, "jsonb_agg": true}
 
 func isFuncAgg(n ast.Node) bool {
 	f, ok := n.(*ast.FuncCallExpr)
@@ -294,7 +294,7 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	if e.order, err = b.bindAggOrder(c, orderBy, arg, distinct); err != nil {
 		return e, b.at(err, node, written)
 	}
-	if kind != expr.AggStringAgg && kind != expr.AggArrayAgg {
+	if !kind.IsList() {
 		e.order = nil // the order of the inputs cannot change the value
 	}
 	if filter != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/sql"
 )
 
 // Marker function names of the front end's rewrite (see package sql).
@@ -50,9 +51,11 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		return b.bindArrayMarker(c, n)
 	case name == markerSubscript:
 		return b.bindSubscript(c, n)
+	case name == sql.JSONOpFunc:
+		return b.bindJSONOp(c, n)
 	case funcAggs[name]:
 		return nil, b.misplacedAggCall(c, n)
-	case name == "generate_series" || name == "unnest":
+	case name == "generate_series" || name == "unnest" || expr.IsSetFunc(name):
 		return b.bindSRF(c, n)
 	case n.Schema.L != "" && n.Schema.L != "pg_catalog":
 		err := pgerr.New("3F000", "schema %q does not exist", n.Schema.O)
@@ -238,4 +241,45 @@ func (b *binder) bindExtract(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error)
 		return nil, err
 	}
 	return expr.Func("extract", []expr.Expr{field, src})
+}
+
+// bindJSONOp binds a JSON operator (->, ->>, #>, #>>, @>, <@, ?, ?|, ?&,
+// #-), which the front end wrote as sql.JSONOpFunc('op', l, r). A
+// parameter on the right takes the type PostgreSQL resolves it to: text
+// for a key, text[] for a path or key list, jsonb for containment.
+func (b *binder) bindJSONOp(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
+	if len(n.Args) != 3 {
+		return nil, pgerr.New(pgerr.SyntaxError, "malformed JSON operator")
+	}
+	lit, ok := n.Args[0].(ast.ValueExpr)
+	if !ok {
+		return nil, pgerr.New(pgerr.SyntaxError, "malformed JSON operator")
+	}
+	op, _ := lit.GetValue().(string)
+	l, err := b.bindExpr(c, n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindExpr(c, n.Args[2])
+	if err != nil {
+		return nil, err
+	}
+	if b.isUnknownParam(l) {
+		if l, err = b.decideParam(l, types.TJSONB); err != nil {
+			return nil, err
+		}
+	}
+	if b.isUnknownParam(r) {
+		want := types.TText
+		switch op {
+		case "#>", "#>>", "?|", "?&", "#-":
+			want = types.ArrayOf(types.IDText)
+		case "@>", "<@":
+			want = types.TJSONB
+		}
+		if r, err = b.decideParam(r, want); err != nil {
+			return nil, err
+		}
+	}
+	return expr.Binary(op, l, r)
 }

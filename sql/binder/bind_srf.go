@@ -1,6 +1,8 @@
 package binder
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamdb/streamdb/internal/expr"
@@ -42,9 +44,12 @@ func (b *binder) bindSRF(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	inner := &exprCtx{scope: c.scope, clause: "arguments of set-returning functions"}
 	var fn planner.Node
 	var err error
-	if name == "unnest" {
+	switch {
+	case name == "unnest":
 		fn, err = b.bindUnnestOver(inner, n.Args)
-	} else {
+	case expr.IsSetFunc(name):
+		fn, err = b.bindSetFuncOver(inner, name, n.Args)
+	default:
 		fn, err = b.bindGenerateSeriesOver(inner, n.Args)
 	}
 	if err != nil {
@@ -70,6 +75,13 @@ func srfKey(fn planner.Node) string {
 	case *planner.GenerateSeries:
 		return "generate_series(" + f.Start.String() + "," + f.Stop.String() + "," + f.Step.String() + ")"
 	case *planner.Unnest:
+		if f.Set != nil {
+			args := make([]string, len(f.Set.Args))
+			for i, a := range f.Set.Args {
+				args[i] = a.String()
+			}
+			return f.Set.Name + "(" + strings.Join(args, ",") + ")"
+		}
 		return "unnest(" + f.Arg.String() + ")"
 	}
 	return ""

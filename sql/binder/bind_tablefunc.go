@@ -21,7 +21,11 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	var node planner.Node
 	var err error
 	lateral := false
-	switch tf.Name {
+	name := tf.Name
+	if expr.IsSetFunc(name) {
+		name = "unnest" // bound like it, as the function it names
+	}
+	switch name {
 	case "generate_series", "unnest":
 		c := &exprCtx{scope: &scope{}, clause: "functions in FROM"}
 		if b.lateralScope != nil {
@@ -33,6 +37,12 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 			un, err = b.bindUnnestOver(c, tf.Args)
 			if err == nil {
 				node, args = un, []expr.Expr{un.Arg}
+			}
+		} else if expr.IsSetFunc(tf.Name) {
+			var un *planner.Unnest
+			un, err = b.bindSetFuncOver(c, tf.Name, tf.Args)
+			if err == nil {
+				node, args = un, un.Set.Args
 			}
 		} else {
 			var gs *planner.GenerateSeries
@@ -149,6 +159,21 @@ func (b *binder) bindUnnestOver(c *exprCtx, args []ast.ExprNode) (*planner.Unnes
 		return nil, pgerr.New(pgerr.UndefinedFunction, "function unnest(%s) does not exist", t)
 	}
 	return &planner.Unnest{Arg: bound[0], Cols: []planner.Column{{Type: t.ElemType()}}}, nil
+}
+
+// bindSetFuncOver binds one of expr's set-returning functions
+// (jsonb_array_elements, regexp_split_to_table, ...) with its arguments
+// over c's scope.
+func (b *binder) bindSetFuncOver(c *exprCtx, name string, args []ast.ExprNode) (*planner.Unnest, error) {
+	bound, err := b.bindArgs(c, args)
+	if err != nil {
+		return nil, err
+	}
+	sf, err := expr.BindSetFunc(name, bound)
+	if err != nil {
+		return nil, err
+	}
+	return &planner.Unnest{Arg: sf.Args[0], Set: sf, Cols: []planner.Column{{Type: sf.Type}}}, nil
 }
 
 // bindGenerateSeries binds generate_series(start, stop[, step]) over

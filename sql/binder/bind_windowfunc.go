@@ -372,7 +372,7 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 		return f, nil, err
 	}
 	switch e.kind {
-	case expr.AggStringAgg, expr.AggArrayAgg:
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
 		if b.inView {
 			return f, nil, notSupported("%s as a window function in a materialized view", e.name)
 		}

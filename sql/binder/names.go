@@ -6,6 +6,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/sql"
 )
 
 // figureName names an output column the way Postgres does when it has no
@@ -68,6 +69,8 @@ func funcColumnName(n *ast.FuncCallExpr) string {
 		return "concat"
 	case name == markerExtract:
 		return "extract"
+	case name == sql.JSONOpFunc:
+		return "?column?"
 	case name == markerArrayLit || name == markerArraySub:
 		return "array"
 	case name == markerSubscript && len(n.Args) == 2:
