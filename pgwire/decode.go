@@ -5,6 +5,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/streamdb/streamdb/internal/pgcopy"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
@@ -25,6 +26,9 @@ func typeForOID(oid uint32) (types.Type, error) {
 		return types.TJSON, nil
 	case types.TJSONB.OID():
 		return types.TJSONB, nil
+	}
+	if t, ok := types.TypeByOID(oid); ok && t.ID == types.IDArray && !t.Vector && !t.ElemType().IsOID() {
+		return t, nil
 	}
 	return types.Type{}, pgerr.New(pgerr.UndefinedObject, "type with OID %d is not supported", oid)
 }
@@ -91,6 +95,8 @@ func (c *conn) decodeParam(format int16, v []byte, t types.Type) (types.Datum, e
 func (c *conn) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
 	scan := func(dst any) error { return c.types().Scan(t.OID(), binaryFormat, v, dst) }
 	switch t.ID {
+	case types.IDArray:
+		return pgcopy.DecodeBinaryArray(v, t, func(e []byte) (types.Datum, error) { return c.decodeBinary(e, t.ElemType()) })
 	case types.IDBool:
 		return scanDatum[bool](scan)
 	case types.IDInt16, types.IDInt32, types.IDInt64:

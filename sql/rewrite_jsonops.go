@@ -4,11 +4,12 @@ import "strings"
 
 // JSONOpFunc is the marker call a PostgreSQL JSON operator becomes (see
 // rewriteJSONOps): JSONOpFunc('op', left, right), op the operator as
-// written ("->", "->>", "#>", "#>>", "#-", "@>", "<@", "?", "?|", "?&").
+// written ("->", "->>", "#>", "#>>", "#-", "@>", "<@", "?", "?|", "?&", and
+// the array overlap "&&").
 const JSONOpFunc = "__sdb_op"
 
 // jsonOps are the operators rewriteJSONOps turns into JSONOpFunc calls.
-var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?&`)
+var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?& &&`)
 
 // Operators around a JSON operator, by PostgreSQL's precedence
 // (sql-syntax-lexical.html#SQL-PRECEDENCE). The JSON operators are of the
@@ -21,7 +22,7 @@ var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?&`)
 var (
 	jsonTighterOps = wordSet(`+ - * / %`)
 	jsonPrefixOps  = wordSet(`+ - ~`)
-	jsonLevelOps   = wordSet(`|| & | << >> -> ->> #> #>> #- @> <@ ? ?| ?&`)
+	jsonLevelOps   = wordSet(`|| & | << >> -> ->> #> #>> #- @> <@ ? ?| ?& &&`)
 )
 
 // rewriteJSONOps turns each binary use of a JSON operator into a marker

@@ -29,6 +29,10 @@ func arrayBinary(op string, l, r Expr) (Expr, bool, error) {
 		e, err := arrayConcat(l, r)
 		return e, true, err
 	}
+	if op == "@>" || op == "<@" || op == "&&" {
+		e, err := arrayContains(op, l, r)
+		return e, true, err
+	}
 	switch op {
 	case "=", "<>", "<", "<=", ">", ">=":
 	default:
@@ -415,4 +419,51 @@ func arrayRemove(name string, args []Expr) (Expr, error) {
 // ARRAY(subquery) and array_agg.
 func ArrayFromValues(vals []types.Datum, elem types.Type) types.Datum {
 	return types.FormatArray(vals, elem)
+}
+
+// arrayContains builds a @> b (every element of b is in a), a <@ b and
+// a && b (a common element), as PostgreSQL: duplicates do not matter and
+// a NULL element matches nothing.
+func arrayContains(op string, l, r Expr) (Expr, error) {
+	l, r, err := sameArrayType(l, r)
+	if err != nil || !isArray(l) || !isArray(r) {
+		return nil, operatorError(op, []types.Type{l.Type(), r.Type()}, resolveNone)
+	}
+	t := l.Type()
+	return &call{name: op, style: styleInfix, args: []Expr{l, r}, typ: types.TBool,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			x, err := elemsOf(a[0], t)
+			if err != nil {
+				return nil, err
+			}
+			y, err := elemsOf(a[1], t)
+			if err != nil {
+				return nil, err
+			}
+			if op == "<@" {
+				x, y = y, x
+			}
+			has := func(set []types.Datum, v types.Datum) bool {
+				for _, e := range set {
+					if e != nil && compare(e, v, t.ElemType()) == 0 {
+						return true
+					}
+				}
+				return false
+			}
+			if op == "&&" {
+				for _, v := range y {
+					if v != nil && has(x, v) {
+						return true, nil
+					}
+				}
+				return false, nil
+			}
+			for _, v := range y {
+				if v == nil || !has(x, v) {
+					return false, nil
+				}
+			}
+			return true, nil
+		}}, nil
 }

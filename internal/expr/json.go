@@ -110,6 +110,9 @@ func jsonBinary(op string, l, r Expr) (Expr, bool, error) {
 		e, err := jsonGet(op, l, r)
 		return e, true, err
 	case "?", "?|", "?&", "#-", "@>", "<@":
+		if (op == "@>" || op == "<@") && (lt.ID == types.IDArray || rt.ID == types.IDArray) {
+			return nil, false, nil // array containment
+		}
 		if lt.ID != types.IDJSONB && !(lt.ID == types.IDUnknown && rt.ID == types.IDJSONB) {
 			return nil, true, operatorError(op, []types.Type{lt, rt}, resolveNone)
 		}

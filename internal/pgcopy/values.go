@@ -64,6 +64,8 @@ func unsafeString(b []byte) string {
 // decodeBinary decodes a value in its type's binary receive form.
 func (d *Decoder) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
 	switch t.ID {
+	case types.IDArray:
+		return DecodeBinaryArray(v, t, func(e []byte) (types.Datum, error) { return d.decodeBinary(e, t.ElemType()) })
 	case types.IDBool:
 		if len(v) != 1 {
 			return nil, errBinary

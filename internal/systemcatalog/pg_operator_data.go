@@ -306,6 +306,9 @@ var pgOperators = []builtinOperator{
 	{oid: 3248, name: "?|", left: "jsonb", right: "text[]", result: "boolean", code: 4048, codeName: "jsonb_exists_any", desc: "any key exists"},
 	{oid: 3246, name: "@>", left: "jsonb", right: "jsonb", result: "boolean", code: 4046, codeName: "jsonb_contains", com: 3250, desc: "contains"},
 	{oid: 3284, name: "||", left: "jsonb", right: "jsonb", result: "jsonb", code: 3301, codeName: "jsonb_concat", desc: "concatenate"},
+	{oid: 2750, name: "&&", left: "anyarray", right: "anyarray", result: "boolean", code: 2747, codeName: "arrayoverlap", com: 2750, desc: "overlaps"},
+	{oid: 2751, name: "@>", left: "anyarray", right: "anyarray", result: "boolean", code: 2748, codeName: "arraycontains", com: 2752, desc: "contains"},
+	{oid: 2752, name: "<@", left: "anyarray", right: "anyarray", result: "boolean", code: 2749, codeName: "arraycontained", com: 2751, desc: "is contained by"},
 }
 
 // pgCasts are the rows of pg_cast, by source and target type: taken

@@ -11,6 +11,20 @@ import (
 // parseTypeName maps a Postgres type name as written ("varchar(20)",
 // "numeric(10,2)", "timestamp(3) with time zone", "int") to a Type.
 func parseTypeName(name string) (types.Type, error) {
+	if elem, ok := strings.CutSuffix(strings.TrimSpace(name), "[]"); ok {
+		// A one-dimensional array of a storable type: int[], text[].
+		if strings.HasSuffix(strings.TrimSpace(elem), "[]") {
+			return types.Type{}, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+		}
+		t, err := parseTypeName(elem)
+		if err != nil {
+			return types.Type{}, err
+		}
+		if t.Width > 0 || t.Precision > 0 {
+			return types.Type{}, pgerr.New(pgerr.FeatureNotSupported, "type modifiers on array elements are not supported")
+		}
+		return types.ArrayOf(t.ID), nil
+	}
 	base, mods, err := splitTypeMods(name)
 	if err != nil {
 		return types.Type{}, err
@@ -33,7 +47,7 @@ func parseCastType(name string) (types.Type, error) {
 	}
 	elem, isArray := strings.CutSuffix(base, "[]")
 	if strings.HasSuffix(elem, "[]") {
-		return types.Type{}, notSupported("multidimensional arrays")
+		return types.Type{}, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
 	}
 	id, ok := types.ExprTypeByName(elem)
 	if !ok {
