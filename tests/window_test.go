@@ -77,6 +77,7 @@ var listViews = map[string]string{
 	"l_bool": `SELECT g, bool_and(v < 116) AS a, bool_or(v > 115) AS o, every(DISTINCT s IS NOT NULL) AS e FROM t GROUP BY g`,
 	"l_stats": `SELECT g, variance(v) AS vv, stddev_pop(CASE WHEN v % 3 = 0 THEN v * 0.25 ELSE v END) AS sn,
 		stddev(v::float8 / 3)::numeric AS sf, sum(CASE WHEN v % 7 = 0 THEN v * 0.125 ELSE v END) AS s7 FROM t GROUP BY g`,
+	"l_bits": `SELECT g, bit_and(v + 64) AS a, bit_or(v) AS o, bit_xor(v) AS x FROM t GROUP BY g`,
 	"l_jsonb": `SELECT jsonb_build_object('g', g, 'odd', v % 2 = 1) AS k, jsonb_agg(v ORDER BY id) FILTER (WHERE v > 90) AS big,
 		sum((jsonb_build_object('v', v) ->> 'v')::int) AS s FROM t GROUP BY 1`,
 }

@@ -34,6 +34,7 @@ type aggState struct {
 	count int64           // count, count(*)
 	sum   expr.SumState   // sum, avg
 	vs    expr.VarState   // the variance family
+	bits  expr.BitState   // bit_and, bit_or, bit_xor
 	val   types.Datum     // min, max
 	items []expr.ListItem // string_agg, array_agg: the inputs in order
 	seen  map[string]struct{}
@@ -79,6 +80,8 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		}
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return st.vs.Accumulate(v, argType, false)
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		st.bits.Accumulate(v, false)
 	case expr.AggBoolAnd:
 		st.val = v.(bool) && (st.val == nil || st.val.(bool))
 	case expr.AggBoolOr:
@@ -110,6 +113,8 @@ func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
 		return st.sum.Result(true, spec.Type)
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return st.vs.Result(spec.Kind, spec.Type)
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		return st.bits.Result(spec.Kind, spec.Type), nil
 	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
 		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.argType), nil
 	}

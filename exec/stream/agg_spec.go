@@ -207,7 +207,7 @@ func (s AggSpec) validate() error {
 	}
 	for _, c := range s.Aggs {
 		switch {
-		case c.Kind > expr.AggJSONBAgg:
+		case c.Kind > expr.AggBitXor:
 			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
 		case isList(c.Kind) && len(s.InputPK) == 0:
 			return fmt.Errorf("stream: hash agg: %s over an input without a stream key", c.Kind)
@@ -261,7 +261,8 @@ type aggCallLayout struct {
 // expr.SumState as (sum AccType(arg), count int64), and of min and max the
 // current extreme (NULL when the group has no non-NULL value), of the
 // variance family an expr.VarState as (n int64, sum numeric, sum of
-// squares numeric, special int64). After every
+// squares numeric, special int64), of bit_and, bit_or and bit_xor an
+// expr.BitState as (n int64, bit counts text). After every
 // call's state come the scale counts of each sum, avg or variance of a numeric
 // argument (text, expr.ScaleCounts; NULL in a row written before they
 // were kept, when the sum keeps the largest scale it has seen); they are
@@ -380,6 +381,8 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{types.TInt64, types.TInt64}
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return []types.Type{types.TInt64, types.TNumeric, types.TNumeric, types.TInt64}
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		return []types.Type{types.TInt64, types.TText}
 	}
 	return []types.Type{types.TInt64}
 }

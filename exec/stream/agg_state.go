@@ -15,6 +15,7 @@ type aggState struct {
 	count int64         // count, count(*)
 	sum   expr.SumState // sum, avg
 	vs    expr.VarState // the variance family
+	bits  expr.BitState // bit_and, bit_or, bit_xor
 	ext   types.Datum   // min, max: the current extreme, nil when none
 	// stale (min, max) means the extreme was deleted this epoch: ext is
 	// unknown until refreshed from the min/max input table; (string_agg,
@@ -59,6 +60,18 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 			return aggState{}, err
 		}
 		return st, nil
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		n, ok1 := v.(int64)
+		text, ok2 := row[c.stateCol+1].(string)
+		var st aggState
+		st.bits.N = n
+		if !ok1 || !ok2 && row[c.stateCol+1] != nil {
+			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state %v", c.Kind, row[c.stateCol:c.stateCol+2])
+		}
+		if err := st.bits.ParseBitCounts(text); err != nil {
+			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state: %w", c.Kind, err)
+		}
+		return st, nil
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		n, ok1 := v.(int64)
 		hits, ok2 := row[c.stateCol+1].(int64)
@@ -101,6 +114,8 @@ func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Dat
 		return append(row, st.ext)
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		return append(row, st.count, st.hits)
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		return append(row, st.bits.N, st.bits.String())
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		var sum, sumSq types.Datum // NULL while no finite input is counted
 		if st.vs.Sum != nil {
@@ -138,6 +153,8 @@ func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
 		return st.ext, nil
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return st.vs.Result(c.Kind, c.Type)
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		return st.bits.Result(c.Kind, c.Type), nil
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		if st.count == 0 {
 			return nil, nil
@@ -166,6 +183,10 @@ func (c *aggCallLayout) accumulate(st *aggState, v types.Datum, delta int64) err
 		if v.(bool) == (c.Kind == expr.AggBoolOr) {
 			st.hits += delta
 		}
+		return nil
+	}
+	if c.Kind.IsBitwise() {
+		st.bits.Accumulate(v, delta < 0)
 		return nil
 	}
 	if c.Kind.IsVariance() {

@@ -31,6 +31,10 @@ const (
 	AggStddevPop
 	// AggJSONBAgg is jsonb_agg: array_agg's list as a jsonb array.
 	AggJSONBAgg
+	// The bitwise aggregates over integers (BitState).
+	AggBitAnd
+	AggBitOr
+	AggBitXor
 )
 
 // AggByName returns the aggregate called name (lower case).
@@ -64,13 +68,20 @@ func AggByName(name string) (AggKind, bool) {
 		return AggStddevPop, true
 	case "jsonb_agg":
 		return AggJSONBAgg, true
+	case "bit_and":
+		return AggBitAnd, true
+	case "bit_or":
+		return AggBitOr, true
+	case "bit_xor":
+		return AggBitXor, true
 	}
 	return 0, false
 }
 
 func (k AggKind) String() string {
 	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or",
-		"var_samp", "var_pop", "stddev_samp", "stddev_pop", "jsonb_agg"}[k]
+		"var_samp", "var_pop", "stddev_samp", "stddev_pop", "jsonb_agg",
+		"bit_and", "bit_or", "bit_xor"}[k]
 }
 
 // AggResultType is the type of agg(arg) as Postgres gives it: count is
@@ -81,6 +92,9 @@ func AggResultType(k AggKind, arg types.Type) (types.Type, error) { return aggRe
 
 // IsList reports whether k collects its inputs in a list (ListAgg).
 func (k AggKind) IsList() bool { return k == AggStringAgg || k == AggArrayAgg || k == AggJSONBAgg }
+
+// IsBitwise reports whether k is bit_and, bit_or or bit_xor (BitState).
+func (k AggKind) IsBitwise() bool { return k >= AggBitAnd && k <= AggBitXor }
 
 // IsVariance reports whether k is of the variance family (VarState).
 func (k AggKind) IsVariance() bool { return k >= AggVarSamp && k <= AggStddevPop }

@@ -23,6 +23,11 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		return varResultType(k, arg)
 	case AggJSONBAgg:
 		return types.TJSONB, nil
+	case AggBitAnd, AggBitOr, AggBitXor:
+		if !arg.IsInteger() {
+			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
+		}
+		return types.Type{ID: arg.ID}, nil
 	case AggBoolAnd, AggBoolOr:
 		if arg.ID != types.IDBool {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)

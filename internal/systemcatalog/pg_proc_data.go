@@ -33,6 +33,15 @@ var pgFuncs = []builtinFunc{
 	{oid: 2104, name: "avg", args: "real", result: "double precision", src: "aggregate_dummy", kind: 'a', lax: true, desc: "the average (arithmetic mean) as float8 of all float4 values"},
 	{oid: 2105, name: "avg", args: "double precision", result: "double precision", src: "aggregate_dummy", kind: 'a', lax: true, desc: "the average (arithmetic mean) as float8 of all float8 values"},
 	{oid: 2106, name: "avg", args: "interval", result: "interval", src: "aggregate_dummy", kind: 'a', lax: true, desc: "the average (arithmetic mean) as interval of all interval values"},
+	{oid: 2236, name: "bit_and", args: "smallint", result: "smallint", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-and smallint aggregate"},
+	{oid: 2238, name: "bit_and", args: "integer", result: "integer", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-and integer aggregate"},
+	{oid: 2240, name: "bit_and", args: "bigint", result: "bigint", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-and bigint aggregate"},
+	{oid: 2237, name: "bit_or", args: "smallint", result: "smallint", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-or smallint aggregate"},
+	{oid: 2239, name: "bit_or", args: "integer", result: "integer", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-or integer aggregate"},
+	{oid: 2241, name: "bit_or", args: "bigint", result: "bigint", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-or bigint aggregate"},
+	{oid: 6164, name: "bit_xor", args: "smallint", result: "smallint", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-xor smallint aggregate"},
+	{oid: 6165, name: "bit_xor", args: "integer", result: "integer", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-xor integer aggregate"},
+	{oid: 6166, name: "bit_xor", args: "bigint", result: "bigint", src: "aggregate_dummy", kind: 'a', lax: true, desc: "bitwise-xor bigint aggregate"},
 	{oid: 2557, name: "bool", args: "integer", result: "boolean", src: "int4_bool", leakproof: true, desc: "convert int4 to boolean"},
 	{oid: 3556, name: "bool", args: "jsonb", result: "boolean", src: "jsonb_bool", desc: "convert jsonb to boolean"},
 	{oid: 884, name: "btrim", args: "text, text", result: "text", src: "btrim", desc: "trim selected characters from both ends of string"},
@@ -420,6 +429,9 @@ var pgFuncs = []builtinFunc{
 // regprocin could not find them by name alone. Taken from PostgreSQL 15's
 // pg_proc.
 var pgOverloadedFuncs = map[string]bool{
+	"bit_and":                  true,
+	"bit_or":                   true,
+	"bit_xor":                  true,
 	"abs":                      true,
 	"age":                      true,
 	"array_agg":                true,

@@ -584,6 +584,7 @@ type acc struct {
 	count int64
 	sum   expr.SumState
 	vs    expr.VarState
+	bits  expr.BitState
 	val   types.Datum
 	vals  []types.Datum
 }
@@ -656,6 +657,8 @@ func (a *acc) add(row []types.Datum) error {
 		a.val = v.(bool) || a.val == true
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return a.vs.Accumulate(v, f.ArgType, false)
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		a.bits.Accumulate(v, false)
 	}
 	return nil
 }
@@ -692,6 +695,8 @@ func (a *acc) result() (types.Datum, error) {
 		return expr.JSONBArray(a.vals, a.f.ArgType)
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return a.vs.Result(a.f.Agg, a.f.Type)
+	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
+		return a.bits.Result(a.f.Agg, a.f.Type), nil
 	}
 	return a.val, nil
 }
