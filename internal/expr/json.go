@@ -263,8 +263,34 @@ func jsonGet(op string, l, r Expr) (Expr, error) {
 			return v, ok, nil
 		}
 	}
+	// jsonb -> and ->> by key or index read the stored normal form
+	// directly, without parsing the whole value.
+	fast := lt.ID == types.IDJSONB && op[0] == '-'
 	return &call{name: op, style: styleInfix, args: []Expr{l, r}, typ: res,
 		fn: func(a []types.Datum) (types.Datum, error) {
+			if fast {
+				var v string
+				var ok bool
+				s := a[0].(string)
+				switch k := a[1].(type) {
+				case string:
+					if res.ID == types.IDText {
+						v, ok = jsonb.FieldTextCanonical(s, k)
+					} else {
+						v, ok = jsonb.FieldCanonical(s, k)
+					}
+				case int64:
+					if res.ID == types.IDText {
+						v, ok = jsonb.ElemTextCanonical(s, int(k))
+					} else {
+						v, ok = jsonb.ElemCanonical(s, int(k))
+					}
+				}
+				if !ok {
+					return nil, nil
+				}
+				return strings.Clone(v), nil // v may view s
+			}
 			j, err := jsonOf(a[0], lt)
 			if err != nil {
 				return nil, err

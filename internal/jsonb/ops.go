@@ -45,7 +45,7 @@ func (v Value) Elem(i int) (Value, bool) {
 func elemAt(vals []Value, i int64) (Value, bool) {
 	n := int64(len(vals))
 	if i < 0 {
-		if -i > n {
+		if i < -n { // not -i > n, which overflows for math.MinInt64
 			return Value{}, false
 		}
 		i += n
@@ -313,7 +313,7 @@ func (v Value) DeleteIndex(i int) (Value, error) {
 	n := int64(len(v.c.vals))
 	idx := int64(i)
 	if idx < 0 {
-		if -idx > n {
+		if idx < -n { // not -idx > n, which overflows for math.MinInt64
 			idx = n
 		} else {
 			idx += n
