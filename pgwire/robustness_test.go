@@ -136,6 +136,13 @@ func TestMaxConnections(t *testing.T) {
 	a.send(&pgproto3.Terminate{})
 	a.expectClosed()
 	waitFor(t, func() bool { return ts.fake.closed.Load() == 1 })
+	// The slot is given back when the connection's goroutine ends, just
+	// after its session closes.
+	waitFor(t, func() bool {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		return ts.sessions == 1
+	})
 	connect(t, ts.addr)
 }
 

@@ -139,9 +139,12 @@ func (st *VarState) Result(k AggKind, result types.Type) (types.Datum, error) {
 			return nil, err
 		}
 		f, err := strconv.ParseFloat(q.String(), 64)
-		if err != nil {
+		if err != nil && !math.IsInf(f, 0) {
 			return nil, err
 		}
+		// Past double precision's range the result is Infinity, in a
+		// view as in a query, where PostgreSQL's float algorithm fails
+		// with "value out of range: overflow".
 		if stddev {
 			f = math.Sqrt(f)
 		}

@@ -46,8 +46,10 @@ func chr(a []types.Datum) (types.Datum, error) {
 		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
 	case n < 0:
 		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "character number must be positive")
-	case n > unicode.MaxRune || n >= 0xD800 && n <= 0xDFFF:
+	case n > unicode.MaxRune:
 		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", n)
+	case n >= 0xD800 && n <= 0xDFFF:
+		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "requested character not valid for encoding: %d", n)
 	}
 	return string(rune(n)), nil
 }

@@ -94,6 +94,8 @@ var pgFuncs = []builtinFunc{
 	{oid: 2580, name: "float8", args: "jsonb", result: "double precision", src: "jsonb_float8", desc: "convert jsonb to float8"},
 	{oid: 1712, name: "floor", args: "numeric", result: "numeric", src: "numeric_floor", desc: "nearest integer <= value"},
 	{oid: 2309, name: "floor", args: "double precision", result: "double precision", src: "dfloor", desc: "nearest integer <= value"},
+	{oid: 3539, name: "format", args: "text, VARIADIC \"any\"", result: "text", src: "text_format", vol: 's', lax: true, desc: "format text message"},
+	{oid: 3540, name: "format", args: "text", result: "text", src: "text_format_nv", vol: 's', lax: true, desc: "format text message"},
 	{oid: 1081, name: "format_type", args: "oid, integer", result: "text", src: "format_type", vol: 's', lax: true, desc: "format a type oid and atttypmod to canonical SQL"},
 	{oid: 938, name: "generate_series", args: "timestamp without time zone, timestamp without time zone, interval", result: "SETOF timestamp without time zone", src: "generate_series_timestamp", rows: 1000, desc: "non-persistent series generator"},
 	{oid: 939, name: "generate_series", args: "timestamp with time zone, timestamp with time zone, interval", result: "SETOF timestamp with time zone", src: "generate_series_timestamptz", vol: 's', rows: 1000, desc: "non-persistent series generator"},
@@ -429,6 +431,7 @@ var pgFuncs = []builtinFunc{
 // regprocin could not find them by name alone. Taken from PostgreSQL 15's
 // pg_proc.
 var pgOverloadedFuncs = map[string]bool{
+	"format":                   true,
 	"bit_and":                  true,
 	"bit_or":                   true,
 	"bit_xor":                  true,
