@@ -330,17 +330,8 @@ func regexpCount(a []types.Datum) (types.Datum, error) {
 // regexpSubstr is regexp_substr(string, pattern [, start [, N [, flags
 // [, subexpr]]]]): the Nth match (or its group subexpr), NULL when none.
 func regexpSubstr(a []types.Datum) (types.Datum, error) {
-	var re *regexp.Regexp
-	var err error
-	switch len(a) {
-	case 2:
-		re, _, err = regexArgs(a, 2, "regexp_substr()", false)
-	case 3:
-		// (string, pattern, flags) is not a form: the third is start.
-		re, _, err = regexArgs(a, 9, "regexp_substr()", false)
-	default:
-		re, _, err = regexArgs(a, 4, "regexp_substr()", false)
-	}
+	// Flags, when given, are the fifth argument (the third is start).
+	re, _, err := regexArgs(a, 4, "regexp_substr()", false)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -401,5 +400,3 @@ func ordinal(n int64, upper bool) string {
 	}
 	return s
 }
-
-var _ = pgerr.New

@@ -84,14 +84,8 @@ func Equal(a, b Value) bool {
 		return false
 	}
 	switch a.kind {
-	case Null:
-		return true
-	case Bool:
-		return a.b == b.b
-	case String:
-		return a.s == b.s
-	case Number:
-		return a.s == b.s || compareNumText(a.s, b.s) == 0
+	case Null, Bool, String, Number:
+		return scalarEqual(a, b)
 	case Array:
 		if len(a.c.vals) != len(b.c.vals) {
 			return false
