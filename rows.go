@@ -47,8 +47,8 @@ func (r *Rows) Next() bool { return r.r.Next() }
 func (r *Rows) Len() int { return r.r.Len() }
 
 // Values returns the current row as Go values: int64, float64, bool,
-// string, time.Time, or nil for NULL; numerics, intervals and other types
-// as their Postgres text.
+// string, time.Time, []byte (bytea), or nil for NULL; numerics, intervals
+// and other types as their Postgres text.
 func (r *Rows) Values() []any { return r.r.Values() }
 
 // Text returns the current row rendered as Postgres text; nil entries are

@@ -26,6 +26,8 @@ func typeForOID(oid uint32) (types.Type, error) {
 		return types.TJSON, nil
 	case types.TJSONB.OID():
 		return types.TJSONB, nil
+	case types.TBytea.OID():
+		return types.TBytea, nil
 	}
 	if t, ok := types.TypeByOID(oid); ok && t.ID == types.IDArray && !t.Vector && !t.ElemType().IsOID() {
 		return t, nil
@@ -105,6 +107,8 @@ func (c *conn) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
 		return scanDatum[float64](scan)
 	case types.IDText, types.IDVarchar:
 		return scanDatum[string](scan)
+	case types.IDBytea:
+		return string(v), nil // the raw bytes
 	case types.IDJSON:
 		return types.Parse(string(v), t)
 	case types.IDJSONB:

@@ -120,8 +120,11 @@ func (c *conn) encodeValue(d types.Datum, t types.Type, format int16) ([]byte, e
 	if format == textFormat || t.ID == types.IDUnknown || t.ID == types.IDJSON {
 		return []byte(types.Format(d, t)), nil
 	}
-	if t.ID == types.IDJSONB {
+	switch t.ID {
+	case types.IDJSONB:
 		return append([]byte{1}, d.(string)...), nil // version 1, then the text
+	case types.IDBytea:
+		return []byte(d.(string)), nil // the raw bytes
 	}
 	v, err := pgValue(d, t)
 	if err != nil {
@@ -132,8 +135,12 @@ func (c *conn) encodeValue(d types.Datum, t types.Type, format int16) ([]byte, e
 
 // pgValue converts a Datum to the value pgtype's codec for t encodes.
 func pgValue(d types.Datum, t types.Type) (any, error) {
-	if t.ID == types.IDArray {
+	switch t.ID {
+	case types.IDArray:
 		return arrayValue(d, t)
+	case types.IDBytea:
+		s, _ := d.(string)
+		return []byte(s), nil // an array element: bytea's codec takes bytes
 	}
 	var v any
 	switch x := d.(type) {

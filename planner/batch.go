@@ -23,19 +23,16 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 	case *ProjectSet:
 		return buildProjectSet(n, src)
 	case *Filter:
-		if s, ok := n.Input.(*Scan); ok {
-			if prefix := keyLookup(s.Rel, n.Cond); prefix != nil {
-				return batch.NewFilter(batch.NewKeyScan(src, s.Rel, prefix), n.Cond), nil
-			}
-		}
-		return build1(n.Input, src, func(in batch.Executor) batch.Executor { return batch.NewFilter(in, n.Cond) })
+		return buildFiltered(n, src, nil)
 	case *Project:
-		return build1(n.Input, src, func(in batch.Executor) batch.Executor {
+		return build1Needing(n, src, func(in batch.Executor) batch.Executor {
 			return batch.NewProject(in, n.Exprs, batchColumnTypes(n.Cols))
 		})
 	case *Aggregate:
-		return build1(n.Input, src, func(in batch.Executor) batch.Executor {
-			return batch.NewHashAgg(in, n.GroupBy, aggSpecs(n.Aggs))
+		return build1Needing(n, src, func(in batch.Executor) batch.Executor {
+			h := batch.NewHashAgg(in, n.GroupBy, aggSpecs(n.Aggs))
+			h.SetFixedGroups(n.FixedGroups)
+			return h
 		})
 	case *Sort:
 		return build1(n.Input, src, func(in batch.Executor) batch.Executor { return batch.NewSort(in, sortKeys(n.Keys)) })
@@ -47,6 +44,8 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return buildUnion(n, src)
 	case *Apply:
 		return buildApply(n, src)
+	case *LateralJoin:
+		return buildBatchLateral(n, src)
 	case *Expand:
 		return buildBatchExpand(n, src)
 	case *Replicate:
@@ -64,6 +63,40 @@ func build1(input Node, src batch.Source, mk func(batch.Executor) batch.Executor
 		return nil, err
 	}
 	return mk(in), nil
+}
+
+// build1Needing builds a single-input executor whose input, a Filter over
+// a Scan, may read only the columns n uses (inputNeeds).
+func build1Needing(n Node, src batch.Source, mk func(batch.Executor) batch.Executor) (batch.Executor, error) {
+	f, ok := n.Inputs()[0].(*Filter)
+	if !ok {
+		return build1(n.Inputs()[0], src, mk)
+	}
+	in, err := buildFiltered(f, src, inputNeeds(n))
+	if err != nil {
+		return nil, err
+	}
+	return mk(in), nil
+}
+
+// buildFiltered builds a Filter; over a Scan it reads a key prefix
+// (keylookup.go) or through an index (index_access.go) when it can.
+// needed are the Filter's output columns its parent reads (nil: all).
+func buildFiltered(f *Filter, src batch.Source, needed []int) (batch.Executor, error) {
+	s, ok := f.Input.(*Scan)
+	if !ok {
+		return build1(f.Input, src, func(in batch.Executor) batch.Executor { return batch.NewFilter(in, f.Cond) })
+	}
+	var scan batch.Executor
+	switch prefix, a := scanAccess(f, s, needed); {
+	case prefix != nil:
+		scan = batch.NewKeyScan(src, s.Rel, prefix)
+	case a != nil:
+		scan = batch.NewIndexScan(src, s.Rel, a.idx, a.ranges, a.covering)
+	default:
+		scan = batch.NewScan(src, s.Rel)
+	}
+	return batch.NewFilter(scan, f.Cond), nil
 }
 
 func buildJoin(n *Join, src batch.Source) (batch.Executor, error) {

@@ -3,6 +3,9 @@ package planner
 import (
 	"slices"
 
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/window"
+
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -328,6 +331,11 @@ func pullCorrelation(plan Node, outer *expr.OuterRow) (Node, []int, []corrKey, *
 				out[i] = i + len(keys)
 			}
 			return a, out, keys, nil
+		case *Sort:
+			// The order of a set does not matter.
+			return pull(n.Input)
+		case *Limit:
+			return pullLimit(n, pull)
 		}
 		return nil, nil, nil, notInView("a correlated subquery of this shape (%s)", nodeName(n))
 	}
@@ -336,6 +344,33 @@ func pullCorrelation(plan Node, outer *expr.OuterRow) (Node, []int, []corrKey, *
 		err = notInView("a correlated subquery whose condition on the outer query is not inner_column = outer_column")
 	}
 	return p, m, keys, agg, err
+}
+
+// pullLimit pulls the correlations out of ORDER BY ... LIMIT n [OFFSET
+// m] (n, under pull): the limit applies per correlated key, a Top-N
+// grouped by the keys' columns.
+func pullLimit(n *Limit, pull func(Node) (Node, []int, []corrKey, error)) (Node, []int, []corrKey, error) {
+	s, ok := n.Input.(*Sort)
+	switch {
+	case !ok:
+		return nil, nil, nil, notInView("LIMIT without ORDER BY in a correlated subquery")
+	case n.Count == 0:
+		return nil, nil, nil, notInView("LIMIT 0 in a correlated subquery")
+	case n.Count < 0:
+		return nil, nil, nil, notInView("OFFSET without LIMIT in a correlated subquery")
+	}
+	in, m, keys, err := pull(s.Input)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t := &TopN{Input: in, Kind: stream.TopRowNumber, Limit: n.Count, Offset: n.Offset, Cols: in.Columns()}
+	for _, k := range keys {
+		t.GroupBy = append(t.GroupBy, k.inner)
+	}
+	for _, k := range s.Keys {
+		t.Order = append(t.Order, window.SortKey{Col: m[k.Col], Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	return t, m, keys, nil
 }
 
 // correlation recognizes c as inner = outer (either side): inner a
@@ -417,6 +452,9 @@ func nodeExprs(n Node) []expr.Expr {
 	case *GenerateSeries:
 		return []expr.Expr{n.Start, n.Stop, n.Step}
 	case *ProjectSet:
+		if n.Cond != nil {
+			return append(n.funcArgs(), n.Cond)
+		}
 		return n.funcArgs()
 	case *Unnest:
 		return n.args()
@@ -474,6 +512,17 @@ func outerColumns(plan Node, outer *expr.OuterRow) ([]int, bool) {
 // the filters and projections above it in plan; nil when that is NULL or
 // a filter (HAVING) drops the row.
 func emptyValue(plan Node, agg *Aggregate) (types.Datum, error) {
+	r, err := emptyRow(plan, agg)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return r[0], nil
+}
+
+// emptyRow is the row plan (an aggregate without GROUP BY, agg, under
+// filters and projections) yields over no input rows, or nil when a
+// filter above the aggregate rejects it.
+func emptyRow(plan Node, agg *Aggregate) ([]types.Datum, error) {
 	var row func(n Node) ([]types.Datum, bool, error)
 	row = func(n Node) ([]types.Datum, bool, error) {
 		switch n := n.(type) {
@@ -529,7 +578,7 @@ func emptyValue(plan Node, agg *Aggregate) (types.Datum, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	return r[0], nil
+	return r, nil
 }
 
 func identity(n int) []int {

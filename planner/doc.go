@@ -21,7 +21,9 @@
 // node one executor of exec/batch (batch.go), every join a hash join on
 // the equality conjuncts the binder found (Join.LeftKeys, RightKeys; with
 // none, all rows share one bucket), every sort in memory. A node used
-// twice gets one executor per use.
+// twice gets one executor per use. Only a Filter over a Scan chooses how
+// it reads: a primary key prefix (keylookup.go), else an index on the
+// relation (index_access.go; an index is a view laid out by index.go).
 //
 // # Stream plans
 //

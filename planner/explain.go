@@ -10,11 +10,13 @@ import (
 // Explain renders a plan as indented lines, root first.
 func Explain(n Node) []string {
 	var out []string
-	explain(n, 0, &out)
+	explain(n, 0, &out, nil)
 	return out
 }
 
-func explain(n Node, depth int, out *[]string) {
+// explain renders n at depth; needed are the columns of n its parent
+// reads (nil: all), which decide whether an index read covers them.
+func explain(n Node, depth int, out *[]string, needed []int) {
 	pad := strings.Repeat("  ", depth)
 	if depth > 0 {
 		pad += "->  "
@@ -22,14 +24,22 @@ func explain(n Node, depth int, out *[]string) {
 	*out = append(*out, pad+describe(n))
 	if f, ok := n.(*Filter); ok {
 		if s, ok := f.Input.(*Scan); ok {
-			if prefix := keyLookup(s.Rel, f.Cond); prefix != nil {
-				*out = append(*out, strings.Repeat("  ", depth+1)+"->  "+describeKeyLookup(s.Rel, prefix))
+			line := ""
+			switch prefix, a := scanAccess(f, s, needed); {
+			case prefix != nil:
+				line = describeKeyLookup(s.Rel, prefix)
+			case a != nil:
+				line = a.describe(s)
+			}
+			if line != "" {
+				*out = append(*out, strings.Repeat("  ", depth+1)+"->  "+line)
 				return
 			}
 		}
 	}
+	inNeeds := inputNeeds(n)
 	for _, in := range n.Inputs() {
-		explain(in, depth+1, out)
+		explain(in, depth+1, out, inNeeds)
 	}
 }
 
@@ -93,21 +103,15 @@ func describe(n Node) string {
 	case *TopN:
 		return describeTopN(n)
 	case *ProjectSet:
-		args := make([]string, 0, 3)
-		for _, a := range n.funcArgs() {
-			args = append(args, a.String())
-		}
-		name := "generate_series"
-		if u, ok := n.Func.(*Unnest); ok {
-			name = u.name()
-		}
-		return fmt.Sprintf("ProjectSet: %s(%s)", name, strings.Join(args, ", "))
+		return describeProjectSet(n)
 	case *DynamicFilter:
 		thr := "the subquery's value"
 		if _, ok := n.RightExpr.(*expr.Column); !ok {
 			thr += " as " + n.RightExpr.Type().String()
 		}
 		return fmt.Sprintf("DynamicFilter: %s %s %s", n.Left, n.Op, thr)
+	case *LateralJoin:
+		return n.describe()
 	case *Apply:
 		corr := 0
 		for _, sq := range n.Subs {

@@ -28,6 +28,9 @@ type Scan struct {
 	Rel   *catalog.Relation
 	Alias string
 	Cols  []Column
+	// Indexes are the created indexes on Rel a batch plan may read it
+	// through (see index_access.go); none in a view's plan.
+	Indexes []*catalog.Relation
 }
 
 // ScanOf returns a scan of every column of rel, hidden ones included.
@@ -91,6 +94,11 @@ type Aggregate struct {
 	GroupBy []int
 	Aggs    []AggCall
 	Cols    []Column
+	// FixedGroups are values of the GroupBy columns whose group has a row
+	// even when no input row falls in it, as a global aggregate's one
+	// group does: the empty grouping sets of a GROUP BY ROLLUP, CUBE or
+	// GROUPING SETS.
+	FixedGroups [][]types.Datum
 }
 
 // JoinKind is the kind of a join.

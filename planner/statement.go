@@ -96,3 +96,17 @@ type Drop struct {
 	IfExists bool
 	Cascade  bool
 }
+
+// CreateIndex creates an index on a table or materialized view.
+type CreateIndex struct {
+	// Name is the index's name; "" when the statement gives none (the
+	// engine chooses one as Postgres does).
+	Name        string
+	IfNotExists bool
+	// On is the indexed relation.
+	On      *catalog.Relation
+	Keys    []catalog.IndexKey
+	Include []int
+	// With holds the checked WITH (...) options, as CreateView's.
+	With map[string]string
+}

@@ -308,9 +308,15 @@ func withStreamKey(n Node) (Node, []int, error) {
 		for i := range key {
 			key[i] = i
 		}
-		return &Aggregate{Input: in, GroupBy: n.GroupBy, Aggs: n.Aggs, Cols: n.Cols}, key, nil
+		return &Aggregate{Input: in, GroupBy: n.GroupBy, Aggs: n.Aggs, Cols: n.Cols, FixedGroups: n.FixedGroups}, key, nil
 	case *Join:
 		return joinWithKey(n)
+	case *LateralJoin:
+		d, err := decorrelateLateral(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		return withStreamKey(d)
 	case *Apply:
 		d, err := decorrelate(n)
 		if err != nil {
@@ -340,12 +346,36 @@ func withStreamKey(n Node) (Node, []int, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if n.Prefix > 0 {
+			return expandWithKey(n, in, inKey)
+		}
 		if len(in.Columns()) != len(n.Input.Columns()) {
 			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "HOP over this input is not supported in a materialized view yet")
 		}
 		return n, append(inKey, n.Branch), nil
 	}
 	return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported in a materialized view yet", nodeName(n))
+}
+
+// expandWithKey is withStreamKey of an Expand whose computed columns come
+// first (grouping sets): the columns in, the input with its stream key,
+// adds after n.Input's are passed through too, and the key is the input's
+// (shifted past the computed columns) and the branch.
+func expandWithKey(n *Expand, in Node, inKey []int) (Node, []int, error) {
+	w, added := len(n.Input.Columns()), in.Columns()[len(n.Input.Columns()):]
+	out := &Expand{Input: in, Cols: append(slices.Clone(n.Cols), added...), Branch: n.Branch, Prefix: n.Prefix}
+	for _, p := range n.Projections {
+		p = slices.Clone(p)
+		for i, c := range added {
+			p = append(p, expr.NewColumn(w+i, c.Type, c.Name))
+		}
+		out.Projections = append(out.Projections, p)
+	}
+	key := make([]int, 0, len(inKey)+1)
+	for _, k := range inKey {
+		key = append(key, n.Prefix+k)
+	}
+	return out, append(key, n.Branch), nil
 }
 
 // unionWithKey rewrites each branch of a UNION ALL to carry its stream

@@ -8,8 +8,9 @@ import (
 // Unnest produces one row per element of the array Arg, a constant
 // expression (or one over an enclosing query's row), in order. With Set,
 // it is that set-returning function instead (jsonb_array_elements,
-// regexp_split_to_table, ...; see expr.SetFunc): one row per value it
-// yields, over Set.Args (Arg is then Set.Args[0]).
+// jsonb_each, regexp_split_to_table, ...; see expr.SetFunc): one row per
+// row it yields, over Set.Args (Arg is then Set.Args[0]), of Set.Cols'
+// columns.
 type Unnest struct {
 	Arg  expr.Expr
 	Set  *expr.SetFunc
@@ -40,7 +41,7 @@ func (n *Unnest) name() string {
 
 func buildUnnest(n *Unnest) batch.Executor {
 	if n.Set != nil {
-		return batch.NewSetFunc(n.Set.Args, n.Set.Fn, n.Cols[0].Type)
+		return batch.NewSetFunc(n.Set.Args, n.Set.Fn, batchColumnTypes(n.Cols))
 	}
 	return batch.NewUnnest(n.Arg, n.Cols[0].Type)
 }

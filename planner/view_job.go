@@ -55,9 +55,9 @@ func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 // the last fragment f when f is partitioned by the view's DistKey (or has
 // one actor), else in a fragment of its own after an exchange on the
 // DistKey. A new view takes f's distribution as its DistKey when it is a
-// subset of the view's key, else the key itself.
+// subset of the view's key, else the key itself; an index keeps its own.
 func (b *jobBuilder) materialize(rel *catalog.Relation, f *fragment, mode ScanMode) (*fragment, error) {
-	if mode == Backfill {
+	if mode == Backfill && rel.Kind != catalog.KindIndex { // an index's DistKey is its first key column
 		rel.DistKey = slices.Clone(rel.PK)
 		if f.distOK && subset(f.dist, rel.PK) && (len(f.dist) > 0 || len(rel.PK) == 0) {
 			rel.DistKey = slices.Clone(f.dist)
@@ -231,6 +231,21 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 			return stream.NewExpand(in, projs, typ)
 		})
 		f.ops = append(f.ops, describe(n))
+		if n.Prefix > 0 {
+			// Grouping sets: the input's columns moved right by Prefix.
+			shift := func(cols []int) []int {
+				out := make([]int, len(cols))
+				for i, c := range cols {
+					out[i] = c + n.Prefix
+				}
+				return out
+			}
+			f.key = append(shift(f.key), n.Branch)
+			if f.distOK {
+				f.dist = shift(f.dist)
+			}
+			return f, nil
+		}
 		f.key = append(slices.Clone(f.key), n.Branch)
 		return f, nil
 	}
@@ -316,7 +331,7 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := stream.AggSpec{InTypes: in.types(), GroupBy: n.GroupBy, InputPK: in.key}
+	spec := stream.AggSpec{InTypes: in.types(), GroupBy: n.GroupBy, InputPK: in.key, FixedGroups: n.FixedGroups}
 	for _, c := range n.Aggs {
 		call := stream.AggCall{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type, Sep: c.Sep,
 			Filtered: c.Filtered, FilterCol: c.FilterCol}
@@ -367,6 +382,9 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 		agg, err := stream.NewHashAgg(f.execs[i], a.State, spec, ids)
 		if err != nil {
 			return nil, err
+		}
+		if len(spec.FixedGroups) > 0 {
+			agg.SetOwned(f.vnodes[i])
 		}
 		f.execs[i] = agg
 	}

@@ -6,8 +6,9 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
-// parseCreate parses CREATE TABLE, SOURCE, MATERIALIZED VIEW and [OR
-// REPLACE] VIEW; other CREATE statements are not supported.
+// parseCreate parses CREATE TABLE, SOURCE, MATERIALIZED VIEW, [OR
+// REPLACE] VIEW and [UNIQUE] INDEX; other CREATE statements are not
+// supported.
 func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 	c.advance() // CREATE
 	switch {
@@ -21,6 +22,11 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 		return s.parseCreatePlainView(c, false)
 	case c.acceptWords("or", "replace", "view"):
 		return s.parseCreatePlainView(c, true)
+	case c.peek().isWord("index") || c.peek().isWord("unique") && c.peekAt(1).isWord("index"):
+		at := c.peek()
+		unique := c.acceptWord("unique")
+		c.advance() // INDEX
+		return s.parseCreateIndex(c, at, unique)
 	}
 	if c.eof() {
 		return nil, c.errHere()

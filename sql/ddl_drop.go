@@ -16,6 +16,7 @@ func parseDrop(c *cursor) (Node, error) {
 		d.Kind = ObjSource
 	case c.acceptWord("index"):
 		d.Kind = ObjIndex
+		c.acceptWord("concurrently") // an index is always dropped so
 	default:
 		if c.eof() {
 			return nil, c.errHere()

@@ -70,7 +70,7 @@ func TestCreateTableConstraints(t *testing.T) {
 		`create table t as select 1`:                            "0A000",
 		`create table t (a int) with (x = )`:                    "42601",
 		`create table __sdb_t (a int)`:                          "42601",
-		`create index i on t (a)`:                               "0A000",
+		`create unique index i on t (a)`:                        "0A000",
 	} {
 		_, err := NewParser().Parse(q)
 		if pe := asPgErr(t, err); pe.Code != code {

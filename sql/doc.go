@@ -34,6 +34,8 @@ package sql
 //	                   array_agg(x, .., __sdb_agg_distinct(), __sdb_agg_order(k, 1, 1))
 //	rewriteAggFilter   agg(x) FILTER (WHERE c) -> agg(CASE WHEN (c) THEN (x) END)
 //	                   (count(*): THEN 1)
+//	rewriteWindowAggs  corr(y, x) OVER w -> max(__sdb_window_agg('corr', y, x)) OVER w
+//	                   (the aggregates TiDB reads as plain calls; see WindowAggFunc)
 //	rewritePgSyntax    OPERATOR(pg_catalog.~) -> ~ ; drop COLLATE "default"/"C"/"POSIX";
 //	                   pg_catalog.f(...) -> f(...)
 //	rewriteArrays      ARRAY[a, b] -> __sdb_array_lit(a, b); ARRAY(SELECT ..) -> __sdb_array((SELECT ..));
@@ -47,6 +49,9 @@ package sql
 //	rewriteJSONOps     a -> b, ->>, #>, #>>, #-, @>, <@, ?, ?|, ?& -> __sdb_op('->', a, b)
 //	                   (Postgres precedence: operands extend over :: [] + - * / %,
 //	                   left-associative with || and each other)
+//	rewriteSimilar     a [NOT] SIMILAR TO b [ESCAPE e] -> __sdb_[not_]similar(a, b [, e])
+//	                   (operands extend over every operator but comparisons, as LIKE's);
+//	                   substring(s SIMILAR p ESCAPE e) -> substring(s, p, e)
 //	rewriteNullsOrder  e [ASC|DESC] NULLS FIRST|LAST -> __sdb_nulls_first|last(e) [ASC|DESC]
 //	rewriteFullJoin    FULL JOIN .. ON c -> LEFT JOIN .. ON __sdb_full_join() AND (c)
 //	rewriteValues      VALUES (..), (..) as a query -> VALUES ROW(..), ROW(..)

@@ -21,6 +21,7 @@ func FuzzParse(f *testing.F) {
 		"select * from generate_series(1, 10) g(x) full join t on g.x = t.a order by 1 nulls first",
 		"create table t (a int primary key, b varchar(3) default 'x'::text) with (k = 'v')",
 		"create materialized view v as select count(*) from t",
+		"create index concurrently if not exists i on only t using btree (a desc nulls last, b) include (c) with (backfill_rate_limit = 1); alter index i pause",
 		"drop table if exists a, b cascade; show tables; set x to 1; begin; commit; flush",
 		"select E'\\x41', $$a$$, $t$b$t$ -- c\n /* d /* e */ */",
 		"explain select 1",

@@ -153,7 +153,8 @@ func keywordUse(toks []Token, k int) bool {
 	switch name {
 	case "rows", "range", "groups": // window frames; OFFSET n ROWS; FETCH FIRST n ROWS ONLY
 		return next.isWord("between") || next.isWord("unbounded") || next.isWord("current") ||
-			next.isWord("only") || isValue(next) || isValue(prev)
+			next.isWord("only") || isValue(next) || isValue(prev) ||
+			next.Kind == tokRaw && next.Text == "interval" // a wrapped frame offset (rewriteFrameOffsets)
 	case "row": // FETCH FIRST ROW ONLY; CURRENT ROW
 		return next.isWord("only") || isValue(prev) || prev.isWord("first") || prev.isWord("next") ||
 			prev.isWord("current")

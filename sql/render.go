@@ -33,12 +33,13 @@ func render(toks []Token) *rendered {
 
 // spaceBetween reports whether the rendering separates a and b: not
 // around '.', and not between a name and '(' (TiDB, like MySQL without
-// IGNORE_SPACE, reads "count (" as an identifier, not a call).
+// IGNORE_SPACE, reads "count (" as an identifier, not a call), LATERAL
+// before its subquery excepted ("lateral(" would be a call).
 func spaceBetween(a, b Token) bool {
 	if a.isPunct(".") || b.isPunct(".") {
 		return false
 	}
-	isName := a.Kind == TokIdent || (a.Kind == tokRaw && strings.HasPrefix(a.Text, markerPrefix))
+	isName := a.Kind == TokIdent && !a.isWord("lateral") || (a.Kind == tokRaw && strings.HasPrefix(a.Text, markerPrefix))
 	return !(b.isPunct("(") && isName)
 }
 

@@ -18,6 +18,18 @@ const (
 var callAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
 	"stddev": true, "variance": true, "jsonb_agg": true}
 
+// nativeAggs are the aggregates TiDB's grammar knows, whose calls the
+// rewrite leaves alone unless they hold an ORDER BY, or a DISTINCT the
+// grammar lacks (nativeDistinct lists those it has): such a call becomes
+// a plain function call with markers, as callAggs'. The ORDER BY cannot
+// change their values; under DISTINCT it is checked as PostgreSQL does.
+var nativeAggs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true, "var_pop": true, "var_samp": true,
+	"stddev_pop": true, "stddev_samp": true}
+
+var nativeDistinct = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"var_pop": true, "var_samp": true, "stddev_pop": true, "stddev_samp": true}
+
 // samplingAggs are PostgreSQL's names for stddev_samp and var_samp, which
 // TiDB's grammar takes for its stddev_pop and var_pop.
 var samplingAggs = map[string]bool{"stddev": true, "variance": true}
@@ -33,7 +45,8 @@ var samplingAggs = map[string]bool{"stddev": true, "variance": true}
 // It runs before rewriteAggFilter, which adds FILTER's marker after them.
 func rewriteAggOrder(query string, toks []Token) ([]Token, error) {
 	for i := 0; i+1 < len(toks); i++ {
-		if toks[i].Kind != TokIdent || toks[i].Quoted || !callAggs[strings.ToLower(toks[i].Text)] || !toks[i+1].isPunct("(") {
+		name := strings.ToLower(toks[i].Text)
+		if toks[i].Kind != TokIdent || toks[i].Quoted || !callAggs[name] && !nativeAggs[name] || !toks[i+1].isPunct("(") {
 			continue
 		}
 		if i > 0 && toks[i-1].isPunct(".") && !(i > 1 && toks[i-2].isWord("pg_catalog")) {
@@ -60,6 +73,12 @@ func rewriteAggOrder(query string, toks []Token) ([]Token, error) {
 		})
 		if orderAt < 0 || orderAt >= len(inner) {
 			orderAt = -1
+		}
+		if nativeAggs[name] {
+			if orderAt < 0 && (!distinct || nativeDistinct[name]) {
+				continue // TiDB's grammar reads it as it is
+			}
+			toks[i].Quoted = true // a plain call, with markers
 		}
 		if !distinct && orderAt < 0 {
 			if len(inner) != end-open-1 {

@@ -7,7 +7,7 @@ import "strings"
 const AggFilterFunc = "__sdb_agg_filter"
 
 // keepsNulls are the aggregates that do not skip NULL inputs.
-var keepsNulls = map[string]bool{"array_agg": true}
+var keepsNulls = map[string]bool{"array_agg": true, "jsonb_agg": true}
 
 // rewriteAggFilter turns an aggregate's FILTER clause, which TiDB's parser
 // lacks, into a CASE on its first argument; aggregates ignore NULLs, so
@@ -17,8 +17,10 @@ var keepsNulls = map[string]bool{"array_agg": true}
 //	sum(DISTINCT x) FILTER (WHERE c)   ->  sum(DISTINCT CASE WHEN (c) THEN (x) END)
 //	string_agg(x, ',') FILTER (WHERE c) -> string_agg(CASE WHEN (c) THEN (x) END, ',')
 //
-// An aggregate that keeps NULLs (array_agg) takes the condition as a last
-// argument instead, marked by AggFilterFunc, and skips the rows it rejects:
+// An aggregate that keeps NULLs (array_agg, jsonb_agg, and
+// json(b)_object_agg, whose NULL key is an error) takes the condition as
+// a last argument instead, marked by AggFilterFunc, and skips the rows it
+// rejects:
 //
 //	array_agg(x) FILTER (WHERE c)      ->  array_agg(x, __sdb_agg_filter(c))
 func rewriteAggFilter(query string, toks []Token) ([]Token, error) {

@@ -10,6 +10,32 @@ import (
 // binder undoes.
 func TestRewrite(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
+		// A frame offset other than a plain number is wrapped for TiDB.
+		{`select sum(x) over (order by t range between interval '1 hour' preceding and 2 following) from t`,
+			`select sum( x ) over( order by t range between interval ( __sdb_cast( '1 hour' , 'interval' ) ) second_microsecond preceding and 2 following ) from t`},
+		{`select sum(x) over (order by t rows 1 + 1 preceding) from t`,
+			`select sum( x ) over( order by t rows interval ( 1 + 1 ) second_microsecond preceding ) from t`},
+		// WITHIN GROUP becomes a marker argument of a plain call.
+		{`select percentile_cont(0.5) within group (order by x desc), mode() within group (order by y) from t`,
+			`select "percentile_cont"( 0.5 , "__sdb_agg_within"( x , 1 , 0 ) ) , "mode"( "__sdb_agg_within"( y , 0 , 0 ) ) from t`},
+		{`select percentile_disc(0.5) within group (order by x) filter (where y > 0) from t`,
+			`select "percentile_disc"( 0.5 , "__sdb_agg_within"( x , 0 , 0 ) , "__sdb_agg_filter"( y > 0 ) ) from t`},
+		// TiDB's own aggregates with an ORDER BY, or a DISTINCT its grammar
+		// lacks, become plain calls with markers.
+		{`select count(x order by y), sum(distinct x), bit_xor(distinct x), bit_and(x) from t`,
+			`select "count"( x , "__sdb_agg_order"( y , 0 , 0 ) ) , sum( distinct x ) , "bit_xor"( x , "__sdb_agg_distinct"( ) ) , bit_and( x ) from t`},
+		// An aggregate the parser reads as a plain call, over a window,
+		// goes inside one of its own (the binder undoes it); FILTER first.
+		{`select corr(y, x) over w, pg_catalog.string_agg(s, ',') filter (where k > 0) over (order by k) from t`,
+			`select max( "__sdb_window_agg"( 'corr' , y , x ) ) over w , max( "__sdb_window_agg"( 'string_agg' , case when( k > 0 ) then( s ) end , ',' ) ) over( order by k ) from t`},
+		// Grouping sets expand into their list.
+		{`select a from t group by rollup(a, (b, c)) having true`,
+			`select a from t group by "__sdb_grouping_sets"( "__sdb_gset"( a , b , c ) , "__sdb_gset"( a ) , "__sdb_gset"( ) ) having true`},
+		{`select 1 from t group by a, cube(b, c)`,
+			`select 1 from t group by "__sdb_grouping_sets"( "__sdb_gset"( a , b , c ) , "__sdb_gset"( a , b ) , "__sdb_gset"( a , c ) , "__sdb_gset"( a ) )`},
+		{`select 1 from t group by grouping sets ((a, b), rollup(c), ()), ()`,
+			`select 1 from t group by "__sdb_grouping_sets"( "__sdb_gset"( a , b ) , "__sdb_gset"( c ) , "__sdb_gset"( ) , "__sdb_gset"( ) )`},
+		{`select 1 from t group by a, (b) order by 1`, `select 1 from t group by a , ( b ) order by 1`},
 		// Identifier folding and quoting.
 		{`SELECT Foo, "Bar", "x""y" FROM T`, `select foo , "Bar" , "x""y" from t`},
 		{`select key, index, mod(a, 2), _x from t`, `select "key" , "index" , mod( a , 2 ) , "_x" from t`},

@@ -29,6 +29,10 @@
 //     becomes __sdb_op('op', a, b) (JSONOpFunc), the operands grouped by
 //     Postgres's precedence: j -> 'a' ->> 'b' is
 //     __sdb_op('->>', __sdb_op('->', j, 'a'), 'b').
+//   - a [NOT] SIMILAR TO b [ESCAPE e] becomes __sdb_similar(a, b [, e])
+//     (SimilarFunc; NOT: __sdb_not_similar), the operands grouped by
+//     Postgres's precedence, and substring(s SIMILAR p ESCAPE e) becomes
+//     substring(s, p, e).
 //   - extract(field FROM x) becomes __sdb_extract('field', x), the field
 //     lower case: TiDB knows only MySQL's time units, Postgres has dow,
 //     epoch, isodow, ... and also takes the field as a string.

@@ -7,7 +7,7 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
-// parseAlter parses ALTER {TABLE | MATERIALIZED VIEW | SOURCE} name
+// parseAlter parses ALTER {TABLE | MATERIALIZED VIEW | SOURCE | INDEX} name
 // {PAUSE | RESUME | SET PARALLELISM {=|TO} n|DEFAULT|ADAPTIVE |
 // SET xxx_rate_limit {=|TO} n|DEFAULT}.
 func parseAlter(c *cursor) (Node, error) {
@@ -20,6 +20,8 @@ func parseAlter(c *cursor) (Node, error) {
 		a.Kind = ObjMaterializedView
 	case c.acceptWord("source"):
 		a.Kind = ObjSource
+	case c.acceptWord("index"):
+		a.Kind = ObjIndex
 	default:
 		return nil, alterNotSupported(c)
 	}

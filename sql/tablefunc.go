@@ -44,7 +44,7 @@ func (s *stmtParser) rewriteTableFuncs(toks []Token) ([]Token, error) {
 			top.inFrom = top.sawSelect
 		case wordIn(t, fromEndWords):
 			top.inFrom = false
-		case top.inFrom && t.Kind == TokIdent && i > 0 && startsFromItem(toks[i-1]):
+		case top.inFrom && t.Kind == TokIdent && !t.isWord("lateral") && i > 0 && startsFromItem(toks[i-1]):
 			var err error
 			if toks, err = s.replaceTableFunc(toks, i); err != nil {
 				return nil, err

@@ -60,7 +60,7 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 		if v, ok := d.(*types.Decimal); ok && v != nil {
 			return appendNumericKey(append(buf, keyPresent), v), nil
 		}
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON, types.IDBytea:
 		if v, ok := d.(string); ok {
 			return appendStringKey(append(buf, keyPresent), v), nil
 		}
@@ -212,7 +212,7 @@ func DecodeKey(buf []byte, t types.Type) (types.Datum, []byte, error) {
 		return floatFromKey(u), rest, err
 	case types.IDNumeric:
 		return decodeNumericKey(buf)
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON, types.IDBytea:
 		return decodeStringKey(buf)
 	case types.IDJSONB:
 		// Numbers come back canonical (1.0 as 1), as numerics do.

@@ -119,6 +119,8 @@ func TestKeyEdgeCases(t *testing.T) {
 			dec("1e100"), dec("Infinity"), dec("NaN")}},
 		{types.TFloat64, []types.Datum{nil, math.Inf(-1), -1.5, 0.0, 1e-300, 2.5, math.Inf(1), math.NaN()}},
 		{types.TText, []types.Datum{nil, "", "\x00", "\x00\x00", "\x00\x01", "\x01", "a", "a\x00", "a\x00b", "ab", "b", "\xff"}},
+		// bytea: memcmp, then length.
+		{types.TBytea, []types.Datum{nil, "", "\x00", "\x00\x00", "\x00\xff", "\x01", "\x7f\xff", "\x80", "\xff", "\xff\x00"}},
 		{types.TInt64, []types.Datum{nil, int64(math.MinInt64), int64(-1), int64(0), int64(1), int64(math.MaxInt64)}},
 		// PostgreSQL's jsonb order: null < strings < numbers < booleans <
 		// arrays (a top-level scalar is a one-element array after []) <

@@ -91,6 +91,7 @@ type pgProcRow struct {
 	retset              bool
 	ret, variadic       uint32
 	args, all, modes    string
+	directArgs          int // an ordered-set aggregate's direct arguments; -1 for other functions
 	argNames, wantTypes []string
 	variadicElem        string // the variadic element type's name
 }
@@ -101,15 +102,16 @@ const anyOID = 2276
 func readPgProc(t *testing.T, conn *pgx.Conn, names map[uint32]string) []pgProcRow {
 	t.Helper()
 	rows, err := conn.Query(context.Background(), `SELECT oid, proname, prokind, proretset, prorettype, provariadic,
-		proargtypes::text, coalesce(proallargtypes::text, ''), coalesce(proargmodes::text, '')
-		FROM pg_catalog.pg_proc ORDER BY oid`)
+		proargtypes::text, coalesce(proallargtypes::text, ''), coalesce(proargmodes::text, ''),
+		coalesce((SELECT aggnumdirectargs FROM pg_catalog.pg_aggregate a WHERE a.aggfnoid = p.oid AND a.aggkind = 'o'), -1)
+		FROM pg_catalog.pg_proc p ORDER BY oid`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []pgProcRow
 	for rows.Next() {
 		var p pgProcRow
-		if err := rows.Scan(&p.oid, &p.name, &p.kind, &p.retset, &p.ret, &p.variadic, &p.args, &p.all, &p.modes); err != nil {
+		if err := rows.Scan(&p.oid, &p.name, &p.kind, &p.retset, &p.ret, &p.variadic, &p.args, &p.all, &p.modes, &p.directArgs); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, p)
@@ -146,6 +148,8 @@ func (p pgProcRow) callQuery() string {
 	switch {
 	case p.variadic == anyOID && p.name == "jsonb_build_object":
 		args = []string{"'k'::text", "NULL::integer"} // a key must not be NULL
+	case p.name == "jsonb_object_agg" || p.name == "json_object_agg":
+		args = []string{"'k'::text", "NULL::integer"} // a key must not be NULL
 	case p.variadic == anyOID:
 		// The fixed arguments, then two values of different types.
 		args = append(args[:len(args)-1], "NULL::integer", "NULL::text")
@@ -158,6 +162,11 @@ func (p pgProcRow) callQuery() string {
 		args = []string{"*"}
 	}
 	call := fmt.Sprintf("%s(%s)", p.name, strings.Join(args, ", "))
+	if p.directArgs >= 0 {
+		// An ordered-set aggregate: the rest are WITHIN GROUP's.
+		call = fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s)", p.name, strings.Join(args[:p.directArgs], ", "),
+			strings.Join(args[p.directArgs:], ", "))
+	}
 	switch {
 	case p.name == "extract": // extract(field FROM source), in PostgreSQL too
 		call = fmt.Sprintf("extract(year FROM %s)", args[1])

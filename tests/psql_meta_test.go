@@ -312,10 +312,11 @@ AS $function$make_date$function$
  pg_catalog | ||   | anycompatiblearray | anycompatible      | anycompatiblearray | append element onto end of array
  pg_catalog | ||   | anycompatiblearray | anycompatiblearray | anycompatiblearray | concatenate
  pg_catalog | ||   | anynonarray        | text               | text               | concatenate
+ pg_catalog | ||   | bytea              | bytea              | bytea              | concatenate
  pg_catalog | ||   | jsonb              | jsonb              | jsonb              | concatenate
  pg_catalog | ||   | text               | anynonarray        | text               | concatenate
  pg_catalog | ||   | text               | text               | text               | concatenate
-(7 rows)
+(8 rows)
 
 `},
 	{cmds: []string{`\df+ round`}, want: `                                                                                           List of functions

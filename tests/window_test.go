@@ -34,16 +34,22 @@ var windowViews = map[string]string{
 		sum(v) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS s,
 		max(v) OVER (PARTITION BY g) AS mx
 		FROM t`,
+	// The regression family over frames (bound as max(marker) OVER).
+	"w_regr": `SELECT id, regr_count(v, id) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) AS n,
+		corr(v, id % 7) OVER (PARTITION BY g ORDER BY v, id)::numeric AS c FROM t`,
 	"w_global": `SELECT id, row_number() OVER (ORDER BY v, id) AS rn, sum(v) OVER () AS total,
 		lag(id) OVER (ORDER BY id) AS prev FROM t`,
 	"w_grouped": `SELECT g, sum(v) AS s, rank() OVER (ORDER BY sum(v) DESC) AS rk,
 		sum(sum(v)) OVER (ORDER BY g) AS run FROM t GROUP BY g`,
 	// Top-N: planned as TopN operators.
-	"w_filtered":    `SELECT id, g, rn FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM t) x WHERE rn <= 3`,
-	"w_top_rank":    `SELECT * FROM (SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST) AS r FROM t) x WHERE r <= 3 AND id % 2 = 0`,
-	"w_top_dense":   `SELECT * FROM (SELECT id, g, v, dense_rank() OVER (PARTITION BY g ORDER BY v) AS r FROM t) x WHERE 3 > r`,
-	"w_top_first":   `SELECT id, g, s FROM (SELECT id, g, s, row_number() OVER (PARTITION BY g ORDER BY s NULLS FIRST, id DESC) AS rn FROM t) x WHERE rn = 1`,
-	"w_top_limit":   `SELECT id, v FROM t ORDER BY v DESC NULLS LAST, id LIMIT 7 OFFSET 2`,
+	"w_filtered":  `SELECT id, g, rn FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM t) x WHERE rn <= 3`,
+	"w_top_rank":  `SELECT * FROM (SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST) AS r FROM t) x WHERE r <= 3 AND id % 2 = 0`,
+	"w_top_dense": `SELECT * FROM (SELECT id, g, v, dense_rank() OVER (PARTITION BY g ORDER BY v) AS r FROM t) x WHERE 3 > r`,
+	"w_top_first": `SELECT id, g, s FROM (SELECT id, g, s, row_number() OVER (PARTITION BY g ORDER BY s NULLS FIRST, id DESC) AS rn FROM t) x WHERE rn = 1`,
+	"w_top_limit": `SELECT id, v FROM t ORDER BY v DESC NULLS LAST, id LIMIT 7 OFFSET 2`,
+	// RANGE frames with offsets: the changed partition is recomputed.
+	"w_range": `SELECT id, sum(v) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING) AS s,
+		count(*) OVER (PARTITION BY g ORDER BY v DESC RANGE BETWEEN CURRENT ROW AND 3 FOLLOWING) AS c FROM t`,
 	"w_distinct_on": `SELECT DISTINCT ON (g) g, id, v FROM t ORDER BY g, v DESC NULLS LAST, id`,
 }
 
@@ -65,6 +71,16 @@ var subqueryViews = map[string]string{
 	"q_words":       `SELECT w, count(*) AS c, sum(v) AS sv FROM t, unnest(string_to_array(s || ',x', ',')) AS w GROUP BY w`,
 	"q_left_series": `SELECT id, k FROM t LEFT JOIN generate_series(1, t.g) AS k ON k > 1`,
 	"q_ordinality":  `SELECT n, count(*) AS c, max(w) AS mw FROM t, unnest(string_to_array(s || ',y', ',')) WITH ORDINALITY AS u(w, n) GROUP BY n`,
+	// Several in lockstep, LEFT JOIN LATERAL WITH ORDINALITY, jsonb_each.
+	"q_lockstep":     `SELECT id, generate_series(1, g) AS k, unnest(string_to_array(s, '1')) AS w, v FROM t`,
+	"q_left_ordinal": `SELECT id, w, n FROM t LEFT JOIN LATERAL unnest(string_to_array(s, '1')) WITH ORDINALITY AS u(w, n) ON n > 1`,
+	"q_each": `SELECT e.key, count(*) AS c, sum(e.value::int) AS sv FROM t,
+		jsonb_each_text(jsonb_build_object('g', g, 'v', v)) AS e GROUP BY e.key`,
+	// LATERAL subqueries: a Top-N per key, and an aggregate per key.
+	"q_lateral_top": `SELECT a.id, x.id AS xid, x.v FROM t a LEFT JOIN LATERAL
+		(SELECT id, v FROM t b WHERE b.g = a.g AND b.s = a.s ORDER BY v DESC NULLS LAST, id LIMIT 2) x ON true`,
+	"q_lateral_agg": `SELECT a.id, x.n, x.mx FROM t a CROSS JOIN LATERAL
+		(SELECT count(*) AS n, max(v) AS mx FROM t b WHERE b.s = a.s AND b.v > 100) x`,
 }
 
 // listViews keep each group's inputs as a list (string_agg, array_agg):
@@ -78,6 +94,18 @@ var listViews = map[string]string{
 	"l_stats": `SELECT g, variance(v) AS vv, stddev_pop(CASE WHEN v % 3 = 0 THEN v * 0.25 ELSE v END) AS sn,
 		stddev(v::float8 / 3)::numeric AS sf, sum(CASE WHEN v % 7 = 0 THEN v * 0.125 ELSE v END) AS s7 FROM t GROUP BY g`,
 	"l_bits": `SELECT g, bit_and(v + 64) AS a, bit_or(v) AS o, bit_xor(v) AS x FROM t GROUP BY g`,
+	// Grouping sets (one aggregate over an Expand) and ordered-set
+	// aggregates (lists).
+	"l_rollup": `SELECT g, s, count(*) AS c, sum(v) AS sv, max(v) AS mx, grouping(g, s) AS gr FROM t GROUP BY ROLLUP (g, s)`,
+	"l_cube":   `SELECT g, v % 3 AS m, count(DISTINCT s) AS ds FROM t GROUP BY CUBE (g, v % 3)`,
+	"l_pct": `SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med, percentile_disc(0.9) WITHIN GROUP (ORDER BY v DESC) AS p90,
+		mode() WITHIN GROUP (ORDER BY s) AS common FROM t GROUP BY g`,
+	"l_bits_distinct": `SELECT g, bit_xor(DISTINCT v) AS x, count(v ORDER BY id) AS c FROM t GROUP BY g`,
+	// Two-argument aggregates: the pair packed into one argument.
+	"l_regr": `SELECT g, corr(v, id)::numeric AS c, regr_slope(v, id % 17)::numeric AS sl, regr_count(v, id) AS n,
+		covar_samp(v::float8 / 3, id)::numeric AS cs, regr_sxx(DISTINCT v, v % 5)::numeric AS sxx FROM t GROUP BY g`,
+	"l_object": `SELECT g, jsonb_object_agg(coalesce(s, '-'), v ORDER BY id) AS jo,
+		json_object_agg(id % 5, v ORDER BY id) FILTER (WHERE v > 50) AS js FROM t GROUP BY g`,
 	"l_jsonb": `SELECT jsonb_build_object('g', g, 'odd', v % 2 = 1) AS k, jsonb_agg(v ORDER BY id) FILTER (WHERE v > 90) AS big,
 		sum((jsonb_build_object('v', v) ->> 'v')::int) AS s FROM t GROUP BY 1`,
 }

@@ -35,6 +35,7 @@ type aggState struct {
 	sum   expr.SumState   // sum, avg
 	vs    expr.VarState   // the variance family
 	bits  expr.BitState   // bit_and, bit_or, bit_xor
+	regr  expr.RegrState  // the regression family
 	val   types.Datum     // min, max
 	items []expr.ListItem // string_agg, array_agg: the inputs in order
 	seen  map[string]struct{}
@@ -82,6 +83,9 @@ func (st *aggState) add(spec *AggSpec, argType types.Type, row []types.Datum, ke
 		return st.vs.Accumulate(v, argType, false)
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
 		st.bits.Accumulate(v, false)
+	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,
+		expr.AggRegrR2, expr.AggRegrSlope, expr.AggRegrSXX, expr.AggRegrSXY, expr.AggRegrSYY:
+		return st.regr.Accumulate(v, false)
 	case expr.AggBoolAnd:
 		st.val = v.(bool) && (st.val == nil || st.val.(bool))
 	case expr.AggBoolOr:
@@ -115,7 +119,12 @@ func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
 		return st.vs.Result(spec.Kind, spec.Type)
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
 		return st.bits.Result(spec.Kind, spec.Type), nil
-	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
+	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,
+		expr.AggRegrR2, expr.AggRegrSlope, expr.AggRegrSXX, expr.AggRegrSXY, expr.AggRegrSYY:
+		return st.regr.Result(spec.Kind)
+	case expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg:
+		return expr.ObjectAgg(spec.Kind, st.items, spec.order, spec.Distinct)
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.argType), nil
 	}
 	return st.val, nil

@@ -12,9 +12,10 @@ import (
 // HashAgg groups its input by key columns and computes aggregates per
 // group. Output: the key columns then one column per aggregate, groups in
 // order of first appearance. With no keys it yields exactly one row, even
-// for an empty input.
+// for an empty input; so does each of its fixed groups (SetFixedGroups).
 type HashAgg struct {
 	in      Executor
+	fixed   [][]types.Datum
 	groupBy []int
 	aggs    []AggSpec
 	types   []types.Type
@@ -49,6 +50,11 @@ func NewHashAgg(in Executor, groupBy []int, aggs []AggSpec) *HashAgg {
 	}
 	return h
 }
+
+// SetFixedGroups makes h output a row for each of keys (values of the
+// group columns) whether or not input rows fall in it, as a global
+// aggregate does for its one group: the empty grouping sets.
+func (h *HashAgg) SetFixedGroups(keys [][]types.Datum) { h.fixed = keys }
 
 // Types implements Executor.
 func (h *HashAgg) Types() []types.Type { return h.types }
@@ -103,6 +109,17 @@ func (h *HashAgg) aggregate(ctx context.Context) ([][]types.Datum, error) {
 	}
 	if len(order) == 0 && len(h.groupBy) == 0 {
 		order = append(order, h.newGroup(nil))
+	}
+	for _, k := range h.fixed {
+		key = key[:0]
+		for i, c := range h.groupBy {
+			key = storage.AppendDatumKeyOf(key, h.in.Types()[c], k[i])
+		}
+		if _, ok := groups[string(key)]; !ok {
+			g := &group{key: k, states: make([]aggState, len(h.aggs))}
+			groups[string(key)] = g
+			order = append(order, g)
+		}
 	}
 	return h.results(order)
 }

@@ -7,11 +7,12 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 )
 
-// ProjectSet repeats each input row once per value a set-returning
-// function yields for it (expand), appending the value and its ordinal.
+// ProjectSet repeats each input row once per row that its set-returning
+// functions yield for it together (expand: the functions' columns and
+// the ordinal), appending that row.
 type ProjectSet struct {
 	in     Executor
-	expand func(context.Context, []types.Datum) ([]types.Datum, error)
+	expand func(context.Context, []types.Datum) ([][]types.Datum, error)
 	types  []types.Type
 	rb     *rowBuilder
 	row    []types.Datum
@@ -19,13 +20,13 @@ type ProjectSet struct {
 	// pending is the chunk being expanded and next its next row.
 	pending *chunk.Chunk
 	next    int
-	vals    []types.Datum // the current row's values not yet emitted
-	ord     int64
+	vals    [][]types.Datum // the current row's expansion not yet emitted
+	width   int             // the input's column count
 }
 
 // NewProjectSet returns the expansion of in's rows; ts are the output
-// types (in's, the value's, the ordinal's).
-func NewProjectSet(in Executor, expand func(context.Context, []types.Datum) ([]types.Datum, error), ts []types.Type) *ProjectSet {
+// types (in's, then those of the rows expand yields).
+func NewProjectSet(in Executor, expand func(context.Context, []types.Datum) ([][]types.Datum, error), ts []types.Type) *ProjectSet {
 	return &ProjectSet{in: in, expand: expand, types: ts, rb: newRowBuilder(ts), out: make([]types.Datum, len(ts))}
 }
 
@@ -34,11 +35,9 @@ func (p *ProjectSet) Types() []types.Type { return p.types }
 
 // Next implements Executor.
 func (p *ProjectSet) Next(ctx context.Context) (*chunk.Chunk, error) {
-	w := len(p.types) - 2
 	for !p.rb.full() {
 		if len(p.vals) > 0 {
-			p.ord++
-			p.out[w], p.out[w+1] = p.vals[0], p.ord
+			copy(p.out[p.width:], p.vals[0])
 			p.vals = p.vals[1:]
 			p.rb.append(p.out)
 			continue
@@ -64,8 +63,8 @@ func (p *ProjectSet) Next(ctx context.Context) (*chunk.Chunk, error) {
 		if err != nil {
 			return nil, err
 		}
-		copy(p.out, p.row)
-		p.vals, p.ord = vals, 0
+		p.width = copy(p.out, p.row)
+		p.vals = vals
 	}
 	return p.rb.build(), nil
 }

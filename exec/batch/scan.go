@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"errors"
 
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/chunk"
@@ -15,6 +16,7 @@ type Scan struct {
 	src    Source
 	rel    *catalog.Relation
 	prefix []types.Datum
+	index  *indexRead // nil: no index
 	types  []types.Type
 	it     storage.Iterator
 	rb     *rowBuilder
@@ -53,13 +55,7 @@ func (s *Scan) Next(ctx context.Context) (*chunk.Chunk, error) {
 		return nil, nil
 	}
 	if s.it == nil {
-		var it storage.Iterator
-		var err error
-		if ks, ok := s.src.(KeySource); ok && s.prefix != nil {
-			it, err = ks.ScanKey(ctx, s.rel, s.prefix)
-		} else {
-			it, err = s.src.Scan(ctx, s.rel)
-		}
+		it, err := s.open(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -76,6 +72,20 @@ func (s *Scan) Next(ctx context.Context) (*chunk.Chunk, error) {
 		s.rb.append(s.it.Row())
 	}
 	return s.rb.build(), nil
+}
+
+// open opens the scan's iterator: under its key prefix, or through its
+// index, when the source can; over every row otherwise.
+func (s *Scan) open(ctx context.Context) (storage.Iterator, error) {
+	if ks, ok := s.src.(KeySource); ok && s.prefix != nil {
+		return ks.ScanKey(ctx, s.rel, s.prefix)
+	}
+	if s.index != nil {
+		if it, err := s.index.open(ctx, s.src, s.rel); !errors.Is(err, ErrIndexUnavailable) {
+			return it, err
+		}
+	}
+	return s.src.Scan(ctx, s.rel)
 }
 
 // Close implements Executor.

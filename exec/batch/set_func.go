@@ -8,21 +8,20 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 )
 
-// SetFunc yields the values of a set-returning function (expr.SetFunc)
-// over constant arguments, one row each, in order.
+// SetFunc yields the rows of a set-returning function (expr.SetFunc)
+// over constant arguments, in order.
 type SetFunc struct {
 	args    []expr.Expr
-	fn      func([]types.Datum) ([]types.Datum, error)
+	fn      func([]types.Datum) ([][]types.Datum, error)
 	types   []types.Type
-	vals    []types.Datum
+	rows    [][]types.Datum
 	pos     int
 	started bool
 	rb      *rowBuilder
 }
 
-// NewSetFunc returns fn over args, its values of type t.
-func NewSetFunc(args []expr.Expr, fn func([]types.Datum) ([]types.Datum, error), t types.Type) *SetFunc {
-	ts := []types.Type{t}
+// NewSetFunc returns fn over args, its rows' columns of types ts.
+func NewSetFunc(args []expr.Expr, fn func([]types.Datum) ([][]types.Datum, error), ts []types.Type) *SetFunc {
 	return &SetFunc{args: args, fn: fn, types: ts, rb: newRowBuilder(ts)}
 }
 
@@ -45,14 +44,12 @@ func (s *SetFunc) Next(ctx context.Context) (*chunk.Chunk, error) {
 			vals[i] = v
 		}
 		var err error
-		if s.vals, err = s.fn(vals); err != nil {
+		if s.rows, err = s.fn(vals); err != nil {
 			return nil, err
 		}
 	}
-	row := make([]types.Datum, 1)
-	for s.pos < len(s.vals) && !s.rb.full() {
-		row[0] = s.vals[s.pos]
-		s.rb.append(row)
+	for s.pos < len(s.rows) && !s.rb.full() {
+		s.rb.append(s.rows[s.pos])
 		s.pos++
 	}
 	return s.rb.build(), nil

@@ -57,6 +57,11 @@ type AggSpec struct {
 	// describe the aggregation of the original rows. Only a Splittable
 	// spec may be partial.
 	Partial bool
+	// FixedGroups are values of the GroupBy columns whose group always
+	// has a row, even with no input rows, as a global aggregate's one
+	// group: the empty grouping sets. The actor owning a fixed group's
+	// vnode (HashAgg.SetOwned) creates it at its first barrier.
+	FixedGroups [][]types.Datum
 }
 
 // Splittable reports whether the aggregation can run in two phases: every
@@ -205,9 +210,14 @@ func (s AggSpec) validate() error {
 			return fmt.Errorf("stream: hash agg: column %d out of range", c)
 		}
 	}
+	for _, k := range s.FixedGroups {
+		if len(k) != len(s.GroupBy) {
+			return fmt.Errorf("stream: hash agg: fixed group of %d values for %d group columns", len(k), len(s.GroupBy))
+		}
+	}
 	for _, c := range s.Aggs {
 		switch {
-		case c.Kind > expr.AggBitXor:
+		case c.Kind > expr.AggMode:
 			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
 		case isList(c.Kind) && len(s.InputPK) == 0:
 			return fmt.Errorf("stream: hash agg: %s over an input without a stream key", c.Kind)
@@ -262,7 +272,14 @@ type aggCallLayout struct {
 // current extreme (NULL when the group has no non-NULL value), of the
 // variance family an expr.VarState as (n int64, sum numeric, sum of
 // squares numeric, special int64), of bit_and, bit_or and bit_xor an
-// expr.BitState as (n int64, bit counts text). After every
+// expr.BitState as (n int64, bit counts text), of the regression family
+// (corr, covar_pop, ..., regr_syy) an expr.RegrState as (n int64, sum of
+// x numeric, sum of y numeric, sum of x^2 numeric, sum of y^2 numeric,
+// sum of x*y numeric, special text): the exact sums of the finite values
+// of the pairs (Y, X) counted (of the products, of the pairs where both
+// are), and the counts of NaN, Infinity and -Infinity among the Xs, then
+// the Ys, as "xnan,xinf,x-inf,ynan,yinf,y-inf" (NULL when all are 0);
+// regr_count is a count (of non-NULL pairs). After every
 // call's state come the scale counts of each sum, avg or variance of a numeric
 // argument (text, expr.ScaleCounts; NULL in a row written before they
 // were kept, when the sum keeps the largest scale it has seen); they are
@@ -281,11 +298,14 @@ type aggCallLayout struct {
 //
 //	group key | value | count int64
 //
-// List input table, one per call of string_agg or array_agg: the input
-// rows it aggregates (those its FILTER keeps), PK (group key, input stream
-// key), DistKey the group key, so ScanPrefix(group key) walks a group's
-// rows in input key order; the call's state in the result row is its
-// current value, recomputed from them for each group that changed:
+// List input table, one per call of string_agg, array_agg, jsonb_agg,
+// jsonb_object_agg or json_object_agg: the input rows it aggregates
+// (those its FILTER keeps), PK (group key, input stream key), DistKey
+// the group key, so ScanPrefix(group key) walks a group's rows in input
+// key order; the call's state in the result row is its current value,
+// recomputed from them for each group that changed. The value of
+// jsonb_object_agg and json_object_agg is expr.ObjectPair's text[] of
+// key and value (NULL where their FILTER rejects the row):
 //
 //	group key | input stream key (InputPK cols) | value | ORDER BY keys
 type aggLayout struct {
@@ -375,7 +395,8 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{expr.AccType(c.argType), types.TInt64}
 	case expr.AggMin, expr.AggMax:
 		return []types.Type{c.argType}
-	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg,
+		expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return []types.Type{c.Type}
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		return []types.Type{types.TInt64, types.TInt64}
@@ -383,6 +404,9 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{types.TInt64, types.TNumeric, types.TNumeric, types.TInt64}
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
 		return []types.Type{types.TInt64, types.TText}
+	}
+	if c.Kind.IsRegression() {
+		return expr.RegrStateTypes
 	}
 	return []types.Type{types.TInt64}
 }

@@ -12,11 +12,12 @@ import (
 // aggState is the in-memory state of one aggregate call for one group; see
 // aggLayout for how it is stored.
 type aggState struct {
-	count int64         // count, count(*)
-	sum   expr.SumState // sum, avg
-	vs    expr.VarState // the variance family
-	bits  expr.BitState // bit_and, bit_or, bit_xor
-	ext   types.Datum   // min, max: the current extreme, nil when none
+	count int64          // count, count(*)
+	sum   expr.SumState  // sum, avg
+	vs    expr.VarState  // the variance family
+	bits  expr.BitState  // bit_and, bit_or, bit_xor
+	regr  expr.RegrState // the regression family
+	ext   types.Datum    // min, max: the current extreme, nil when none
 	// stale (min, max) means the extreme was deleted this epoch: ext is
 	// unknown until refreshed from the min/max input table; (string_agg,
 	// array_agg) the group's list changed: ext, its value, is recomputed
@@ -45,7 +46,8 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 			return aggState{}, err
 		}
 		return st, nil
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg,
+		expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return aggState{ext: v}, nil
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		n, ok1 := v.(int64)
@@ -70,6 +72,13 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 		}
 		if err := st.bits.ParseBitCounts(text); err != nil {
 			return aggState{}, fmt.Errorf("stream: hash agg: corrupt %s state: %w", c.Kind, err)
+		}
+		return st, nil
+	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,
+		expr.AggRegrR2, expr.AggRegrSlope, expr.AggRegrSXX, expr.AggRegrSXY, expr.AggRegrSYY:
+		var st aggState
+		if err := st.regr.SetStateColumns(row[c.stateCol : c.stateCol+len(expr.RegrStateTypes)]); err != nil {
+			return aggState{}, fmt.Errorf("stream: hash agg: %s: %w", c.Kind, err)
 		}
 		return st, nil
 	case expr.AggBoolAnd, expr.AggBoolOr:
@@ -110,10 +119,14 @@ func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Dat
 	switch c.Kind {
 	case expr.AggSum, expr.AggAvg:
 		return append(row, st.sum.Sum, st.sum.Count)
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg,
+		expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return append(row, st.ext)
 	case expr.AggBoolAnd, expr.AggBoolOr:
 		return append(row, st.count, st.hits)
+	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,
+		expr.AggRegrR2, expr.AggRegrSlope, expr.AggRegrSXX, expr.AggRegrSXY, expr.AggRegrSYY:
+		return append(row, st.regr.StateColumns()...)
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
 		return append(row, st.bits.N, st.bits.String())
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
@@ -149,8 +162,12 @@ func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
 		return st.sum.Result(false, c.Type)
 	case expr.AggAvg:
 		return st.sum.Result(true, c.Type)
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg,
+		expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return st.ext, nil
+	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,
+		expr.AggRegrR2, expr.AggRegrSlope, expr.AggRegrSXX, expr.AggRegrSXY, expr.AggRegrSYY:
+		return st.regr.Result(c.Kind)
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return st.vs.Result(c.Kind, c.Type)
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
@@ -187,6 +204,12 @@ func (c *aggCallLayout) accumulate(st *aggState, v types.Datum, delta int64) err
 	}
 	if c.Kind.IsBitwise() {
 		st.bits.Accumulate(v, delta < 0)
+		return nil
+	}
+	if c.Kind.IsRegression() {
+		if err := st.regr.Accumulate(v, delta < 0); err != nil {
+			return fmt.Errorf("stream: hash agg %s: %w", c.Kind, err)
+		}
 		return nil
 	}
 	if c.Kind.IsVariance() {

@@ -44,6 +44,8 @@ import (
 //
 // A global aggregate (no GROUP BY) always has exactly one row: it is
 // inserted at the first barrier if no state exists yet and never deleted.
+// So are the fixed groups (AggSpec.FixedGroups) of the vnodes the actor
+// owns (SetOwned).
 type HashAgg struct {
 	in     Executor
 	sc     *StateContext
@@ -57,6 +59,8 @@ type HashAgg struct {
 	order       []*aggGroup          // dirty groups in first-touch order
 	cache       map[string]*aggGroup // clean groups, as committed
 	globalReady bool                 // the global group's row is known to exist
+	fixed       [][]types.Datum      // the fixed groups this actor owns, until created
+	fixedKeys   map[string]bool      // the encoded keys of every fixed group this actor owns
 	row         []types.Datum
 	keyBuf      []byte
 	columnar    bool                // chunks take the columnar path (hash_agg_columnar.go)
@@ -94,6 +98,30 @@ func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) 
 		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{}, cache: map[string]*aggGroup{},
 		columnar: l.columnarAgg(), keyCols: spec.keyCols(), seed: maphash.MakeSeed(),
 	}, nil
+}
+
+// SetOwned tells h the vnodes its actor owns, so that it creates the
+// fixed groups (AggSpec.FixedGroups) among them. Without it h owns none.
+func (h *HashAgg) SetOwned(owned storage.VnodeBitmap) {
+	h.fixed, h.fixedKeys = nil, map[string]bool{}
+	for _, k := range h.spec.FixedGroups {
+		row := make([]types.Datum, len(h.l.result.Types))
+		copy(row, k)
+		if !owned.Has(h.l.result.Vnode(row)) {
+			continue
+		}
+		h.fixed = append(h.fixed, k)
+		h.fixedKeys[string(h.appendGroupKey(nil, k))] = true
+	}
+}
+
+// appendGroupKey appends the encoding of group key values, as group
+// encodes a row's.
+func (h *HashAgg) appendGroupKey(buf []byte, key []types.Datum) []byte {
+	for i, c := range h.keyCols {
+		buf = storage.AppendDatumKeyOf(buf, h.spec.InTypes[c], key[i])
+	}
+	return buf
 }
 
 // Types implements Executor.
@@ -391,6 +419,15 @@ func (h *HashAgg) endEpoch() error {
 		}
 		h.globalReady = true
 	}
+	for _, k := range h.fixed {
+		h.keyBuf = h.appendGroupKey(h.keyBuf[:0], k)
+		if _, ok := h.groups[string(h.keyBuf)]; !ok {
+			if _, err := h.groupOf(slices.Clone(k)); err != nil {
+				return err
+			}
+		}
+	}
+	h.fixed = nil
 	for _, g := range h.order {
 		if err := h.flushGroup(g); err != nil {
 			return err
@@ -436,7 +473,7 @@ func (h *HashAgg) flushGroup(g *aggGroup) error {
 	if err := h.refreshExtremes(g); err != nil {
 		return err
 	}
-	if g.rowCount == 0 && !h.global {
+	if g.rowCount == 0 && !h.global && !h.fixedKeys[g.mapKey] {
 		if g.prevOut != nil {
 			h.out.add(chunk.Delete, g.prevOut)
 		}
@@ -505,6 +542,9 @@ func (h *HashAgg) refreshList(c *aggCallLayout, key []types.Datum) (types.Datum,
 	}
 	if err != nil {
 		return nil, wrapAggErr("scan list input", err)
+	}
+	if c.Kind.IsObjectAgg() {
+		return expr.ObjectAgg(c.Kind, items, c.order, c.Distinct)
 	}
 	return expr.ListAgg(c.Kind, items, c.order, c.Distinct, c.Sep, c.argType), nil
 }

@@ -8,22 +8,23 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 )
 
-// ProjectSet repeats each changed input row once per value a
-// set-returning function yields for it (Expand: deterministic, so a
-// deleted row expands as it did when inserted), appending the value and
-// its ordinal, which joins the stream key. It keeps no state. An update
-// pair becomes the old row's deletes followed by the new row's inserts.
+// ProjectSet repeats each changed input row once per row its
+// set-returning functions yield for it together (expand: deterministic,
+// so a deleted row expands as it did when inserted), appending that row:
+// the functions' columns and the ordinal, which joins the stream key. It
+// keeps no state. An update pair becomes the old row's deletes followed
+// by the new row's inserts.
 type ProjectSet struct {
 	in     Executor
-	expand func(context.Context, []types.Datum) ([]types.Datum, error)
+	expand func(context.Context, []types.Datum) ([][]types.Datum, error)
 	types  []types.Type
 	out    *outQueue
 	row    []types.Datum
 }
 
 // NewProjectSet returns the expansion of in; ts are the output types
-// (in's, the value's, the ordinal's).
-func NewProjectSet(in Executor, expand func(context.Context, []types.Datum) ([]types.Datum, error), ts []types.Type) *ProjectSet {
+// (in's, then those of the rows expand yields).
+func NewProjectSet(in Executor, expand func(context.Context, []types.Datum) ([][]types.Datum, error), ts []types.Type) *ProjectSet {
 	return &ProjectSet{in: in, expand: expand, types: ts, out: newOutQueue(ts)}
 }
 
@@ -54,7 +55,6 @@ func (p *ProjectSet) Next(ctx context.Context) (Message, error) {
 }
 
 func (p *ProjectSet) apply(ctx context.Context, c *chunk.Chunk) error {
-	w := len(p.types) - 2
 	out := make([]types.Datum, len(p.types))
 	for i := 0; i < c.NumRows(); i++ {
 		p.row = c.Row(i, p.row)
@@ -66,9 +66,9 @@ func (p *ProjectSet) apply(ctx context.Context, c *chunk.Chunk) error {
 		if !c.Op(i).IsInsert() {
 			op = chunk.Delete
 		}
-		copy(out, p.row)
-		for k, v := range vals {
-			out[w], out[w+1] = v, int64(k+1)
+		w := copy(out, p.row)
+		for _, v := range vals {
+			copy(out[w:], v)
 			p.out.add(op, out)
 		}
 	}

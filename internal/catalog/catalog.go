@@ -27,6 +27,10 @@ const (
 	// KindView is a plain view (CREATE VIEW): a stored query (Definition)
 	// with no rows and no actors, expanded where a query names it.
 	KindView
+	// KindIndex is an index (CREATE INDEX): a materialized view of a
+	// table's (or materialized view's) columns keyed by the index
+	// columns (see Index).
+	KindIndex
 )
 
 func (k Kind) String() string {
@@ -39,6 +43,8 @@ func (k Kind) String() string {
 		return "source"
 	case KindView:
 		return "view"
+	case KindIndex:
+		return "index"
 	}
 	return "materialized view"
 }
@@ -134,6 +140,8 @@ type Relation struct {
 	SourceRateLimit int64 `json:"source_rate_limit,omitempty"`
 	SourcePaused    bool  `json:"source_paused,omitempty"`
 	SourceRateZero  bool  `json:"source_rate_zero,omitempty"`
+	// Index describes an index (KindIndex); nil for other kinds.
+	Index *Index `json:"index,omitempty"`
 }
 
 // SourceHeld reports whether the relation's connector is held: paused,

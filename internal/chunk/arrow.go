@@ -41,7 +41,7 @@ func ArrowType(t types.Type) arrow.DataType {
 		// what nanoseconds hold (292 years). Read it with Value or
 		// IntervalAt.
 		return arrow.FixedWidthTypes.MonthDayNanoInterval
-	default: // numeric, text, varchar, arrays, unknown
+	default: // numeric, text, varchar, arrays, json, jsonb, bytea (its raw bytes), unknown
 		return arrow.BinaryTypes.String
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
@@ -27,11 +28,16 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	if a.Kind == sql.ObjTable {
 		return db.alterTable(a, w)
 	}
-	if a.Kind != sql.ObjMaterializedView {
-		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER is not supported yet: only ALTER MATERIALIZED VIEW ... PAUSE | RESUME | SET BACKFILL_RATE_LIMIT")
+	want := catalog.KindMaterializedView
+	switch a.Kind {
+	case sql.ObjMaterializedView:
+	case sql.ObjIndex:
+		want = catalog.KindIndex // maintained and backfilled as a view is
+	default:
+		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER is not supported yet: only ALTER MATERIALIZED VIEW | INDEX ... PAUSE | RESUME | SET BACKFILL_RATE_LIMIT")
 	}
 	if a.Action == sql.AlterSetRateLimit && a.Param != "backfill_rate_limit" {
-		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on a materialized view", a.Param)
+		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot be set on %s", a.Param, aKindWord(want))
 	}
 	if a.Adaptive && a.Param != "backfill_rate_limit" {
 		return errNotAdaptive(a.Param)
@@ -43,14 +49,14 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	defer db.ddlMu.Unlock()
 	rel, ok := db.Relation(a.Name)
 	if !ok {
-		return pgerr.New(pgerr.UndefinedTable, "materialized view %q does not exist", a.Name)
+		return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kindWord(want), a.Name)
 	}
-	if rel.Kind != catalog.KindMaterializedView {
-		return wrongKind(rel, catalog.KindMaterializedView)
+	if rel.Kind != want {
+		return wrongKind(rel, want)
 	}
 	if rel.State != catalog.StateCreating && a.Action != sql.AlterSetRateLimit {
 		return pgerr.New(pgerr.ObjectNotInPrereqState,
-			"materialized view %q has finished backfilling: there is no backfill to pause or resume", rel.Name)
+			"%s %q has finished backfilling: there is no backfill to pause or resume", kindWord(want), rel.Name)
 	}
 	next := *rel
 	applyFlowControl(a, &next.BackfillRateLimit, &next.BackfillPaused, &next.BackfillRateZero)
@@ -83,7 +89,7 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 			return err
 		}
 	}
-	return w.Complete("ALTER MATERIALIZED VIEW")
+	return w.Complete("ALTER " + strings.ToUpper(kindWord(want)))
 }
 
 // alterTable runs ALTER TABLE t SET DML_RATE_LIMIT {= | TO} n | DEFAULT:

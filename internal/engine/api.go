@@ -41,7 +41,8 @@ func (r *Rows) Next() bool {
 func (r *Rows) Len() int { return len(r.rows) }
 
 // Values returns the current row as Go values: int64, float64, bool,
-// string, time.Time, or nil; numerics and intervals as their text.
+// string, time.Time, []byte (bytea), or nil; numerics and intervals as
+// their text.
 func (r *Rows) Values() []any {
 	row := r.rows[r.pos-1]
 	out := make([]any, len(row))
@@ -67,7 +68,12 @@ func (r *Rows) Text() []*string {
 
 func goValue(d types.Datum, t types.Type) any {
 	switch v := d.(type) {
-	case nil, int64, float64, bool, string:
+	case string:
+		if t.ID == types.IDBytea {
+			return []byte(v)
+		}
+		return v
+	case nil, int64, float64, bool:
 		return v
 	case types.Date:
 		return time.Unix(int64(v)*86400, 0).UTC()
@@ -156,7 +162,8 @@ func (s *Session) runArgs(ctx context.Context, query string, args []any) (*colle
 }
 
 // datumArgs converts Go arguments to Datums with their types; strings are
-// of unknown type, decided by the statement as a quoted literal would be.
+// of unknown type, decided by the statement as a quoted literal would be,
+// and []byte is bytea.
 func datumArgs(args []any) ([]types.Datum, []types.Type, error) {
 	vals := make([]types.Datum, len(args))
 	typs := make([]types.Type, len(args))
@@ -179,7 +186,7 @@ func datumArgs(args []any) ([]types.Datum, []types.Type, error) {
 		case string:
 			vals[i], typs[i] = v, types.TUnknown
 		case []byte:
-			vals[i], typs[i] = string(v), types.TUnknown
+			vals[i], typs[i] = string(v), types.TBytea // as pgx and lib/pq send it
 		case time.Time:
 			vals[i], typs[i] = types.Timestamp(v.UnixMicro()), types.TTimestampTZ
 		default:

@@ -55,6 +55,9 @@ func (s *Session) copyQuery(n *sql.CopyStmt, opts pgcopy.Options) (*planner.Quer
 	if rel.Kind == catalog.KindSource {
 		return nil, nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from source %q", rel.Name)
 	}
+	if rel.Kind == catalog.KindIndex {
+		return nil, nil, pgerr.New(pgerr.WrongObjectType, "%q is an index", rel.Name)
+	}
 	if rel.Kind == catalog.KindView {
 		e := pgerr.New(pgerr.WrongObjectType, "cannot copy from view %q", rel.Name)
 		e.Hint = "Try the COPY (SELECT ...) TO variant."

@@ -185,10 +185,8 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	if err != nil {
 		return nil, err
 	}
-	for _, dep := range scannedRelations(shape.Plan) {
-		if up, ok := db.RelationByID(dep); ok && up.State == catalog.StateCreating {
-			return nil, pgerr.New(pgerr.ObjectNotInPrereqState, "materialized view %q is still being created", up.Name)
-		}
+	if err := db.checkUpstreamsCreated(shape.Plan); err != nil {
+		return nil, err
 	}
 	id, err := db.allocID()
 	if err != nil {
@@ -196,12 +194,36 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	}
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
-		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan), BackfillRateLimit: opts.rateLimit, BackfillRateZero: opts.paused,
-		BackfillAdaptive: opts.adaptive, BackfillLatencyTarget: opts.latencyTarget.Microseconds(),
-		Parallelism: opts.parallelism}
-	if rel.Parallelism == 0 {
-		rel.Parallelism, rel.Adaptive = db.opts.Parallelism, true
+		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan)}
+	opts.apply(rel, db.opts.Parallelism)
+	return db.launchView(ctx, rel, shape)
+}
+
+// checkUpstreamsCreated refuses a view over a view still being created.
+func (db *DB) checkUpstreamsCreated(plan planner.Node) error {
+	for _, dep := range scannedRelations(plan) {
+		if up, ok := db.RelationByID(dep); ok && up.State == catalog.StateCreating {
+			return pgerr.New(pgerr.ObjectNotInPrereqState, "materialized view %q is still being created", up.Name)
+		}
 	}
+	return nil
+}
+
+// apply sets a new view's backfill flow control and parallelism (dflt
+// when the options give none).
+func (opts viewOptions) apply(rel *catalog.Relation, dflt int) {
+	rel.BackfillRateLimit, rel.BackfillRateZero = opts.rateLimit, opts.paused
+	rel.BackfillAdaptive, rel.BackfillLatencyTarget = opts.adaptive, opts.latencyTarget.Microseconds()
+	rel.Parallelism = opts.parallelism
+	if rel.Parallelism == 0 {
+		rel.Parallelism, rel.Adaptive = dflt, true
+	}
+}
+
+// launchView plans the job of rel, a new view (or index) of the given
+// shape, records rel as creating, and attaches the job to the graph; its
+// backfill then runs (the caller holds ddlMu).
+func (db *DB) launchView(ctx context.Context, rel *catalog.Relation, shape *planner.ViewShape) (*job, error) {
 	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
 	if err != nil {
 		return nil, err
@@ -355,7 +377,11 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 				}
 				continue
 			}
-			return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kindWord(d.Kind), name)
+			code := pgerr.UndefinedTable
+			if d.Kind == catalog.KindIndex {
+				code = pgerr.UndefinedObject // as Postgres's DROP INDEX
+			}
+			return pgerr.New(code, "%s %q does not exist", kindWord(d.Kind), name)
 		}
 		if err := db.dropRelation(ctx, rel, d.Cascade, w); err != nil {
 			return err
@@ -366,21 +392,37 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 
 func kindWord(k catalog.Kind) string {
 	switch k {
-	case catalog.KindTable, catalog.KindSource, catalog.KindView:
+	case catalog.KindTable, catalog.KindSource, catalog.KindView, catalog.KindIndex:
 		return k.String()
 	}
 	return "materialized view"
 }
 
 func wrongKind(rel *catalog.Relation, want catalog.Kind) error {
-	e := pgerr.New("42809", "%q is not a %s", rel.Name, kindWord(want))
-	e.Hint = fmt.Sprintf("Use DROP %s to remove a %s.", strings.ToUpper(kindWord(rel.Kind)), kindWord(rel.Kind))
+	e := pgerr.New("42809", "%q is not %s", rel.Name, aKindWord(want))
+	e.Hint = fmt.Sprintf("Use DROP %s to remove %s.", strings.ToUpper(kindWord(rel.Kind)), aKindWord(rel.Kind))
 	return e
 }
 
-// dropRelation drops rel, and with cascade the views that depend on it.
+// aKindWord is kindWord after its article.
+func aKindWord(k catalog.Kind) string {
+	if k == catalog.KindIndex {
+		return "an index"
+	}
+	return "a " + kindWord(k)
+}
+
+// dropRelation drops rel and its indexes, and with cascade the views
+// that depend on it.
 func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade bool, w ResultWriter) (err error) {
-	deps := db.dependents(rel.ID)
+	var deps, indexes []*catalog.Relation
+	for _, dep := range db.dependents(rel.ID) {
+		if dep.Kind == catalog.KindIndex {
+			indexes = append(indexes, dep) // dropped with it, as in Postgres
+		} else {
+			deps = append(deps, dep)
+		}
+	}
 	if len(deps) > 0 && !cascade {
 		e := pgerr.New(pgerr.DependentObjects, "cannot drop %s %s because other objects depend on it", kindWord(rel.Kind), rel.Name)
 		e.Detail = fmt.Sprintf("%s %s depends on %s %s", kindWord(deps[0].Kind), deps[0].Name, kindWord(rel.Kind), rel.Name)
@@ -395,11 +437,22 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 			return err
 		}
 	}
+	for _, idx := range indexes {
+		if err := db.dropRelation(ctx, idx, true, w); err != nil {
+			return err
+		}
+	}
 	db.mu.RLock()
 	rt := db.runtime[rel.ID]
 	db.mu.RUnlock()
 	if err := db.beginDrop(rel); err != nil {
 		return err
+	}
+	if rel.Kind == catalog.KindIndex {
+		// From now on its actors may stop while its relation changes.
+		// Dropped, it is gone; not dropped, its actors still run.
+		db.markIndexDropping(rel.ID, true)
+		defer db.markIndexDropping(rel.ID, false)
 	}
 	if rt != nil {
 		if rt.table != nil {
@@ -428,5 +481,17 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 		}
 	}
 	db.unregister(rel)
+	db.endDroppedJob(rel)
 	return db.finishDropOf(rel)
+}
+
+// endDroppedJob ends the job of a view or index dropped while it was
+// being created, so that its runner and a CREATE waiting on it return.
+func (db *DB) endDroppedJob(rel *catalog.Relation) {
+	db.mu.RLock()
+	j := db.jobs[rel.ID]
+	db.mu.RUnlock()
+	if j != nil {
+		db.endJob(j, pgerr.New(pgerr.QueryCanceled, "%s %q was dropped while it was created", kindWord(rel.Kind), rel.Name))
+	}
 }

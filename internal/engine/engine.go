@@ -13,8 +13,8 @@
 // durable and visible in every view (read your writes). Batch queries read
 // a consistent snapshot of committed state.
 //
-// Where things live: statement dispatch in session.go; DDL in ddl.go and
-// alter.go; view jobs (backfill progress, pause, quarantine) in jobs.go
+// Where things live: statement dispatch in session.go; DDL in ddl.go,
+// index.go (CREATE INDEX, and reading indexes) and alter.go; view jobs (backfill progress, pause, quarantine) in jobs.go
 // and job_failures.go; the stream graph's build, rescale and recovery in
 // graph.go, rescale.go and recoveries.go; the catalog's entries in the store in
 // catalog_store.go; batch queries and COPY TO in query.go and copy_to.go. The
@@ -100,8 +100,11 @@ type DB struct {
 	byName  map[string]*catalog.Relation
 	runtime map[uint32]*relRuntime
 	// jobs are the views being created, by relation id.
-	jobs   map[uint32]*job
-	nextID uint32
+	jobs map[uint32]*job
+	// droppingIndexes are the indexes whose DROP has begun: queries no
+	// longer read them (index.go). Made on first use.
+	droppingIndexes map[uint32]bool
+	nextID          uint32
 
 	// bg counts the DB's own goroutines (job runners); closing stops them.
 	bg      sync.WaitGroup

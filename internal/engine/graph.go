@@ -186,15 +186,30 @@ func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.Str
 	if r.Kind == catalog.KindTable || r.Kind == catalog.KindSource {
 		return planner.BuildTableJob(r, env)
 	}
-	shape, err := db.planView(r.Definition, r.Columns)
+	shape, err := db.planStored(r)
 	if err != nil {
-		return nil, fmt.Errorf("streamdb: planning view %q: %w", r.Name, err)
+		return nil, fmt.Errorf("streamdb: planning %s %q: %w", kindWord(r.Kind), r.Name, err)
 	}
 	job, err := planner.BuildViewJob(r, shape, env, mode)
 	if err == nil {
 		err = env.err
 	}
 	return job, err
+}
+
+// planStored returns the stream plan of a stored view or index.
+func (db *DB) planStored(r *catalog.Relation) (*planner.ViewShape, error) {
+	if r.Kind != catalog.KindIndex {
+		return db.planView(r.Definition, r.Columns)
+	}
+	if r.Index == nil {
+		return nil, errors.New("index without its definition")
+	}
+	on, ok := db.RelationByID(r.Index.Table)
+	if !ok {
+		return nil, fmt.Errorf("indexed relation %d does not exist", r.Index.Table)
+	}
+	return planner.PlanIndex(on, r)
 }
 
 // planView binds a stored view definition and checks that it still has the

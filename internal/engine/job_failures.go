@@ -172,15 +172,16 @@ func (j *job) failureError() error {
 		times = fmt.Sprintf(" %d times in a row", n)
 	}
 	return &pgerr.Error{Code: e.Code, Detail: e.Detail,
-		Message: fmt.Sprintf("creating materialized view %q failed%s: %s", j.rel.Name, times, e.Message)}
+		Message: fmt.Sprintf("creating %s %q failed%s: %s", kindWord(j.rel.Kind), j.rel.Name, times, e.Message)}
 }
 
 // quarantineError is the error of WAIT on a quarantined job.
 func (j *job) quarantineError() error {
 	n, last, _ := j.health()
+	kind := kindWord(j.rel.Kind)
 	return pgerr.New(pgerr.ObjectNotInPrereqState,
-		"materialized view %q is quarantined after %d failures in a row (%s); ALTER MATERIALIZED VIEW %s RESUME retries it",
-		j.rel.Name, n, last, j.rel.Name)
+		"%s %q is quarantined after %d failures in a row (%s); ALTER %s %s RESUME retries it",
+		kind, j.rel.Name, n, last, strings.ToUpper(kind), j.rel.Name)
 }
 
 // failedJob returns the job and relation of the creating view whose actor

@@ -101,6 +101,9 @@ type jobStatus struct {
 func (j *job) status() jobStatus {
 	ps, _ := j.current()
 	st := jobStatus{id: j.rel.ID, statement: "CREATE MATERIALIZED VIEW " + j.rel.Name + " AS " + j.rel.Definition}
+	if j.rel.Kind == catalog.KindIndex {
+		st.statement = j.rel.Definition // CREATE INDEX ...
+	}
 	phases := map[string]int{}
 	for i, p := range ps {
 		if e := p.Epoch(); i == 0 || e < st.epoch {
@@ -249,7 +252,7 @@ func (db *DB) markCreated(rel *catalog.Relation) error {
 	defer db.ddlMu.Unlock()
 	cur, ok := db.RelationByID(rel.ID)
 	if !ok {
-		return pgerr.New(pgerr.UndefinedTable, "materialized view %q was dropped while it was created", rel.Name)
+		return pgerr.New(pgerr.UndefinedTable, "%s %q was dropped while it was created", kindWord(rel.Kind), rel.Name)
 	}
 	next := *cur
 	next.State = catalog.StateCreated
@@ -284,8 +287,8 @@ func (db *DB) waitJob(ctx context.Context, j *job, w ResultWriter) error {
 			return db.failWaitedJob(j)
 		case <-tick.C:
 			st := j.status()
-			msg := fmt.Sprintf("materialized view %q: %s %.1f%% (%d of %d rows, %.0f rows/s)",
-				j.rel.Name, st.phase, st.pct, st.read, st.total, st.rate)
+			msg := fmt.Sprintf("%s %q: %s %.1f%% (%d of %d rows, %.0f rows/s)",
+				kindWord(j.rel.Kind), j.rel.Name, st.phase, st.pct, st.read, st.total, st.rate)
 			if err := w.Notice("NOTICE", msg); err != nil {
 				return db.cancelWaitedJob(j, err)
 			}

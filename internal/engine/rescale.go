@@ -25,8 +25,11 @@ func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWr
 		return e
 	}
 	want := catalog.KindMaterializedView
-	if a.Kind == sql.ObjTable {
+	switch a.Kind {
+	case sql.ObjTable:
 		want = catalog.KindTable
+	case sql.ObjIndex:
+		want = catalog.KindIndex
 	}
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()

@@ -65,6 +65,8 @@ func defaultVars() map[string]string {
 		"background_ddl":              "false",
 		"streaming_parallelism":       "default",
 		"backfill_latency_target":     "5ms",
+		// off: queries read no index (as Postgres's planner setting).
+		"enable_indexscan": "on",
 	}
 }
 
@@ -249,6 +251,12 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 		return s.db.createView(ctx, b, opts, w)
 	case *planner.CreatePlainView:
 		return s.db.createPlainView(b, w)
+	case *planner.CreateIndex:
+		opts, err := s.viewOptionsWith(b.With)
+		if err != nil {
+			return err
+		}
+		return s.db.createIndex(ctx, b, opts, w)
 	case *planner.Drop:
 		return s.db.drop(ctx, b, w)
 	}
@@ -305,8 +313,14 @@ func (s *Session) rateLimit(name string, with map[string]string) (n int64, ok bo
 // viewOptions reads the settings a new view takes: its WITH options,
 // else the session's.
 func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
+	return s.viewOptionsWith(cv.With)
+}
+
+// viewOptionsWith reads the settings of a new view or index from its
+// WITH options, else the session's.
+func (s *Session) viewOptionsWith(with map[string]string) (viewOptions, error) {
 	opts := viewOptions{background: s.boolVar("background_ddl")}
-	n, ok, err := s.rateLimit("backfill_rate_limit", cv.With)
+	n, ok, err := s.rateLimit("backfill_rate_limit", with)
 	if err != nil {
 		return opts, err
 	}
@@ -319,7 +333,7 @@ func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
 	case ok:
 		opts.rateLimit, opts.paused = n, n == 0
 	}
-	v, given := cv.With["streaming_parallelism"]
+	v, given := with["streaming_parallelism"]
 	if !given {
 		v = s.vars["streaming_parallelism"]
 	}

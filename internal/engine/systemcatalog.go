@@ -157,6 +157,17 @@ func identityOf(ctx context.Context) systemcatalog.Identity {
 type sessionCatalog struct {
 	*DB
 	systemcatalog.Functions
+	// noIndexes: enable_indexscan is off, queries read no index.
+	noIndexes bool
+}
+
+// IndexesOf implements catalog.IndexReader: none when the session's
+// enable_indexscan is off.
+func (c sessionCatalog) IndexesOf(id uint32) []*catalog.Relation {
+	if c.noIndexes {
+		return nil
+	}
+	return c.DB.IndexesOf(id)
 }
 
 var (
@@ -166,7 +177,8 @@ var (
 
 // catalog returns the catalog the session binds statements against.
 func (s *Session) catalog() sessionCatalog {
-	return sessionCatalog{DB: s.db, Functions: systemcatalog.NewFunctions(systemSource{s.db}, s.identity())}
+	return sessionCatalog{DB: s.db, Functions: systemcatalog.NewFunctions(systemSource{s.db}, s.identity()),
+		noIndexes: !s.boolVar("enable_indexscan")}
 }
 
 // rowsIter is a storage.Iterator over rows held in memory.

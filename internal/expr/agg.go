@@ -35,6 +35,30 @@ const (
 	AggBitAnd
 	AggBitOr
 	AggBitXor
+	// The regression family over pairs (Y, X) of double precision
+	// (RegrState). The argument is RegrPair's float8[] [Y, X], NULL when
+	// Y or X is: such rows are skipped. regr_count is count of that pair.
+	AggCorr
+	AggCovarPop
+	AggCovarSamp
+	AggRegrAvgX
+	AggRegrAvgY
+	AggRegrIntercept
+	AggRegrR2
+	AggRegrSlope
+	AggRegrSXX
+	AggRegrSXY
+	AggRegrSYY
+	// jsonb_object_agg and json_object_agg (ObjectAgg): list aggregates
+	// of ObjectPair's (key, value) pairs.
+	AggJSONBObjectAgg
+	AggJSONObjectAgg
+	// The ordered-set aggregates (agg_ordered.go): list aggregates of
+	// their WITHIN GROUP key, whose direct argument (the fraction) the
+	// call's Sep holds as text.
+	AggPercentileCont
+	AggPercentileDisc
+	AggMode
 )
 
 // AggByName returns the aggregate called name (lower case).
@@ -74,6 +98,21 @@ func AggByName(name string) (AggKind, bool) {
 		return AggBitOr, true
 	case "bit_xor":
 		return AggBitXor, true
+	case "regr_count":
+		return AggCount, true // of RegrPair(Y, X)
+	case "jsonb_object_agg":
+		return AggJSONBObjectAgg, true
+	case "json_object_agg":
+		return AggJSONObjectAgg, true
+	case "percentile_cont":
+		return AggPercentileCont, true
+	case "percentile_disc":
+		return AggPercentileDisc, true
+	case "mode":
+		return AggMode, true
+	}
+	if k, ok := regrByName[name]; ok {
+		return k, true
 	}
 	return 0, false
 }
@@ -81,7 +120,10 @@ func AggByName(name string) (AggKind, bool) {
 func (k AggKind) String() string {
 	return [...]string{"count", "count(*)", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or",
 		"var_samp", "var_pop", "stddev_samp", "stddev_pop", "jsonb_agg",
-		"bit_and", "bit_or", "bit_xor"}[k]
+		"bit_and", "bit_or", "bit_xor",
+		"corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_intercept", "regr_r2", "regr_slope",
+		"regr_sxx", "regr_sxy", "regr_syy", "jsonb_object_agg", "json_object_agg",
+		"percentile_cont", "percentile_disc", "mode"}[k]
 }
 
 // AggResultType is the type of agg(arg) as Postgres gives it: count is
@@ -91,7 +133,21 @@ func (k AggKind) String() string {
 func AggResultType(k AggKind, arg types.Type) (types.Type, error) { return aggResultType(k, arg) }
 
 // IsList reports whether k collects its inputs in a list (ListAgg).
-func (k AggKind) IsList() bool { return k == AggStringAgg || k == AggArrayAgg || k == AggJSONBAgg }
+func (k AggKind) IsList() bool {
+	return k == AggStringAgg || k == AggArrayAgg || k == AggJSONBAgg || k.IsObjectAgg() || k.IsOrderedSet()
+}
+
+// IsOrderedSet reports whether k is an ordered-set aggregate
+// (percentile_cont, percentile_disc, mode): a list aggregate of its
+// WITHIN GROUP key (see OrderedSetAgg).
+func (k AggKind) IsOrderedSet() bool { return k >= AggPercentileCont && k <= AggMode }
+
+// IsObjectAgg reports whether k is jsonb_object_agg or json_object_agg,
+// list aggregates whose value is ObjectAgg's.
+func (k AggKind) IsObjectAgg() bool { return k == AggJSONBObjectAgg || k == AggJSONObjectAgg }
+
+// IsRegression reports whether k is of the regression family (RegrState).
+func (k AggKind) IsRegression() bool { return k >= AggCorr && k <= AggRegrSYY }
 
 // IsBitwise reports whether k is bit_and, bit_or or bit_xor (BitState).
 func (k AggKind) IsBitwise() bool { return k >= AggBitAnd && k <= AggBitXor }

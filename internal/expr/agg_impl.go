@@ -13,6 +13,9 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 	case AggCount, AggCountStar:
 		return types.TInt64, nil
 	case AggStringAgg:
+		if arg.ID == types.IDBytea {
+			return types.TBytea, nil // string_agg(bytea, bytea)
+		}
 		return types.TText, nil
 	case AggArrayAgg:
 		if arg.ID == types.IDArray || arg.ID == types.IDUnknown {
@@ -23,6 +26,13 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		return varResultType(k, arg)
 	case AggJSONBAgg:
 		return types.TJSONB, nil
+	case AggJSONBObjectAgg, AggJSONObjectAgg:
+		return objectAggResultType(k, arg)
+	case AggPercentileCont, AggPercentileDisc, AggMode:
+		return orderedSetResultType(k, arg, false)
+	case AggCorr, AggCovarPop, AggCovarSamp, AggRegrAvgX, AggRegrAvgY, AggRegrIntercept, AggRegrR2,
+		AggRegrSlope, AggRegrSXX, AggRegrSXY, AggRegrSYY:
+		return regrResultType(k, arg)
 	case AggBitAnd, AggBitOr, AggBitXor:
 		if !arg.IsInteger() {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
@@ -37,7 +47,7 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		switch arg.ID {
 		case types.IDUnknown:
 			return types.TText, nil
-		case types.IDBool:
+		case types.IDBool, types.IDBytea: // PostgreSQL has no min or max of them
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
 		}
 		if arg.IsString() {

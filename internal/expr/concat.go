@@ -8,6 +8,9 @@ import (
 // type, rendered with its output format (textanycat / anytextcat). NULL if
 // either side is NULL. Two non-string operands are 42883.
 func concatOp(l, r Expr) (Expr, error) {
+	if e, ok, err := byteaConcat(l, r); ok {
+		return e, err
+	}
 	lt, rt := l.Type(), r.Type()
 	if !stringish(lt) && !stringish(rt) {
 		return nil, operatorError("||", []types.Type{lt, rt}, resolveNone)

@@ -29,7 +29,7 @@ func registerDateTime() {
 		fn2(tText, tTSTZ, tNum, extractFn(types.TTimestampTZ)),
 		fn2(tText, tIvl, tNum, extractFn(types.TInterval)),
 	), "extract")
-	register(overloads(fn1(tFloat8, tTSTZ, toTimestamp)), "to_timestamp")
+	register(overloads(fn1(tFloat8, tTSTZ, toTimestamp), fn2(tText, tText, tTSTZ, toTimestampText)), "to_timestamp")
 	register(overloads(fn3(tInt4, tInt4, tInt4, tDate, makeDate)), "make_date")
 	register(nowFn(types.TTimestampTZ), "now", "current_timestamp")
 	register(nowFn(types.TDate), "current_date")

@@ -26,6 +26,21 @@ func in(e Expr, list []Expr, not bool) (Expr, error) {
 	return n, nil
 }
 
+// InList takes apart e [NOT] IN (list): the comparisons e = list[i], each
+// with its operands coerced as = coerces them (Comparison takes them
+// apart); ok is false for any other expression.
+func InList(e Expr) (eqs []Expr, not, ok bool) {
+	n, isIn := e.(*inList)
+	if !isIn {
+		return nil, false, false
+	}
+	eqs = make([]Expr, len(n.eqs))
+	for i, eq := range n.eqs {
+		eqs[i] = eq
+	}
+	return eqs, n.not, true
+}
+
 func (n *inList) Type() types.Type { return types.TBool }
 
 func (n *inList) Children() []Expr {

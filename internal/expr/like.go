@@ -2,7 +2,6 @@ package expr
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -16,12 +15,12 @@ type likeToken struct {
 
 // compileLike parses a LIKE pattern: % matches any run of characters, _
 // one character, and a backslash makes the next character literal.
-func compileLike(p string) ([]likeToken, error) {
+// The pattern comes as runes: characters, or for bytea its bytes as runes
+// of their values.
+func compileLike(p []rune) ([]likeToken, error) {
 	var toks []likeToken
-	for i := 0; i < len(p); {
-		r, n := utf8.DecodeRuneInString(p[i:])
-		i += n
-		switch r {
+	for i := 0; i < len(p); i++ {
+		switch r := p[i]; r {
 		case '%':
 			if len(toks) == 0 || toks[len(toks)-1].kind != '%' {
 				toks = append(toks, likeToken{kind: '%'})
@@ -29,12 +28,11 @@ func compileLike(p string) ([]likeToken, error) {
 		case '_':
 			toks = append(toks, likeToken{kind: '_'})
 		case '\\':
-			if i == len(p) {
+			if i+1 == len(p) {
 				return nil, pgerr.New("22025", "LIKE pattern must not end with escape character")
 			}
-			r, n = utf8.DecodeRuneInString(p[i:])
-			i += n
-			toks = append(toks, likeToken{kind: 'l', r: r})
+			i++
+			toks = append(toks, likeToken{kind: 'l', r: p[i]})
 		default:
 			toks = append(toks, likeToken{kind: 'l', r: r})
 		}
@@ -74,15 +72,23 @@ func like(op string, l, r Expr) (Expr, error) {
 	fold := strings.HasSuffix(op, "ILIKE")
 	pgName := map[string]string{"LIKE": "~~", "NOT LIKE": "!~~", "ILIKE": "~~*", "NOT ILIKE": "!~~*"}[op]
 	cands := []sig{{params: []types.ID{tText, tText}, result: tBool}}
+	if !fold {
+		// bytea LIKE bytea matches bytes, not characters.
+		cands = append(cands, sig{params: []types.ID{tBytea, tBytea}, result: tBool})
+	}
 	e, err := newCall(pgName, styleInfix, cands, []Expr{l, r})
 	if err != nil {
 		return nil, err
 	}
 	c := e.(*call)
 	c.name = op
+	runes := toRunes
+	if c.args[0].Type().ID == tBytea {
+		runes = bytesAsRunes
+	}
 	var fixed []likeToken
 	if k, ok := c.args[1].(*Const); ok && k.Value != nil {
-		if fixed, err = compileLike(foldCase(k.Value.(string), fold)); err != nil {
+		if fixed, err = compileLike(runes(foldCase(k.Value.(string), fold))); err != nil {
 			return nil, err
 		}
 	}
@@ -90,13 +96,25 @@ func like(op string, l, r Expr) (Expr, error) {
 		p := fixed
 		if p == nil {
 			var err error
-			if p, err = compileLike(foldCase(a[1].(string), fold)); err != nil {
+			if p, err = compileLike(runes(foldCase(a[1].(string), fold))); err != nil {
 				return nil, err
 			}
 		}
-		return matchLike([]rune(foldCase(a[0].(string), fold)), p) != negate, nil
+		return matchLike(runes(foldCase(a[0].(string), fold)), p) != negate, nil
 	}
 	return c, nil
+}
+
+func toRunes(s string) []rune { return []rune(s) }
+
+// bytesAsRunes gives each byte of s as a rune of its value, so that LIKE
+// on bytea matches bytes.
+func bytesAsRunes(s string) []rune {
+	r := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		r[i] = rune(s[i])
+	}
+	return r
 }
 
 func foldCase(s string, fold bool) string {

@@ -37,10 +37,18 @@ type ListItem struct {
 // jsonb_agg (AggJSONBAgg, of values of type elem) is array_agg's list as
 // a jsonb array, each value as to_jsonb gives it.
 //
+// The ordered-set aggregates are orderedSetAgg's.
+//
 // string_agg skips NULL values and array_agg and jsonb_agg keep them
 // (also under DISTINCT, once). Over no values the result is NULL. items
 // is sorted in place.
+//
+// jsonb_object_agg and json_object_agg, list aggregates too, are
+// ObjectAgg's.
 func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, sep string, elem types.Type) types.Datum {
+	if kind.IsOrderedSet() {
+		return orderedSetAgg(kind, items, order, sep, elem)
+	}
 	if kind == AggStringAgg {
 		items = slices.DeleteFunc(items, func(it ListItem) bool { return it.Value == nil })
 	}
@@ -51,6 +59,39 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 	if kind == AggArrayAgg || kind == AggJSONBAgg {
 		valType = elem
 	}
+	items = sortListItems(items, order, distinct, valType)
+	if kind == AggJSONBAgg {
+		vals := make([]jsonb.Value, len(items))
+		for i, it := range items {
+			j, err := ToJSONB(it.Value, elem)
+			if err != nil {
+				j = jsonb.FromString(types.Format(it.Value, elem))
+			}
+			vals[i] = j
+		}
+		return jsonb.NewArray(vals).String()
+	}
+	if kind == AggArrayAgg {
+		vals := make([]types.Datum, len(items))
+		for i, it := range items {
+			vals[i] = it.Value
+		}
+		return ArrayFromValues(vals, elem)
+	}
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(it.Value.(string))
+	}
+	return b.String()
+}
+
+// sortListItems sorts a list aggregate's items, of values of type
+// valType, as ListAgg describes, and with distinct keeps the first of
+// equal values.
+func sortListItems(items []ListItem, order []ListOrder, distinct bool, valType types.Type) []ListItem {
 	byText := func(a, b ListItem) int {
 		if a.Value == nil || b.Value == nil {
 			return compareOrdered(a.Value, b.Value, ListOrder{Type: valType})
@@ -78,32 +119,7 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 			return Compare(a.Value, b.Value, valType) == 0
 		})
 	}
-	if kind == AggJSONBAgg {
-		vals := make([]jsonb.Value, len(items))
-		for i, it := range items {
-			j, err := ToJSONB(it.Value, elem)
-			if err != nil {
-				j = jsonb.FromString(types.Format(it.Value, elem))
-			}
-			vals[i] = j
-		}
-		return jsonb.NewArray(vals).String()
-	}
-	if kind == AggArrayAgg {
-		vals := make([]types.Datum, len(items))
-		for i, it := range items {
-			vals[i] = it.Value
-		}
-		return ArrayFromValues(vals, elem)
-	}
-	var b strings.Builder
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString(it.Value.(string))
-	}
-	return b.String()
+	return items
 }
 
 // compareOrdered orders two values of a sort key.

@@ -22,7 +22,7 @@ func extCategory(id types.ID) byte {
 		return catNumeric
 	case id == types.IDArray:
 		return catArray
-	case id == types.IDJSON || id == types.IDJSONB:
+	case id == types.IDJSON || id == types.IDJSONB || id == types.IDBytea:
 		return catUser
 	}
 	return catUnknown

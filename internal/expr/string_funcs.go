@@ -14,23 +14,26 @@ func registerStrings() {
 	register(overloads(fn1(tText, tText, textFn(strings.ToLower))), "lower")
 	register(overloads(fn1(tText, tText, textFn(strings.ToUpper))), "upper")
 	register(overloads(fn1(tText, tText, textFn(reverse))), "reverse")
-	register(overloads(fn1(tText, tInt4, func(a []types.Datum) (types.Datum, error) {
+	charLength := fn1(tText, tInt4, func(a []types.Datum) (types.Datum, error) {
 		return int64(utf8.RuneCountInString(a[0].(string))), nil
-	})), "length", "char_length", "character_length")
+	})
+	register(overloads(charLength, byteaLength), "length")
+	register(overloads(charLength), "char_length", "character_length")
 	register(overloads(fn1(tText, tInt4, func(a []types.Datum) (types.Datum, error) {
 		return int64(len(a[0].(string))), nil
-	})), "octet_length")
-	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr)), "substr")
+	}), byteaLength), "octet_length")
 	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr),
-		fn2(tText, tText, tText, regexSubstring)), "substring")
-	register(overloads(fn1(tText, tText, trimFn(true, true)), fn2(tText, tText, tText, trimFn(true, true))), "btrim", "trim")
-	register(overloads(fn1(tText, tText, trimFn(true, false)), fn2(tText, tText, tText, trimFn(true, false))), "ltrim")
-	register(overloads(fn1(tText, tText, trimFn(false, true)), fn2(tText, tText, tText, trimFn(false, true))), "rtrim")
+		byteaSubstr2, byteaSubstr3), "substr")
+	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr),
+		fn2(tText, tText, tText, regexSubstring), fn3(tText, tText, tText, tText, similarSubstring), byteaSubstr2, byteaSubstr3), "substring")
+	register(overloads(fn1(tText, tText, trimFn(true, true)), fn2(tText, tText, tText, trimFn(true, true)), byteaTrimBoth), "btrim", "trim")
+	register(overloads(fn1(tText, tText, trimFn(true, false)), fn2(tText, tText, tText, trimFn(true, false)), byteaTrimLeft), "ltrim")
+	register(overloads(fn1(tText, tText, trimFn(false, true)), fn2(tText, tText, tText, trimFn(false, true)), byteaTrimRight), "rtrim")
 	register(overloads(fn3(tText, tText, tText, tText, replace)), "replace")
 	register(overloads(fn2(tText, tText, tInt4, strpos)), "strpos")
 	register(overloads(fn2(tText, tText, tInt4, func(a []types.Datum) (types.Datum, error) {
 		return strpos([]types.Datum{a[1], a[0]})
-	})), "position")
+	}), byteaPosition), "position")
 	register(overloads(fn2(tText, tInt4, tText, leftRight(true))), "left")
 	register(overloads(fn2(tText, tInt4, tText, leftRight(false))), "right")
 	register(overloads(fn2(tText, tInt4, tText, repeat)), "repeat")

@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"crypto/md5"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"unicode"
@@ -27,9 +25,8 @@ func init() {
 	register(overloads(fn1(tText, tText, textFn(initcap))), "initcap")
 	register(overloads(fn3(tText, tText, tText, tText, translate)), "translate")
 	register(overloads(fn1(tText, tText, func(a []types.Datum) (types.Datum, error) {
-		sum := md5.Sum([]byte(a[0].(string)))
-		return hex.EncodeToString(sum[:]), nil
-	})), "md5")
+		return md5Hex(a[0].(string)), nil
+	}), byteaMD5), "md5")
 	register(overloads(fn1(tInt8, tText, func(a []types.Datum) (types.Datum, error) {
 		return strconv.FormatUint(uint64(a[0].(int64)), 16), nil
 	}), fn1(tInt4, tText, func(a []types.Datum) (types.Datum, error) {

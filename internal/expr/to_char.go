@@ -12,14 +12,15 @@ import (
 // TZ prints "UTC"). Numbers are zero-padded to their field's width
 // unless FM precedes the pattern; names are blank-padded to 9 characters
 // (Month, Day) unless FM; TH and th add an ordinal suffix; text in double
-// quotes is copied (\" is a double quote).
+// quotes is copied (\" is a double quote). Numbers have their own
+// templates: num_template.go, num_format.go and to_char_num.go.
 
 func init() {
-	register(overloads(
+	register(overloads(append([]sig{
 		fn2(tTS, tText, tText, toCharTimestamp(false)),
 		fn2(tTSTZ, tText, tText, toCharTimestamp(true)),
 		fn2(tIvl, tText, tText, toCharInterval),
-	), "to_char")
+	}, toCharNumSigs...)...), "to_char")
 }
 
 var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July",
@@ -64,7 +65,7 @@ func toCharTimestamp(tz bool) evalFn {
 		f := splitFields(ts)
 		iy, iw := f.isoWeek()
 		jan1 := types.DaysFromCivil(int(iy), 1, 4)
-		isoStart := jan1 - (jan1+3)%7 // the Monday of ISO week 1
+		isoStart := jan1 - floorMod(jan1+3, 7) // the Monday of ISO week 1
 		d := dchFields{year: f.y, month: f.m, day: f.d, hour: f.micros / types.MicrosPerHour,
 			min: f.micros / types.MicrosPerMinute % 60, sec: f.micros / types.MicrosPerSecond % 60,
 			micros: f.micros % types.MicrosPerSecond, days: f.days,

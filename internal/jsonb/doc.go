@@ -4,7 +4,8 @@
 // jsonb_set, jsonb_insert, jsonb_strip_nulls, jsonb_typeof,
 // jsonb_array_length, jsonb_object_keys, jsonb_each[_text],
 // jsonb_array_elements[_text], jsonb_pretty. ValidateJSON is the json
-// type's input check.
+// type's input check; Members reads a json object's members as written
+// (json_each).
 //
 // The engine stores a jsonb value as its normal form's text, String's
 // output, and parses it again to operate on it. A Value is that normal

@@ -355,3 +355,30 @@ func TestReaderLongLines(t *testing.T) {
 	}
 	checkRows(t, "long", got, [][]types.Datum{{int64(1), long}, {int64(2), "short"}})
 }
+
+// TestByteaFormats: bytea round-trips in every format, prints its hex
+// form (the backslash escaped in text, as PostgreSQL's COPY does), and is
+// its raw bytes in binary.
+func TestByteaFormats(t *testing.T) {
+	ts := []types.Type{types.TBytea}
+	rows := [][]types.Datum{{"\x00\xff"}, {`a\b`}, {""}, {"\n\t\r\xc3\x28"}, {nil}}
+	for _, f := range []string{"text", "csv", "binary"} {
+		opt := Option{Name: "format", Value: f, HasValue: true}
+		msgs := write(t, mustOptions(t, false, opt), ts, rows)
+		got, err := readAll(mustOptions(t, true, opt), ts, bytes.Join(msgs, nil))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		checkRows(t, f, got, rows)
+		switch f {
+		case "text":
+			if got, want := string(bytes.Join(msgs, nil)), "\\\\x00ff\n\\\\x615c62\n\\\\x\n\\\\x0a090dc328\n\\N\n"; got != want {
+				t.Errorf("text: got %q, want %q", got, want)
+			}
+		case "binary":
+			if field := []byte{0, 1, 0, 0, 0, 2, 0x00, 0xff}; !bytes.Contains(msgs[1], field) {
+				t.Errorf("binary: row %x lacks the field %x", msgs[1], field)
+			}
+		}
+	}
+}

@@ -91,6 +91,8 @@ func (d *Decoder) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
 			return types.CheckVarchar(string(v), t, false)
 		}
 		return string(v), nil
+	case types.IDBytea:
+		return string(v), nil // the raw bytes
 	case types.IDJSON:
 		return types.Parse(string(v), t)
 	case types.IDJSONB:
@@ -198,6 +200,9 @@ func AppendText(buf []byte, d types.Datum, t types.Type) []byte {
 	case int64:
 		return strconv.AppendInt(buf, v, 10)
 	case string:
+		if t.ID == types.IDBytea {
+			return types.AppendBytea(buf, v)
+		}
 		return append(buf, v...)
 	case bool:
 		if v {

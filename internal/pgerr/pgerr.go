@@ -53,6 +53,8 @@ const (
 	CantChangeRuntimeParam   = "55P02"
 	DiskFull                 = "53100"
 	ProgramLimitExceeded     = "54000"
+	StatementTooComplex      = "54001"
+	TooManyArguments         = "54023"
 	IOError                  = "58030"
 	Internal                 = "XX000"
 	// The window function family.

@@ -219,7 +219,18 @@ func (c Functions) viewDef(a []types.Datum) (types.Datum, error) {
 // indexDef is pg_get_indexdef(oid[, column, pretty]): the CREATE INDEX
 // statement, or with column > 0 that key column's name.
 func (c Functions) indexDef(a []types.Datum) (types.Datum, error) {
-	r, ok := c.lookup().pkRelByOID(a[0].(int64), indexOIDBit)
+	v := c.lookup()
+	if idx, ok := v.relByOID(a[0].(int64)); ok && idx.Kind == catalog.KindIndex {
+		on, ok := v.indexOn(idx)
+		if !ok {
+			return nil, nil
+		}
+		if len(a) == 3 && a[1].(int64) > 0 {
+			return indexColumnDef(idx, on, a[1].(int64)), nil
+		}
+		return IndexDef(idx, on), nil
+	}
+	r, ok := v.pkRelByOID(a[0].(int64), indexOIDBit)
 	if !ok {
 		return nil, nil
 	}

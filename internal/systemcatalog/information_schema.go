@@ -37,6 +37,9 @@ func yesNo(b bool) string {
 func infoTableRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
+		if r.Kind == catalog.KindIndex {
+			continue // not a table, as in Postgres
+		}
 		ns, name := relSchema(r)
 		insertable := r.Kind == catalog.KindTable
 		rows = append(rows, []types.Datum{v.id.Database, nsName(ns), name, infoTableType(r), nil, nil, nil, nil, nil,
@@ -58,6 +61,9 @@ func infoViewRows(v *view) [][]types.Datum {
 func infoColumnRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
+		if r.Kind == catalog.KindIndex {
+			continue
+		}
 		ns, name := relSchema(r)
 		nums := attnums(r)
 		for i, c := range r.Columns {

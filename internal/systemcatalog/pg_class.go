@@ -8,8 +8,8 @@ import (
 
 // The relations and what hangs off them: pg_class lists the stored
 // relations that are created (tables "r", materialized views "m",
-// sources as foreign tables "f"), the system relations, and one index
-// ("i") per table with a declared primary key; pg_attribute their
+// sources as foreign tables "f", indexes "i"), the system relations, and
+// one index ("i") per table with a declared primary key; pg_attribute their
 // visible columns (and the system relations' tableoid), pg_index and
 // pg_constraint the primary keys. streamdb has no column defaults,
 // inheritance, partitions, sequences or extended statistics: those
@@ -51,6 +51,8 @@ func relKind(r *catalog.Relation) string {
 		return "m"
 	case catalog.KindView:
 		return "v"
+	case catalog.KindIndex:
+		return "i"
 	case catalog.KindSystem:
 		if t, ok := tablesByID[r.ID]; ok {
 			return t.kind
@@ -62,7 +64,12 @@ func relKind(r *catalog.Relation) string {
 
 func classRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
+	indexed := v.indexedRelations()
 	for _, r := range v.rels {
+		if r.Kind == catalog.KindIndex {
+			rows = append(rows, indexClassRow(r))
+			continue
+		}
 		ns, name := relSchema(r)
 		kind := relKind(r)
 		am, filenode := int64(0), int64(0)
@@ -74,7 +81,7 @@ func classRows(v *view) [][]types.Datum {
 			replident = "d"
 		}
 		rows = append(rows, []types.Datum{relOID(r), name, ns, int64(0), int64(0), int64(roleSuper), am, filenode,
-			int64(0), int64(0), float64(-1), int64(0), int64(0), hasPKIndex(r), false, "p", kind,
+			int64(0), int64(0), float64(-1), int64(0), int64(0), hasPKIndex(r) || indexed[r.ID], false, "p", kind,
 			int64(len(r.VisibleColumns())), int64(0), false, false, false, false, false, true, replident, false,
 			int64(0), int64(0), int64(0), nil, nil, nil})
 		if hasPKIndex(r) {
@@ -91,6 +98,10 @@ func classRows(v *view) [][]types.Datum {
 func attributeRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
+		if r.Kind == catalog.KindIndex {
+			rows = append(rows, v.indexAttributeRows(r)...)
+			continue
+		}
 		nums := attnums(r)
 		for i, c := range r.Columns {
 			if nums[i] > 0 {
@@ -139,6 +150,12 @@ func attributeRow(rel int64, c catalog.Column, num int64) []types.Datum {
 func indexRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
+		if r.Kind == catalog.KindIndex {
+			if row := v.indexRow(r); row != nil {
+				rows = append(rows, row)
+			}
+			continue
+		}
 		if !hasPKIndex(r) {
 			continue
 		}

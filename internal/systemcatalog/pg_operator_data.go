@@ -309,6 +309,15 @@ var pgOperators = []builtinOperator{
 	{oid: 2750, name: "&&", left: "anyarray", right: "anyarray", result: "boolean", code: 2747, codeName: "arrayoverlap", com: 2750, desc: "overlaps"},
 	{oid: 2751, name: "@>", left: "anyarray", right: "anyarray", result: "boolean", code: 2748, codeName: "arraycontains", com: 2752, desc: "contains"},
 	{oid: 2752, name: "<@", left: "anyarray", right: "anyarray", result: "boolean", code: 2749, codeName: "arraycontained", com: 2751, desc: "is contained by"},
+	{oid: 2017, name: "!~~", left: "bytea", right: "bytea", result: "boolean", code: 2006, codeName: "byteanlike", negate: 2016, desc: "does not match LIKE expression"},
+	{oid: 1957, name: "<", left: "bytea", right: "bytea", result: "boolean", code: 1949, codeName: "bytealt", com: 1959, negate: 1960, desc: "less than"},
+	{oid: 1958, name: "<=", left: "bytea", right: "bytea", result: "boolean", code: 1950, codeName: "byteale", com: 1960, negate: 1959, desc: "less than or equal"},
+	{oid: 1956, name: "<>", left: "bytea", right: "bytea", result: "boolean", code: 1953, codeName: "byteane", com: 1956, negate: 1955, desc: "not equal"},
+	{oid: 1955, name: "=", left: "bytea", right: "bytea", result: "boolean", code: 1948, codeName: "byteaeq", merge: true, hash: true, com: 1955, negate: 1956, desc: "equal"},
+	{oid: 1959, name: ">", left: "bytea", right: "bytea", result: "boolean", code: 1951, codeName: "byteagt", com: 1957, negate: 1958, desc: "greater than"},
+	{oid: 1960, name: ">=", left: "bytea", right: "bytea", result: "boolean", code: 1952, codeName: "byteage", com: 1958, negate: 1957, desc: "greater than or equal"},
+	{oid: 2018, name: "||", left: "bytea", right: "bytea", result: "bytea", code: 2011, codeName: "byteacat", desc: "concatenate"},
+	{oid: 2016, name: "~~", left: "bytea", right: "bytea", result: "boolean", code: 2005, codeName: "bytealike", negate: 2017, desc: "matches LIKE expression"},
 }
 
 // pgCasts are the rows of pg_cast, by source and target type: taken
@@ -413,6 +422,7 @@ var pgCasts = []builtinCast{
 // as PostgreSQL 15 has them.
 var typeDescriptions = map[int64]string{
 	16:   "boolean, 'true'/'false'",
+	17:   "variable-length string, binary values escaped",
 	19:   "63-byte type for storing system identifiers",
 	20:   "~18 digit integer, 8-byte storage",
 	21:   "-32 thousand to 32 thousand, 2-byte storage",

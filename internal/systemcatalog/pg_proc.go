@@ -84,7 +84,18 @@ var argModes = map[string]string{"OUT": "o", "INOUT": "b", "VARIADIC": "v"}
 
 // parseFuncArgs reads an argument list as pg_get_function_arguments
 // prints it.
+//
+// An ordered-set aggregate's direct arguments come before ORDER BY, its
+// aggregated ones after it ("double precision ORDER BY anyelement").
 func parseFuncArgs(s string) ([]funcArg, error) {
+	if direct, ordered, ok := strings.Cut(s, "ORDER BY "); ok {
+		d, err := parseFuncArgs(strings.TrimSuffix(direct, " "))
+		if err != nil {
+			return nil, err
+		}
+		o, err := parseFuncArgs(ordered)
+		return append(d, o...), err
+	}
 	if s == "" {
 		return nil, nil
 	}

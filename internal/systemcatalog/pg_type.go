@@ -57,7 +57,7 @@ func typeInfoOf(t types.Type) typeInfo {
 		return typeInfo{-1, false, "i", "x", "S", t.ID == types.IDText, collDefault}
 	case t.ID == types.IDArray:
 		return typeInfo{-1, false, typeInfoOf(t.ElemType()).align, "x", "A", false, typeInfoOf(t.ElemType()).collation}
-	case t.ID == types.IDJSON, t.ID == types.IDJSONB:
+	case t.ID == types.IDJSON, t.ID == types.IDJSONB, t.ID == types.IDBytea:
 		return typeInfo{-1, false, "i", "x", "U", false, 0}
 	}
 	return typeInfo{-1, false, "i", "x", "X", false, 0}
@@ -73,7 +73,7 @@ func catalogTypes() []types.Type {
 		out = append(out, types.Type{ID: id})
 		out = append(out, types.ArrayOf(id))
 	}
-	for _, id := range []types.ID{types.IDJSON, types.IDJSONB} {
+	for _, id := range []types.ID{types.IDJSON, types.IDJSONB, types.IDBytea} {
 		out = append(out, types.Type{ID: id}, types.ArrayOf(id))
 	}
 	return append(out, types.VectorOf(types.IDInt16), types.VectorOf(types.IDOid))

@@ -11,7 +11,7 @@ import (
 
 // The system views over the relations, as Postgres defines them on its
 // catalogs: pg_tables (tables, system catalogs included), pg_matviews,
-// pg_indexes (the primary keys' indexes), pg_views (the plain views
+// pg_indexes (the primary keys' indexes and the others), pg_views (the plain views
 // users made). streamdb has no policies, rules, sequences or statistics.
 
 var (
@@ -27,10 +27,11 @@ var (
 
 func tablesViewRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
+	indexed := v.indexedRelations()
 	for _, r := range v.rels {
 		if relKind(r) == "r" {
 			ns, name := relSchema(r)
-			rows = append(rows, []types.Datum{nsName(ns), name, v.id.User, nil, hasPKIndex(r), false, false, false})
+			rows = append(rows, []types.Datum{nsName(ns), name, v.id.User, nil, hasPKIndex(r) || indexed[r.ID], false, false, false})
 		}
 	}
 	return rows
@@ -38,9 +39,10 @@ func tablesViewRows(v *view) [][]types.Datum {
 
 func matviewRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
+	indexed := v.indexedRelations()
 	for _, r := range v.rels {
 		if r.Kind == catalog.KindMaterializedView {
-			rows = append(rows, []types.Datum{"public", r.Name, v.id.User, nil, false, true, viewDefinition(r)})
+			rows = append(rows, []types.Datum{"public", r.Name, v.id.User, nil, indexed[r.ID], true, viewDefinition(r)})
 		}
 	}
 	return rows
@@ -61,6 +63,9 @@ func indexesViewRows(v *view) [][]types.Datum {
 	for _, r := range v.rels {
 		if hasPKIndex(r) {
 			rows = append(rows, []types.Datum{"public", r.Name, pkIndexName(r), nil, indexDef(r)})
+		}
+		if on, ok := v.indexOn(r); ok && r.Kind == catalog.KindIndex {
+			rows = append(rows, []types.Datum{"public", on.Name, r.Name, nil, IndexDef(r, on)})
 		}
 	}
 	return rows

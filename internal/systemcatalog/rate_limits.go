@@ -29,7 +29,7 @@ func rateLimitRows(v *view) [][]types.Datum {
 	}
 	for _, r := range rels {
 		switch r.Kind {
-		case catalog.KindMaterializedView:
+		case catalog.KindMaterializedView, catalog.KindIndex:
 			if r.BackfillAdaptive {
 				// Its rate moves: ddl_progress shows the current one.
 				rows = append(rows, []types.Datum{r.Name, "backfill (adaptive)", nil, r.BackfillHeld()})

@@ -100,7 +100,7 @@ func (t *table) register(id uint32, tableoid bool) {
 // are vectors (types.VectorOf); the information_schema domains are text and integer.
 func catalogColumnType(name string) types.Type {
 	switch name {
-	case "name", `"char"`, "pg_node_tree", "anyarray", "bytea", "sql_identifier", "character_data", "yes_or_no":
+	case "name", `"char"`, "pg_node_tree", "anyarray", "sql_identifier", "character_data", "yes_or_no":
 		return types.TText
 	case "xid":
 		return types.TInt64

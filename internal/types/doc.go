@@ -16,8 +16,10 @@
 //
 // IDUnknown is the type of an untyped string literal or NULL until its
 // context gives it one (see internal/expr); no stored column has it. The
-// types from IDOid on (oid, the reg* types, arrays) exist in expressions
-// and the system catalogs only: tables cannot store them. CatalogType
+// types from IDOid to IDRegrole (oid, the reg* types) exist in expressions
+// and the system catalogs only: tables cannot store them; arrays, json,
+// jsonb and bytea, after them (IDs are persisted, so new types go at the
+// end), can. CatalogType
 // lists Postgres types that have no values here (pseudo-types, name) so
 // pg_type can name them.
 //
@@ -42,6 +44,8 @@
 //	interval        Interval            MonthDayNanoInterval
 //	oid, reg*       int64               Int64 (the OID)
 //	T[]             string              String (canonical {a,"b c",NULL})
+//	json, jsonb     string              String (input text; normal form)
+//	bytea           string              String (the raw bytes)
 //
 // (internal/chunk converts between Datums and Arrow arrays.) The Type, not
 // the Datum, says which SQL type a value has, so every function taking a
@@ -66,6 +70,9 @@
 //   - An array is the canonical text Postgres's array_out prints, so two
 //     arrays of one type are equal exactly when their strings are; only
 //     one-dimensional arrays with lower bound 1 exist.
+//   - A bytea is its bytes, not its text: any bytes, compared as
+//     memcmp then length (Go's string order); only Parse and Format
+//     (hex, \x0102) see its text form (bytea.go).
 //
 // # Text formats
 //

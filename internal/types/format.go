@@ -41,6 +41,9 @@ func format(d Datum, t Type) string {
 		if t.Vector {
 			return formatVector(v)
 		}
+		if t.ID == IDBytea {
+			return FormatBytea(v)
+		}
 		return v
 	case Date:
 		return FormatDate(v)

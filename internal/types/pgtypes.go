@@ -19,6 +19,7 @@ import (
 //	T[]             string          String (the canonical text form, {a,"b c",NULL})
 //	json            string          String (the input text, validated)
 //	jsonb           string          String (the normal form jsonb prints)
+//	bytea           string          String (the raw bytes; see bytea.go)
 //
 // A reg* value is an OID that prints as the name of the object it
 // identifies; turning names into OIDs and back needs the catalog, so the
@@ -37,11 +38,12 @@ func ArrayOf(elem ID) Type { return Type{ID: IDArray, Elem: elem} }
 func (t Type) ElemType() Type { return Type{ID: t.Elem} }
 
 // StoredAsText reports whether values of t are Go strings kept as their
-// text: text, varchar, unknown (an untyped literal), arrays, json and
-// jsonb.
+// text (text, varchar, unknown (an untyped literal), arrays, json and
+// jsonb) or, for bytea, as their raw bytes: the strings storage keeps and
+// keys as they are.
 func (t Type) StoredAsText() bool {
 	switch t.ID {
-	case IDText, IDVarchar, IDUnknown, IDArray, IDJSON, IDJSONB:
+	case IDText, IDVarchar, IDUnknown, IDArray, IDJSON, IDJSONB, IDBytea:
 		return true
 	}
 	return false
@@ -72,6 +74,8 @@ func (t Type) extString() string {
 		return "json"
 	case IDJSONB:
 		return "jsonb"
+	case IDBytea:
+		return "bytea"
 	case IDArray:
 		if t.Vector {
 			return vectorNames[t.Elem]
@@ -87,7 +91,7 @@ var arrayOIDs = map[ID]uint32{
 	IDFloat64: 1022, IDNumeric: 1231, IDText: 1009, IDVarchar: 1015, IDDate: 1182,
 	IDTimestamp: 1115, IDTimestampTZ: 1185, IDInterval: 1187, IDOid: 1028,
 	IDRegclass: 2210, IDRegtype: 2211, IDRegnamespace: 4090, IDRegproc: 1008, IDRegrole: 4097,
-	IDJSON: 199, IDJSONB: 3807,
+	IDJSON: 199, IDJSONB: 3807, IDBytea: 1001,
 }
 
 // extOID gives the OIDs OID's switch does not.
@@ -109,6 +113,8 @@ func (t Type) extOID() uint32 {
 		return 114
 	case IDJSONB:
 		return 3802
+	case IDBytea:
+		return 17
 	case IDArray:
 		if t.Vector {
 			return vectorOIDs[t.Elem]
@@ -123,7 +129,7 @@ func (t Type) extOID() uint32 {
 // TypeByOID returns the type with the given Postgres type OID, arrays
 // included; ok is false for a type streamdb lacks.
 func TypeByOID(oid uint32) (Type, bool) {
-	for id := IDBool; id <= IDJSONB; id++ {
+	for id := IDBool; id <= IDBytea; id++ {
 		if id == IDArray {
 			continue
 		}
@@ -244,6 +250,8 @@ func parseExt(s string, t Type) (Datum, error) {
 			return nil, err
 		}
 		return v.String(), nil
+	case t.ID == IDBytea:
+		return ParseBytea(s)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot parse values of type %s", t)
 }

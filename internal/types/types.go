@@ -39,6 +39,8 @@ const (
 	// (package jsonb): both are strings, storable in tables.
 	IDJSON
 	IDJSONB
+	// bytea is a string of raw bytes (see bytea.go), storable in tables.
+	IDBytea
 )
 
 // Type is a SQL type with its modifiers.
@@ -73,6 +75,7 @@ var (
 	TInterval    = Type{ID: IDInterval}
 	TJSON        = Type{ID: IDJSON}
 	TJSONB       = Type{ID: IDJSONB}
+	TBytea       = Type{ID: IDBytea}
 )
 
 // Datum is one SQL value; see the package comment for its Go types.
@@ -216,6 +219,8 @@ func ByName(name string) (ID, bool) {
 		return IDJSON, true
 	case "jsonb":
 		return IDJSONB, true
+	case "bytea":
+		return IDBytea, true
 	}
 	return IDUnknown, false
 }

@@ -9,6 +9,7 @@ package window
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/expr"
@@ -66,6 +67,12 @@ const (
 type Bound struct {
 	Kind BoundKind
 	N    int64
+	// Value, for an offset bound of a RANGE frame, computes the bound's
+	// ORDER BY value from the row's (over the one-column row [Frame.Key's
+	// value]): x - offset or x + offset, by the bound's side and the
+	// order's direction. Offset is the offset as written, for display.
+	Value  expr.Expr
+	Offset string
 }
 
 // Frame is the rows of a partition an aggregate, first_value, last_value
@@ -75,6 +82,17 @@ type Bound struct {
 type Frame struct {
 	Rows       bool
 	Start, End Bound
+	// Key, for a RANGE frame with an offset bound, computes from the
+	// window's one ORDER BY value the value the bounds compare with (a
+	// cast to a type the offset's arithmetic cannot overflow, or the
+	// value itself when nil); KeyType is its type.
+	Key     expr.Expr
+	KeyType types.Type
+}
+
+// rangeOffset reports whether the frame is RANGE with an offset bound.
+func (f Frame) rangeOffset() bool {
+	return !f.Rows && (f.Start.Value != nil || f.End.Value != nil)
 }
 
 // DefaultFrame is the frame of a window with no frame clause: RANGE
@@ -87,10 +105,16 @@ func (b Bound) String() string {
 	case UnboundedPreceding:
 		return "UNBOUNDED PRECEDING"
 	case Preceding:
+		if b.Value != nil {
+			return b.Offset + " PRECEDING"
+		}
 		return fmt.Sprintf("%d PRECEDING", b.N)
 	case CurrentRow:
 		return "CURRENT ROW"
 	case Following:
+		if b.Value != nil {
+			return b.Offset + " FOLLOWING"
+		}
 		return fmt.Sprintf("%d FOLLOWING", b.N)
 	}
 	return "UNBOUNDED FOLLOWING"
@@ -227,6 +251,11 @@ func (f *Func) reach() Reach {
 		return Reach{After: f.N + 1, CtxBefore: f.N}
 	case Lead:
 		return Reach{Before: f.N + 1, CtxAfter: f.N}
+	}
+	if f.Frame.rangeOffset() {
+		// Which rows a value-bounded frame reaches is a matter of their
+		// values, not of their count: the whole partition.
+		return Reach{Before: ReachAll, After: ReachAll, NeedsStart: true}
 	}
 	s, e := f.Frame.Start.offset(), f.Frame.End.offset()
 	var r Reach
@@ -458,11 +487,67 @@ func (ev *evaluator) frameOf(f *Func, i int) (lo, hi int) {
 			}
 			return ev.last[i]
 		}
+		if b.Value != nil {
+			return ev.rangeBound(f, b, i, start)
+		}
 		p := int64(i) + b.offset()
 		return int(max(min(p, int64(n)), -1))
 	}
 	lo, hi = pos(f.Frame.Start, true), pos(f.Frame.End, false)
 	return max(lo, 0), min(hi, n-1)
+}
+
+// rangeBound is the first (start) or last (!start) row of the frame of
+// rows[i] bounded by b, an offset bound of a RANGE frame: the rows whose
+// ORDER BY value is not before b's value for the row (start), or not
+// after it (end). A row whose value is NULL has its peers as frame on
+// that side, as in PostgreSQL; NULLs sort where the order puts them.
+func (ev *evaluator) rangeBound(f *Func, b Bound, i int, start bool) int {
+	rows, o := ev.in.Rows, ev.s.Order[0]
+	x := rows[i][o.Col]
+	if x == nil {
+		if start {
+			return ev.first[i]
+		}
+		return ev.last[i]
+	}
+	key := func(v types.Datum) types.Datum {
+		if f.Frame.Key == nil || v == nil {
+			return v
+		}
+		k, err := f.Frame.Key.Eval([]types.Datum{v})
+		if err != nil {
+			return nil
+		}
+		return k
+	}
+	target, err := b.Value.Eval([]types.Datum{key(x)})
+	if err != nil || target == nil {
+		// An offset past the type's range reaches the partition's end.
+		if b.Kind == Preceding {
+			return -1
+		}
+		return len(rows)
+	}
+	// cmp orders row j's value against the target in the window order.
+	cmp := func(j int) int {
+		v := rows[j][o.Col]
+		if v == nil {
+			if o.NullsFirst {
+				return -1
+			}
+			return 1
+		}
+		c := expr.Compare(key(v), target, f.Frame.KeyType)
+		if o.Desc {
+			return -c
+		}
+		return c
+	}
+	if start {
+		return sort.Search(len(rows), func(j int) bool { return cmp(j) >= 0 })
+	}
+	return sort.Search(len(rows), func(j int) bool { return cmp(j) > 0 }) - 1
 }
 
 // evalFrame computes an aggregate, first_value, last_value or nth_value.
@@ -585,6 +670,7 @@ type acc struct {
 	sum   expr.SumState
 	vs    expr.VarState
 	bits  expr.BitState
+	regr  expr.RegrState
 	val   types.Datum
 	vals  []types.Datum
 }
@@ -609,7 +695,7 @@ func (a *acc) resume(prev types.Datum) error {
 // addFront folds in a row that comes before the rows folded so far.
 func (a *acc) addFront(row []types.Datum) error {
 	switch a.f.Agg {
-	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg:
 		n := len(a.vals)
 		if err := a.add(row); err != nil || len(a.vals) == n {
 			return err
@@ -631,6 +717,10 @@ func (a *acc) add(row []types.Datum) error {
 	v := row[f.Arg]
 	if f.Agg == expr.AggArrayAgg || f.Agg == expr.AggJSONBAgg {
 		a.vals = append(a.vals, v)
+		return nil
+	}
+	if v != nil && f.Agg.IsObjectAgg() {
+		a.vals = append(a.vals, v) // a pair, NULL where FILTER rejects the row
 		return nil
 	}
 	if v == nil {
@@ -659,6 +749,9 @@ func (a *acc) add(row []types.Datum) error {
 		return a.vs.Accumulate(v, f.ArgType, false)
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
 		a.bits.Accumulate(v, false)
+	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,
+		expr.AggRegrR2, expr.AggRegrSlope, expr.AggRegrSXX, expr.AggRegrSXY, expr.AggRegrSYY:
+		return a.regr.Accumulate(v, false)
 	}
 	return nil
 }
@@ -697,6 +790,11 @@ func (a *acc) result() (types.Datum, error) {
 		return a.vs.Result(a.f.Agg, a.f.Type)
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:
 		return a.bits.Result(a.f.Agg, a.f.Type), nil
+	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,
+		expr.AggRegrR2, expr.AggRegrSlope, expr.AggRegrSXX, expr.AggRegrSXY, expr.AggRegrSYY:
+		return a.regr.Result(a.f.Agg)
+	case expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg:
+		return expr.ObjectFromPairs(a.f.Agg, a.vals)
 	}
 	return a.val, nil
 }

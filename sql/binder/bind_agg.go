@@ -23,6 +23,18 @@ type grouping struct {
 	aggs  []aggEntry
 	byAST map[ast.ExprNode]int
 	cols  []planner.Column // the Aggregate's output columns
+	// sets, for a GROUP BY of grouping sets, are the sets as indexes into
+	// keys; the Aggregate's output then has the set's number after the
+	// keys (see bind_groupingsets.go).
+	sets [][]int
+}
+
+// aggBase is the output column of the first aggregate.
+func (g *grouping) aggBase() int {
+	if g.sets != nil {
+		return len(g.keys) + 1
+	}
+	return len(g.keys)
 }
 
 // aggEntry is one distinct aggregate call of the query.
@@ -63,7 +75,12 @@ type aggCollector struct{ found []ast.ExprNode }
 
 // funcAggs are the aggregates the parser reads as function calls.
 var funcAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
-	"stddev": true, "variance": true, "jsonb_agg": true}
+	"stddev": true, "variance": true, "jsonb_agg": true,
+	// TiDB's own aggregates, when sql.rewriteAggOrder made plain calls of them.
+	"count": true, "sum": true, "avg": true, "min": true, "max": true, "bit_and": true, "bit_or": true, "bit_xor": true,
+	"var_pop": true, "var_samp": true, "stddev_pop": true, "stddev_samp": true,
+	// The ordered-set aggregates, made plain calls by sql.rewriteWithinGroup.
+	"percentile_cont": true, "percentile_disc": true, "mode": true}
 
 func isFuncAgg(n ast.Node) bool {
 	f, ok := n.(*ast.FuncCallExpr)
@@ -106,6 +123,10 @@ func (b *binder) bindGrouped(c *exprCtx, n ast.ExprNode) (expr.Expr, bool, error
 	if isFuncAgg(n) {
 		return b.groupedAgg(g, n)
 	}
+	if isGroupingCall(n) {
+		e, err := b.bindGroupingCall(g, n.(*ast.FuncCallExpr))
+		return e, true, err
+	}
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
 		return b.groupedAgg(g, n)
@@ -134,8 +155,8 @@ func (b *binder) groupedAgg(g *grouping, n ast.ExprNode) (expr.Expr, bool, error
 	if !ok {
 		return nil, true, pgerr.New(pgerr.Internal, "binder: aggregate not collected")
 	}
-	col := g.cols[len(g.keys)+i]
-	return expr.NewColumn(len(g.keys)+i, col.Type, col.Name), true, nil
+	col := g.cols[g.aggBase()+i]
+	return expr.NewColumn(g.aggBase()+i, col.Type, col.Name), true, nil
 }
 
 // exprEqual reports whether two bound expressions compute the same thing.
@@ -165,9 +186,9 @@ func exprEqual(a, b expr.Expr) bool {
 
 // bindAggregate adds a pre-projection of group keys and aggregate
 // arguments, and the Aggregate, on top of in.
-func (b *binder) bindAggregate(in *rel, keys []expr.Expr, calls []ast.ExprNode) (*rel, *grouping, error) {
+func (b *binder) bindAggregate(in *rel, keys []expr.Expr, sets [][]int, calls []ast.ExprNode) (*rel, *grouping, error) {
 	inCtx := &exprCtx{scope: in.scope}
-	g := &grouping{in: inCtx, keys: keys, byAST: map[ast.ExprNode]int{}}
+	g := &grouping{in: inCtx, keys: keys, byAST: map[ast.ExprNode]int{}, sets: sets}
 	for _, call := range calls {
 		e, err := b.bindAggCall(inCtx, call)
 		if err != nil {
@@ -205,6 +226,9 @@ func (g *grouping) plan(in *rel) planner.Node {
 		agg.GroupBy = append(agg.GroupBy, i)
 	}
 	g.cols = append([]planner.Column{}, pcols...)
+	if g.sets != nil {
+		g.cols = append(g.cols, planner.Column{Name: "?grouping set?", Type: types.TInt64})
+	}
 	for _, a := range g.aggs {
 		call := planner.AggCall{Kind: a.kind, Arg: -1, Distinct: a.distinct, Type: a.typ, Sep: a.sep}
 		if a.arg != nil {
@@ -225,8 +249,12 @@ func (g *grouping) plan(in *rel) planner.Node {
 		agg.Aggs = append(agg.Aggs, call)
 		g.cols = append(g.cols, planner.Column{Name: a.name, Type: a.typ})
 	}
-	agg.Input = &planner.Project{Input: in.node, Exprs: exprs, Cols: pcols}
+	p := &planner.Project{Input: in.node, Exprs: exprs, Cols: pcols}
+	agg.Input = p
 	agg.Cols = g.cols
+	if g.sets != nil {
+		return g.planGroupingSets(p, agg)
+	}
 	return agg
 }
 
@@ -254,7 +282,7 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	if !ok {
 		return aggEntry{}, b.at(notSupported("aggregate function %s", name), node, written)
 	}
-	var orderBy []*ast.FuncCallExpr
+	var orderBy, within []*ast.FuncCallExpr
 	if _, ok := node.(*ast.FuncCallExpr); ok {
 		// DISTINCT and ORDER BY, as sql.rewriteAggOrder marked them.
 		kept := make([]ast.ExprNode, 0, len(args))
@@ -267,14 +295,20 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 				case sql.AggOrderFunc:
 					orderBy = append(orderBy, f)
 					continue
+				case sql.AggWithinFunc:
+					within = append(within, f)
+					continue
 				}
 			}
 			kept = append(kept, a)
 		}
 		args = kept
 	}
+	if kind.IsOrderedSet() || len(within) > 0 {
+		return b.bindOrderedSetAgg(c, node, name, written, kind, args, within)
+	}
 	want := 1
-	if kind == expr.AggStringAgg {
+	if kind == expr.AggStringAgg || sql.PairAggs[name] {
 		want = 2
 	}
 	var filter ast.ExprNode
@@ -304,6 +338,11 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	}
 	if kind == expr.AggStringAgg {
 		if arg, e.sep, err = b.stringAggArgs(c, arg, args[1]); err != nil {
+			return e, b.at(err, node, written)
+		}
+	}
+	if sql.PairAggs[name] {
+		if arg, err = b.aggPairArg(c, &e, name, arg, args[1]); err != nil {
 			return e, b.at(err, node, written)
 		}
 	}
@@ -376,8 +415,8 @@ func (b *binder) bindAggOrder(c *exprCtx, marks []*ast.FuncCallExpr, arg expr.Ex
 	return out, nil
 }
 
-// stringAggArgs binds string_agg's value (as text) and its delimiter,
-// which must be a constant.
+// stringAggArgs binds string_agg's value (as text, or bytea for
+// string_agg(bytea, bytea)) and its delimiter, which must be a constant.
 func (b *binder) stringAggArgs(c *exprCtx, arg expr.Expr, delim ast.ExprNode) (expr.Expr, string, error) {
 	d, err := b.bindExpr(c.noAggs("nested"), delim)
 	if err != nil {
@@ -387,6 +426,9 @@ func (b *binder) stringAggArgs(c *exprCtx, arg expr.Expr, delim ast.ExprNode) (e
 	if !ok {
 		return nil, "", notSupported("string_agg with a delimiter that is not a constant")
 	}
+	if arg.Type().ID == types.IDBytea {
+		return byteaAggArgs(arg, k)
+	}
 	sep := ""
 	if k.Value != nil {
 		sep = types.Format(k.Value, k.Typ)
@@ -395,6 +437,23 @@ func (b *binder) stringAggArgs(c *exprCtx, arg expr.Expr, delim ast.ExprNode) (e
 		if arg, err = expr.Cast(arg, types.TText); err != nil {
 			return nil, "", err
 		}
+	}
+	return arg, sep, nil
+}
+
+// byteaAggArgs is stringAggArgs of string_agg(bytea, bytea): the
+// delimiter's bytes.
+func byteaAggArgs(arg expr.Expr, delim *expr.Const) (expr.Expr, string, error) {
+	if delim.Typ.ID != types.IDBytea && delim.Typ.ID != types.IDUnknown {
+		return nil, "", pgerr.New(pgerr.UndefinedFunction, "function string_agg(bytea, %s) does not exist", delim.Typ)
+	}
+	d, err := expr.Cast(delim, types.TBytea)
+	if err != nil {
+		return nil, "", err
+	}
+	sep := ""
+	if k, ok := d.(*expr.Const); ok {
+		sep, _ = k.Value.(string)
 	}
 	return arg, sep, nil
 }

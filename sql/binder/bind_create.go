@@ -199,6 +199,8 @@ func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
 		kind = catalog.KindSource
 	case sql.ObjView:
 		kind = catalog.KindView
+	case sql.ObjIndex:
+		kind = catalog.KindIndex
 	default:
 		return nil, notSupported("DROP of this kind of object")
 	}
@@ -216,14 +218,26 @@ func (b *binder) checkDropTarget(kind catalog.Kind, name string, ifExists bool) 
 		if ifExists {
 			return nil
 		}
-		return b.at(pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kind, name), nil, name)
+		code := pgerr.UndefinedTable
+		if kind == catalog.KindIndex {
+			code = pgerr.UndefinedObject // as Postgres's DROP INDEX
+		}
+		return b.at(pgerr.New(code, "%s %q does not exist", kind, name), nil, name)
 	}
 	if r.Kind == kind {
 		return nil
 	}
-	err := pgerr.New(WrongObjectType, "%q is not a %s", name, kind)
-	err.Hint = "Use DROP " + upper(r.Kind.String()) + " to remove a " + r.Kind.String() + "."
+	err := pgerr.New(WrongObjectType, "%q is not %s", name, withArticle(kind))
+	err.Hint = "Use DROP " + upper(r.Kind.String()) + " to remove " + withArticle(r.Kind) + "."
 	return b.at(err, nil, name)
+}
+
+// withArticle is a kind's name after "a" or "an".
+func withArticle(k catalog.Kind) string {
+	if k == catalog.KindIndex {
+		return "an " + k.String()
+	}
+	return "a " + k.String()
 }
 
 func upper(s string) string {

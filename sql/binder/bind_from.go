@@ -51,7 +51,14 @@ func (b *binder) bindTableSource(ts *ast.TableSource) (*rel, error) {
 	lat := b.lateralScope
 	b.lateralScope = nil
 	defer func() { b.lateralScope = lat }()
-	if _, isFn := ts.Source.(*ast.TableName); lateral && !(isFn && lat != nil) {
+	_, isFn := ts.Source.(*ast.TableName)
+	switch src := ts.Source.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if lateral {
+			return b.bindLateralDerived(src, alias, names, lat)
+		}
+	}
+	if lateral && !(isFn && lat != nil) {
 		return nil, notSupported("LATERAL")
 	}
 	switch src := ts.Source.(type) {
@@ -151,7 +158,7 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 		return nil, b.at(err, tn, name)
 	}
 	q := firstNonEmpty(alias, name)
-	scan := &planner.Scan{Rel: r, Alias: alias, Cols: relColumns(r, q)}
+	scan := &planner.Scan{Rel: r, Alias: alias, Cols: relColumns(r, q), Indexes: b.indexesOf(r)}
 	s := scopeOf(scan.Cols, q)
 	for i := range s.cols {
 		s.cols[i].rel, s.cols[i].relCol = r, i
@@ -178,6 +185,9 @@ func (b *binder) relation(tn *ast.TableName) (*catalog.Relation, error) {
 	if !ok {
 		err := pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		return nil, b.at(err, tn, name)
+	}
+	if r.Kind == catalog.KindIndex {
+		return nil, b.at(pgerr.New(WrongObjectType, "%q is an index", name), tn, name)
 	}
 	return r, nil
 }

@@ -53,6 +53,8 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		return b.bindSubscript(c, n)
 	case name == sql.JSONOpFunc:
 		return b.bindJSONOp(c, n)
+	case name == sql.SimilarFunc || name == sql.NotSimilarFunc:
+		return b.bindSimilar(c, n)
 	case funcAggs[name]:
 		return nil, b.misplacedAggCall(c, n)
 	case name == "generate_series" || name == "unnest" || expr.IsSetFunc(name):
@@ -120,8 +122,8 @@ func castFuncType(name string) (types.Type, bool) {
 	if expr.HasFunc(name) {
 		return types.Type{}, false
 	}
-	for id := types.IDBool; id <= types.IDRegrole; id++ {
-		if t := (types.Type{ID: id}); t.InternalName() == name {
+	for id := types.IDBool; id <= types.IDBytea; id++ {
+		if t := (types.Type{ID: id}); id != types.IDArray && t.InternalName() == name {
 			return t, true
 		}
 	}

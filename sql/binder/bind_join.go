@@ -38,6 +38,9 @@ func (b *binder) bindJoin(n *ast.Join) (*rel, error) {
 	if r.lateral {
 		return b.bindLateral(l, r, n)
 	}
+	if r.lateralRow != nil {
+		return b.bindLateralJoin(l, r, n)
+	}
 	if err := b.checkAliases(l.scope, r.scope, n); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/sql"
 )
 
 // The Postgres constructs that the catalog queries of clients (psql's \d
@@ -224,4 +225,35 @@ func (b *binder) sqlValueFunction(table, name string) (expr.Expr, bool, error) {
 		return nil, false, nil
 	}
 	return b.bindSystemFunc(fn, nil)
+}
+
+// bindSimilar binds x [NOT] SIMILAR TO p [ESCAPE e], which the front end
+// wrote as sql.SimilarFunc(x, p [, e]) (sql.NotSimilarFunc), as
+// PostgreSQL's parser does: x ~ similar_to_escape(p [, e]) (!~ for NOT).
+func (b *binder) bindSimilar(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
+	if len(n.Args) < 2 || len(n.Args) > 3 {
+		return nil, pgerr.New(pgerr.SyntaxError, "malformed SIMILAR TO")
+	}
+	x, err := b.bindExpr(c, n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	args, err := b.bindArgs(c, n.Args[1:])
+	if err != nil {
+		return nil, err
+	}
+	pattern, err := expr.Func("similar_to_escape", args)
+	if err != nil {
+		return nil, b.atNode(err, n)
+	}
+	b.decideCallParams(args, pattern)
+	op := "~"
+	if n.FnName.L == sql.NotSimilarFunc {
+		op = "!~"
+	}
+	e, err := b.binary(op, x, pattern)
+	if err != nil {
+		return nil, b.atNode(err, n)
+	}
+	return e, nil
 }

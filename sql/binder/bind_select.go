@@ -183,22 +183,21 @@ func (b *binder) bindGrouping(st *selectState, s *ast.SelectStmt) error {
 	// A set-returning function may be grouped by: it runs before the
 	// aggregate (SELECT unnest(tags) AS tag, count(*) ... GROUP BY 1).
 	slot := &srfSlot{base: len(st.cur.node.Columns())}
-	keys, err := b.bindGroupBy(s.GroupBy, st.cur.scope, st.items, slot)
+	keys, sets, err := b.bindGroupBy(s.GroupBy, st.cur.scope, st.items, slot)
 	if err != nil {
 		return err
 	}
-	if slot.fn != nil {
-		ps := planner.NewProjectSet(st.cur.node, slot.fn, slot.name, "")
-		// The scope covers the value and the ordinal (keys name them by
-		// position only).
-		st.cur = &rel{node: ps, scope: concatScopes(st.cur.scope, scopeOf(ps.Cols[slot.base:], ""))}
+	if r := slot.projectSet(st.cur); r != nil {
+		st.cur = r
 	}
-	keys = addDependentKeys(keys, st.cur.scope)
-	agg, g, err := b.bindAggregate(st.cur, keys, calls)
+	if sets == nil {
+		keys = addDependentKeys(keys, st.cur.scope)
+	}
+	agg, g, err := b.bindAggregate(st.cur, keys, sets, calls)
 	if err != nil {
 		return err
 	}
-	if slot.fn != nil {
+	if len(slot.fns) > 0 {
 		g.in.srf = slot
 	}
 	st.cur = agg
@@ -224,25 +223,39 @@ func (b *binder) bindGrouping(st *selectState, s *ast.SelectStmt) error {
 // bindGroupBy binds the GROUP BY items over the input: an ordinal or an
 // output column name not naming an input column stands for that select
 // list expression, as in Postgres.
-func (b *binder) bindGroupBy(gb *ast.GroupByClause, in *scope, items []selItem, srf *srfSlot) ([]expr.Expr, error) {
+//
+// A GROUP BY of grouping sets (ROLLUP, CUBE, GROUPING SETS) also returns
+// the sets, as indexes into the keys; a single set is a plain GROUP BY.
+func (b *binder) bindGroupBy(gb *ast.GroupByClause, in *scope, items []selItem, srf *srfSlot) ([]expr.Expr, [][]int, error) {
 	if gb == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if gb.Rollup {
-		return nil, notSupported("WITH ROLLUP")
+		return nil, nil, notSupported("WITH ROLLUP")
 	}
 	c := &exprCtx{scope: in, clause: "GROUP BY", srf: srf}
+	if call, ok := groupingSetsCall(gb); ok {
+		keys, sets, err := b.bindGroupingSets(c, call, items)
+		if err != nil || len(sets) > 1 {
+			return keys, sets, err
+		}
+		var plain []expr.Expr
+		for _, i := range sets[0] {
+			plain = append(plain, keys[i])
+		}
+		return plain, nil, nil
+	}
 	var keys []expr.Expr
 	for _, item := range gb.Items {
 		k, err := b.bindGroupItem(c, item.Expr, items)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !containsExpr(keys, k) {
 			keys = append(keys, k)
 		}
 	}
-	return keys, nil
+	return keys, nil, nil
 }
 
 func (b *binder) bindGroupItem(c *exprCtx, n ast.ExprNode, items []selItem) (expr.Expr, error) {
@@ -350,11 +363,11 @@ func (b *binder) finishSelect(st *selectState, distinct bool, ob *ast.OrderByCla
 	if err != nil {
 		return nil, err
 	}
-	if s := st.ctx.srf; s != nil && s.fn != nil {
+	if s := st.ctx.srf; s != nil && len(s.fns) > 0 {
 		if st.ctx.subs.wrapped() {
 			return nil, notSupported("a set-returning function and a subquery in one select list")
 		}
-		st.cur = &rel{node: planner.NewProjectSet(st.cur.node, s.fn, s.name, ""), scope: st.cur.scope}
+		st.cur = &rel{node: s.projectSet(st.cur).node, scope: st.cur.scope}
 	}
 	if st.ctx.subs.wrapped() {
 		st.cur = &rel{node: st.ctx.subs.wrap(st.cur.node), scope: st.cur.scope}

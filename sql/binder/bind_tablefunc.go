@@ -1,12 +1,15 @@
 package binder
 
 import (
+	"slices"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
 )
 
 // bindTableFunc binds the table function the front end replaced by the
@@ -70,21 +73,10 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 		return nil, b.at(err, nil, tf.Name)
 	}
 	table := firstNonEmpty(alias, tf.Name)
-	col, ord := table, "ordinality"
-	width := 1
-	if tf.Ordinality {
-		width = 2
+	cols, ord, err := b.tableFuncColumns(node.Columns(), tf, table)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case len(tf.Columns) > width:
-		err := pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", table, width, len(tf.Columns))
-		return nil, b.at(err, nil, tf.Columns[width])
-	case len(tf.Columns) == 2:
-		col, ord = tf.Columns[0], tf.Columns[1]
-	case len(tf.Columns) == 1:
-		col = tf.Columns[0]
-	}
-	cols := []planner.Column{{Name: col, Type: node.Columns()[0].Type, Table: table}}
 	switch n := node.(type) {
 	case *planner.GenerateSeries:
 		n.Cols = cols
@@ -94,18 +86,52 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	if !tf.Ordinality {
 		return &rel{node: node, scope: scopeOf(cols, table), lateral: lateral}, nil
 	}
-	cols = append(cols, planner.Column{Name: ord, Type: types.TInt64, Table: table})
+	withOrd := append(slices.Clone(cols), planner.Column{Name: ord, Type: types.TInt64, Table: table})
 	if lateral {
-		return &rel{node: node, scope: scopeOf(cols, table), lateral: true, ordinality: true}, nil
+		return &rel{node: node, scope: scopeOf(withOrd, table), lateral: true, ordinality: true}, nil
 	}
 	// Alone, the function runs over one row (a hidden constant) as a
 	// ProjectSet, whose ordinal is the column WITH ORDINALITY adds.
 	one := &planner.Values{Rows: [][]expr.Expr{{expr.NewConst(int64(0), types.TInt64)}},
 		Cols: []planner.Column{{Name: "?column?", Type: types.TInt64, Hidden: true}}}
-	ps := planner.NewProjectSet(one, node, col, table)
-	out := &planner.Project{Input: ps, Exprs: []expr.Expr{
-		expr.NewColumn(1, cols[0].Type, col), expr.NewColumn(2, types.TInt64, ord)}, Cols: cols}
-	return &rel{node: out, scope: scopeOf(cols, table)}, nil
+	ps := planner.NewProjectSet(one, node)
+	exprs := make([]expr.Expr, len(withOrd))
+	for i, c := range withOrd {
+		exprs[i] = expr.NewColumn(1+i, c.Type, c.Name)
+	}
+	out := &planner.Project{Input: ps, Exprs: exprs, Cols: withOrd}
+	return &rel{node: out, scope: scopeOf(withOrd, table)}, nil
+}
+
+// tableFuncColumns names a table function's columns (fnCols) as
+// PostgreSQL does: a function of one column after its alias, one
+// returning a record (jsonb_each) after its OUT parameters; then the
+// column aliases, in order, over them and the ordinal (named ord).
+func (b *binder) tableFuncColumns(fnCols []planner.Column, tf *sql.TableFunc, table string) (cols []planner.Column, ord string, err error) {
+	cols = make([]planner.Column, len(fnCols))
+	for i, c := range fnCols {
+		cols[i] = planner.Column{Name: c.Name, Type: c.Type, Table: table}
+	}
+	if len(cols) == 1 {
+		cols[0].Name = table
+	}
+	ord = "ordinality"
+	width := len(cols)
+	if tf.Ordinality {
+		width++
+	}
+	if len(tf.Columns) > width {
+		err := pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", table, width, len(tf.Columns))
+		return nil, "", b.at(err, nil, tf.Columns[width])
+	}
+	for i, name := range tf.Columns {
+		if i == len(cols) {
+			ord = name
+			break
+		}
+		cols[i].Name = name
+	}
+	return cols, ord, nil
 }
 
 // bindOptionsToTable binds pg_options_to_table(options): the name=value
@@ -173,7 +199,11 @@ func (b *binder) bindSetFuncOver(c *exprCtx, name string, args []ast.ExprNode) (
 	if err != nil {
 		return nil, err
 	}
-	return &planner.Unnest{Arg: sf.Args[0], Set: sf, Cols: []planner.Column{{Type: sf.Type}}}, nil
+	cols := make([]planner.Column, len(sf.Cols))
+	for i, c := range sf.Cols {
+		cols[i] = planner.Column{Name: c.Name, Type: c.Type}
+	}
+	return &planner.Unnest{Arg: sf.Args[0], Set: sf, Cols: cols}, nil
 }
 
 // bindGenerateSeries binds generate_series(start, stop[, step]) over
@@ -192,10 +222,22 @@ func (b *binder) bindGenerateSeriesOver(c *exprCtx, args []ast.ExprNode) (*plann
 	if err != nil {
 		return nil, err
 	}
+	if len(bound) == 3 && bound[2].Type().ID == types.IDUnknown && (isDateTime(bound[0].Type()) || isDateTime(bound[1].Type())) {
+		// generate_series(timestamp, timestamp, '1 hour'): the only
+		// overload the step's literal can be is the interval one.
+		if bound[2], err = expr.Cast(bound[2], types.TInterval); err != nil {
+			return nil, err
+		}
+	}
 	if len(bound) == 3 && bound[2].Type().ID == types.IDInterval {
 		return b.timestampSeries(bound)
 	}
 	return b.integerSeries(bound)
+}
+
+// isDateTime reports whether t is a date, timestamp or timestamptz.
+func isDateTime(t types.Type) bool {
+	return t.ID == types.IDDate || t.ID == types.IDTimestamp || t.ID == types.IDTimestampTZ
 }
 
 func (b *binder) integerSeries(args []expr.Expr) (*planner.GenerateSeries, error) {

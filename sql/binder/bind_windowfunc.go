@@ -10,6 +10,7 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
 )
 
 // Window functions (f(...) OVER (PARTITION BY ... ORDER BY ... frame)) are
@@ -268,6 +269,9 @@ func (w *boundWindow) sameWindow(o *boundWindow) bool {
 // bindWindowCall binds a call's function, arguments and frame; args are
 // its argument and lag's or lead's default (nil when absent).
 func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.WindowSpec) (window.Func, []expr.Expr, error) {
+	if err := unwrapWindowAgg(call); err != nil {
+		return window.Func{}, nil, err
+	}
 	name := strings.ToLower(call.Name)
 	f := window.Func{Frame: window.DefaultFrame}
 	args := make([]expr.Expr, 2)
@@ -281,6 +285,11 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 		fr, err := b.bindFrame(spec.Frame)
 		if err != nil {
 			return f, nil, err
+		}
+		if !fr.Rows && (fr.Start.Value != nil || fr.End.Value != nil) {
+			if err := b.bindRangeOffsets(c, spec, &fr); err != nil {
+				return f, nil, err
+			}
 		}
 		f.Frame = fr
 	}
@@ -371,11 +380,11 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 	if err != nil {
 		return f, nil, err
 	}
-	switch e.kind {
-	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg:
-		if b.inView {
-			return f, nil, notSupported("%s as a window function in a materialized view", e.name)
-		}
+	if e.kind.IsList() && b.inView {
+		return f, nil, notSupported("%s as a window function in a materialized view", e.name)
+	}
+	if e.filter != nil {
+		return f, nil, notSupported("FILTER in %s as a window function", e.name)
 	}
 	f.Kind, f.Agg, f.Type, f.Sep = window.Agg, e.kind, e.typ, e.sep
 	if e.arg != nil {
@@ -451,12 +460,17 @@ func (b *binder) bindBound(fb *ast.FrameBound, rows bool, which string) (window.
 	if fb.Type == ast.Following {
 		bd.Kind = window.Following
 	}
-	if !rows || fb.Unit != ast.TimeUnitInvalid {
-		return bd, notSupported("RANGE with offset PRECEDING/FOLLOWING")
+	if fb.Unit != ast.TimeUnitInvalid && fb.Unit != sql.FrameOffsetUnit {
+		return bd, notSupported("a window frame offset with a MySQL time unit")
 	}
 	e, err := b.bindExpr(&exprCtx{scope: &scope{}, clause: "window frame"}, fb.Expr)
 	if err != nil {
 		return bd, err
+	}
+	if !rows {
+		// RANGE: the offset's value, checked against the ORDER BY column
+		// by bindRangeOffsets.
+		return b.rangeOffset(bd, e, which)
 	}
 	v, err := constInt(e)
 	if err != nil {

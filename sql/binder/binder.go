@@ -153,6 +153,8 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 		return b.bindCreatePlainView(s)
 	case *sql.DropStmt:
 		return b.bindDrop(s)
+	case *sql.CreateIndexStmt:
+		return b.bindCreateIndex(s)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "binder: unsupported statement %T", n)
 }

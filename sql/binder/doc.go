@@ -45,7 +45,9 @@
 // without LIMIT), a LATERAL item whose first column alias is __sdb_derived
 // is a plain FROM item with column aliases, and the array markers
 // (__sdb_array_lit, __sdb_array, __sdb_any / __sdb_all, __sdb_subscript)
-// and __sdb_icase (the pattern of ~* and !~*) are bound in bind_pg.go;
+// and __sdb_icase (the pattern of ~* and !~*) are bound in bind_pg.go,
+// as is __sdb_[not_]similar(x, p [, e]) (x [NOT] SIMILAR TO p [ESCAPE e],
+// which becomes x ~ similar_to_escape(p [, e]) as in PostgreSQL);
 // __sdb_nulls_first(e) / __sdb_nulls_last(e) in ORDER BY are e with NULLS
 // FIRST / LAST.
 //

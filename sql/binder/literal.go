@@ -104,7 +104,9 @@ func (b *binder) bindParam(order int) (*expr.Const, error) {
 		v = b.values[order]
 	}
 	t := b.params[order]
-	if s, ok := v.(string); ok && t.ID != types.IDUnknown && !t.IsString() {
+	// A bytea's Datum is a string of its bytes, not its text: a value
+	// decoded as bytea must not be read again.
+	if s, ok := v.(string); ok && t.ID != types.IDUnknown && !t.IsString() && t.ID != types.IDBytea {
 		d, err := types.Parse(s, t) // a value sent before its type was decided
 		if err != nil {
 			return nil, err

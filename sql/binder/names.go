@@ -22,7 +22,7 @@ func figureName(n ast.ExprNode) string {
 	case *ast.AggregateFuncExpr:
 		return strings.ToLower(n.F)
 	case *ast.WindowFuncExpr:
-		return strings.ToLower(n.Name)
+		return windowFuncName(n)
 	case *ast.CaseExpr:
 		return "case"
 	case *ast.ExistsSubqueryExpr:
@@ -69,7 +69,7 @@ func funcColumnName(n *ast.FuncCallExpr) string {
 		return "concat"
 	case name == markerExtract:
 		return "extract"
-	case name == sql.JSONOpFunc:
+	case name == sql.JSONOpFunc, name == sql.SimilarFunc, name == sql.NotSimilarFunc:
 		return "?column?"
 	case name == markerArrayLit || name == markerArraySub:
 		return "array"

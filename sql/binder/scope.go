@@ -2,6 +2,7 @@ package binder
 
 import (
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"
@@ -41,8 +42,11 @@ type rel struct {
 	// the row of the FROM items before it (bindJoin runs it over them).
 	lateral bool
 	// ordinality: a lateral function WITH ORDINALITY (bindLateral shows
-	// the ProjectSet's ordinal, the second column of scope).
+	// the ProjectSet's ordinal, the last column of scope).
 	ordinality bool
+	// lateralRow is set for a LATERAL subquery that reads the FROM items
+	// before it: the row its references read (bindLateralJoin).
+	lateralRow *expr.OuterRow
 }
 
 // scopeOf builds the scope of a node whose columns are all qualified by
