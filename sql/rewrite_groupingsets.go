@@ -43,7 +43,7 @@ func rewriteGroupingSets(query string, toks []Token) ([]Token, error) {
 		items := splitArgs(toks[start:end])
 		special := false
 		for _, it := range items {
-			special = special || isGroupingConstruct(it)
+			special = special || groupingForm(it) != ""
 		}
 		if !special {
 			continue
@@ -91,18 +91,19 @@ func rewriteGroupingSets(query string, toks []Token) ([]Token, error) {
 	return toks, nil
 }
 
-// isGroupingConstruct reports whether a GROUP BY item is ROLLUP (...),
-// CUBE (...), GROUPING SETS (...) or ().
-func isGroupingConstruct(it []Token) bool {
+// groupingForm names the grouping construct a GROUP BY item (or an
+// element of GROUPING SETS) is: "()", "rollup", "cube", "sets", or "" for
+// any other.
+func groupingForm(it []Token) string {
 	switch {
 	case len(it) == 2 && it[0].isPunct("(") && it[1].isPunct(")"):
-		return true
+		return "()"
 	case len(it) >= 3 && (it[0].isWord("rollup") || it[0].isWord("cube")) && it[1].isPunct("(") && matchForward(it, 1) == len(it)-1:
-		return true
+		return it[0].Text
 	case len(it) >= 4 && it[0].isWord("grouping") && it[1].isWord("sets") && it[2].isPunct("(") && matchForward(it, 2) == len(it)-1:
-		return true
+		return "sets"
 	}
-	return false
+	return ""
 }
 
 // wholeParens reports whether it is one parenthesized group.
@@ -114,22 +115,22 @@ func wholeParens(it []Token) bool {
 // directly in GROUP BY) or one element of GROUPING SETS: each set is a
 // list of expressions.
 func groupingItemSets(query string, it []Token, top bool) ([][][]Token, error) {
-	switch {
-	case len(it) == 2 && it[0].isPunct("(") && it[1].isPunct(")"):
+	switch form := groupingForm(it); {
+	case form == "()":
 		return [][][]Token{{}}, nil
-	case len(it) >= 3 && (it[0].isWord("rollup") || it[0].isWord("cube")) && it[1].isPunct("(") && matchForward(it, 1) == len(it)-1:
+	case form == "rollup" || form == "cube":
 		elems, err := groupingElements(query, it[2:len(it)-1], it[len(it)-1])
 		if err != nil {
 			return nil, err
 		}
-		if it[0].isWord("rollup") {
+		if form == "rollup" {
 			return rollupSets(elems), nil
 		}
 		if len(elems) > 12 {
 			return nil, pgerr.New(pgerr.ProgramLimitExceeded, "CUBE is limited to 12 elements").WithPosition(position(query, it[0].Pos))
 		}
 		return cubeSets(elems), nil
-	case len(it) >= 4 && it[0].isWord("grouping") && it[1].isWord("sets") && it[2].isPunct("(") && matchForward(it, 2) == len(it)-1:
+	case form == "sets":
 		inner := it[3 : len(it)-1]
 		if len(inner) == 0 {
 			return nil, syntaxErrorAt(query, it[len(it)-1])

@@ -34,13 +34,17 @@ func mustExec(t testing.TB, db *streamdb.DB, sql string, args ...any) streamdb.R
 	return r
 }
 
-// queryRows returns the rows of a query as sorted text lines ("NULL" for
-// nulls, values joined by "|").
-func queryRows(t testing.TB, db *streamdb.DB, sql string) []string {
-	t.Helper()
-	rows, err := db.Query(context.Background(), sql)
+// rowQuerier is what runs a query: a DB or a Session.
+type rowQuerier interface {
+	Query(ctx context.Context, query string, args ...any) (*streamdb.Rows, error)
+}
+
+// sortedTextRows runs a query and returns its rows as sorted text lines
+// ("NULL" for nulls, values joined by "|").
+func sortedTextRows(q rowQuerier, sql string) ([]string, error) {
+	rows, err := q.Query(context.Background(), sql)
 	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
+		return nil, err
 	}
 	var out []string
 	for rows.Next() {
@@ -55,5 +59,15 @@ func queryRows(t testing.TB, db *streamdb.DB, sql string) []string {
 		out = append(out, strings.Join(parts, "|"))
 	}
 	sort.Strings(out)
+	return out, nil
+}
+
+// queryRows is sortedTextRows failing t on an error.
+func queryRows(t testing.TB, db *streamdb.DB, sql string) []string {
+	t.Helper()
+	out, err := sortedTextRows(db, sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
 	return out
 }

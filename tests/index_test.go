@@ -23,23 +23,10 @@ import (
 // text lines.
 func sessionRows(t testing.TB, s *streamdb.Session, sql string) []string {
 	t.Helper()
-	rows, err := s.Query(context.Background(), sql)
+	out, err := sortedTextRows(s, sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
-	var out []string
-	for rows.Next() {
-		parts := []string{}
-		for _, v := range rows.Text() {
-			if v == nil {
-				parts = append(parts, "NULL")
-			} else {
-				parts = append(parts, *v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	slices.Sort(out)
 	return out
 }
 

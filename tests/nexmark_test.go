@@ -5,7 +5,6 @@ package tests
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -105,23 +104,4 @@ func checkNexmarkView(t *testing.T, db *streamdb.DB, q bench.NexmarkQuery) {
 }
 
 // nexmarkRows is queryRows that returns its error.
-func nexmarkRows(db *streamdb.DB, sql string) ([]string, error) {
-	rows, err := db.Query(context.Background(), sql)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for rows.Next() {
-		parts := []string{}
-		for _, v := range rows.Text() {
-			if v == nil {
-				parts = append(parts, "NULL")
-			} else {
-				parts = append(parts, *v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	sort.Strings(out)
-	return out, nil
-}
+func nexmarkRows(db *streamdb.DB, sql string) ([]string, error) { return sortedTextRows(db, sql) }

@@ -113,7 +113,16 @@ func orderedSetAgg(kind AggKind, items []ListItem, order []ListOrder, direct str
 	if len(order) > 0 {
 		o = order[0]
 	}
-	slices.SortStableFunc(items, func(a, b ListItem) int { return compareOrdered(a.Value, b.Value, o) })
+	// Equal values that print apart (1.0 and 1.00, '1 mon' and '30 days')
+	// go in the order of their text, so that the value picked is the
+	// same whatever order the rows came in (a table's scan, a view's
+	// state), as ListAgg's ties.
+	slices.SortFunc(items, func(a, b ListItem) int {
+		if c := compareOrdered(a.Value, b.Value, o); c != 0 {
+			return c
+		}
+		return strings.Compare(types.Format(a.Value, elem), types.Format(b.Value, elem))
+	})
 	if kind == AggMode {
 		return modeOf(items, elem)
 	}
