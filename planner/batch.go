@@ -109,18 +109,12 @@ func buildJoin(n *Join, src batch.Source) (batch.Executor, error) {
 		l.Close()
 		return nil, err
 	}
-	if n.Kind.FiltersLeft() {
-		// Only a materialized view's plan has them (batch queries run
-		// subqueries through Apply).
-		l.Close()
-		r.Close()
-		return nil, fmt.Errorf("planner: no batch executor for a %s join", n.Kind)
-	}
 	return batch.NewHashJoin(l, r, batchJoinKinds[n.Kind], n.LeftKeys, n.RightKeys, n.Cond), nil
 }
 
 var batchJoinKinds = [...]batch.JoinKind{
 	InnerJoin: batch.InnerJoin, LeftJoin: batch.LeftJoin, RightJoin: batch.RightJoin, FullJoin: batch.FullJoin,
+	SemiJoin: batch.SemiJoin, AntiJoin: batch.AntiJoin,
 }
 
 func buildUnion(n *UnionAll, src batch.Source) (batch.Executor, error) {

@@ -10,13 +10,26 @@ import (
 // Explain renders a plan as indented lines, root first.
 func Explain(n Node) []string {
 	var out []string
-	explain(n, 0, &out, nil)
+	explain(n, 0, &out, nil, false)
+	return out
+}
+
+// ExplainBatch renders a batch query's plan as BuildBatch runs it: the
+// correlated subqueries it decorrelates as joins (batchDecorrelate).
+func ExplainBatch(n Node) []string {
+	var out []string
+	explain(n, 0, &out, nil, true)
 	return out
 }
 
 // explain renders n at depth; needed are the columns of n its parent
 // reads (nil: all), which decide whether an index read covers them.
-func explain(n Node, depth int, out *[]string, needed []int) {
+func explain(n Node, depth int, out *[]string, needed []int, batch bool) {
+	if a, ok := n.(*Apply); ok && batch {
+		if d, ok := batchDecorrelate(a); ok {
+			n = d
+		}
+	}
 	pad := strings.Repeat("  ", depth)
 	if depth > 0 {
 		pad += "->  "
@@ -39,7 +52,7 @@ func explain(n Node, depth int, out *[]string, needed []int) {
 	}
 	inNeeds := inputNeeds(n)
 	for _, in := range n.Inputs() {
-		explain(in, depth+1, out, inNeeds)
+		explain(in, depth+1, out, inNeeds, batch)
 	}
 }
 

@@ -38,8 +38,10 @@ type Returning struct {
 type Update struct {
 	Rel    *catalog.Relation
 	Filter expr.Expr
-	Cols   []int
-	Set    []expr.Expr
+	// Indexes are Rel's indexes the scan for Filter's rows may read.
+	Indexes []*catalog.Relation
+	Cols    []int
+	Set     []expr.Expr
 	Returning
 }
 
@@ -47,6 +49,8 @@ type Update struct {
 type Delete struct {
 	Rel    *catalog.Relation
 	Filter expr.Expr
+	// Indexes are Rel's indexes the scan for Filter's rows may read.
+	Indexes []*catalog.Relation
 	Returning
 }
 
@@ -77,6 +81,9 @@ type CreateView struct {
 	// With holds the checked WITH (...) options (keys lower case, values
 	// as written): backfill_rate_limit. nil when none.
 	With map[string]string
+	// SearchPath is the search path the query was bound with, kept with
+	// the view so that it binds the same way again.
+	SearchPath []string
 }
 
 // CreatePlainView is CREATE [OR REPLACE] VIEW: a name for a query, stored
@@ -87,6 +94,7 @@ type CreatePlainView struct {
 	Definition string // the SELECT text as the user wrote it
 	Columns    []catalog.Column
 	Deps       []uint32 // the relations the query names
+	SearchPath []string // as CreateView's
 }
 
 // Drop drops a table or view.
@@ -109,4 +117,16 @@ type CreateIndex struct {
 	Include []int
 	// With holds the checked WITH (...) options, as CreateView's.
 	With map[string]string
+}
+
+// DMLScan is the plan that finds the rows an UPDATE or DELETE changes:
+// rel's rows matching filter (nil: all), through an index or a key
+// prefix where the filter allows.
+func DMLScan(rel *catalog.Relation, filter expr.Expr, indexes []*catalog.Relation) Node {
+	s := ScanOf(rel)
+	s.Indexes = indexes
+	if filter == nil {
+		return s
+	}
+	return &Filter{Input: s, Cond: filter}
 }

@@ -75,6 +75,9 @@ func arrayElem(s Subquery) types.Type {
 }
 
 func buildApply(n *Apply, src batch.Source) (batch.Executor, error) {
+	if d, ok := batchDecorrelate(n); ok {
+		return BuildBatch(d, src)
+	}
 	specs := make([]batch.SubquerySpec, 0, len(n.Subs))
 	closeAll := func() {
 		for _, s := range specs {
@@ -110,4 +113,80 @@ func buildApply(n *Apply, src batch.Source) (batch.Executor, error) {
 		return nil, err
 	}
 	return batch.NewApply(in, specs, batchColumnTypes(n.Cols)), nil
+}
+
+// batchDecorrelate rewrites the correlated subqueries of a batch Apply
+// into joins, as a view's plan does (decorrelate): an EXISTS becomes a
+// hash join with the distinct correlated keys of the subquery's rows, an
+// aggregate a hash join with it grouped by them, so the subquery's input
+// is read once rather than once per row. The uncorrelated subqueries
+// stay in an Apply below (each runs once there anyway). ok is false when
+// there is nothing to gain, a subquery's correlation is not one
+// decorrelateOne takes, or the rewrite needs an operator only views have
+// (a Top-N per key); the caller then runs the Apply as it is.
+func batchDecorrelate(a *Apply) (Node, bool) {
+	w := len(a.Input.Columns())
+	var cur Node = a.Input
+	pos := make([]int, len(a.Subs))
+	uncorrelated := &Apply{Input: a.Input, Cols: a.Cols[:w:w]}
+	for i, s := range a.Subs {
+		if s.Outer == nil {
+			pos[i] = len(uncorrelated.Cols)
+			uncorrelated.Subs = append(uncorrelated.Subs, s)
+			uncorrelated.Cols = append(uncorrelated.Cols, a.Cols[w+i])
+		}
+	}
+	if len(uncorrelated.Subs) == len(a.Subs) {
+		return nil, false
+	}
+	if len(uncorrelated.Subs) > 0 {
+		cur = uncorrelated
+	}
+	for i, s := range a.Subs {
+		if s.Outer == nil {
+			continue
+		}
+		next, val, err := decorrelateOne(cur, s)
+		if err != nil {
+			return nil, false
+		}
+		cols := cur.Columns()
+		p := &Project{Input: next}
+		for c, col := range cols {
+			p.Exprs = append(p.Exprs, expr.NewColumn(c, col.Type, col.Name))
+			p.Cols = append(p.Cols, col)
+		}
+		pos[i] = len(cols)
+		p.Exprs = append(p.Exprs, val)
+		p.Cols = append(p.Cols, a.Cols[w+i])
+		cur = p
+	}
+	if !batchPlannable(cur) {
+		return nil, false
+	}
+	// Back to the Apply's columns: the input's, then one per subquery.
+	cols := cur.Columns()
+	out := &Project{Input: cur, Cols: a.Cols}
+	for c := 0; c < w; c++ {
+		out.Exprs = append(out.Exprs, expr.NewColumn(c, cols[c].Type, cols[c].Name))
+	}
+	for _, p := range pos {
+		out.Exprs = append(out.Exprs, expr.NewColumn(p, cols[p].Type, cols[p].Name))
+	}
+	return out, true
+}
+
+// batchPlannable reports whether BuildBatch has an executor for every
+// node of n that a decorrelated subquery may bring.
+func batchPlannable(n Node) bool {
+	switch n.(type) {
+	case *TopN, *DynamicFilter:
+		return false
+	}
+	for _, in := range n.Inputs() {
+		if !batchPlannable(in) {
+			return false
+		}
+	}
+	return true
 }

@@ -16,6 +16,8 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 		return s.parseCreateTable(c, false)
 	case c.acceptWord("source"):
 		return s.parseCreateTable(c, true)
+	case c.acceptWord("schema"):
+		return parseCreateSchema(c)
 	case c.acceptWords("materialized", "view"):
 		return s.parseCreateMV(c)
 	case c.acceptWord("view"):
@@ -32,6 +34,31 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 		return nil, c.errHere()
 	}
 	return nil, notSupportedAt(s.query, c.peek(), "CREATE %s is not supported", s.query[c.peek().Pos:c.peek().End])
+}
+
+// parseCreateSchema parses the rest of CREATE SCHEMA [IF NOT EXISTS]
+// name [AUTHORIZATION role]; the role must be the current one (there is
+// one user), and PostgreSQL's schema elements after the name are not
+// supported.
+func parseCreateSchema(c *cursor) (Node, error) {
+	cs := &CreateSchemaStmt{IfNotExists: acceptIfNotExists(c)}
+	if c.acceptWord("authorization") {
+		return nil, notSupportedAt(c.query, c.peek(), "CREATE SCHEMA AUTHORIZATION without a schema name is not supported")
+	}
+	name, err := c.ident()
+	if err != nil {
+		return nil, err
+	}
+	cs.Name = name
+	if c.acceptWord("authorization") {
+		if _, err := c.ident(); err != nil {
+			return nil, err
+		}
+	}
+	if !c.eof() && !c.peek().isPunct(";") {
+		return nil, notSupportedAt(c.query, c.peek(), "CREATE SCHEMA with schema elements is not supported")
+	}
+	return cs, c.expectEnd()
 }
 
 func acceptIfNotExists(c *cursor) bool { return c.acceptWords("if", "not", "exists") }

@@ -104,13 +104,31 @@ func TestDrop(t *testing.T) {
 		"drop view v restrict":                            {Kind: ObjView, Names: []string{"v"}},
 		"drop source s":                                   {Kind: ObjSource, Names: []string{"s"}},
 		"drop index i":                                    {Kind: ObjIndex, Names: []string{"i"}},
+		"drop schema if exists s, t cascade":              {Kind: ObjSchema, Names: []string{"s", "t"}, IfExists: true, Cascade: true},
 	} {
 		got := parseOne(t, q).Node.(*DropStmt)
 		if !reflect.DeepEqual(*got, want) {
 			t.Errorf("%s: %+v", q, *got)
 		}
 	}
-	for _, q := range []string{"drop table", "drop table a b", "drop schema s", "drop table if exists"} {
+	for _, q := range []string{"drop table", "drop table a b", "drop database s", "drop table if exists"} {
+		_, err := NewParser().Parse(q)
+		asPgErr(t, err)
+	}
+}
+
+func TestCreateSchema(t *testing.T) {
+	for q, want := range map[string]CreateSchemaStmt{
+		"create schema s":                          {Name: "s"},
+		"CREATE SCHEMA IF NOT EXISTS App":          {Name: "app", IfNotExists: true},
+		`create schema "Mixed" authorization root`: {Name: "Mixed"},
+	} {
+		got := parseOne(t, q).Node.(*CreateSchemaStmt)
+		if *got != want {
+			t.Errorf("%s: %+v", q, *got)
+		}
+	}
+	for _, q := range []string{"create schema", "create schema authorization root", "create schema s create table t (a int)"} {
 		_, err := NewParser().Parse(q)
 		asPgErr(t, err)
 	}

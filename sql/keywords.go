@@ -22,7 +22,8 @@ import "regexp"
 //     few spots where Postgres's grammar uses them, which keywordUse
 //     recognizes (ORDER BY, ROWS BETWEEN, OVER (...), WITH RECURSIVE ...).
 //   - A word followed by '(' is a call, and calls are left alone: TiDB
-//     knows mod(a, b), left(s, n), repeat(s, n), row(1, 2) as functions.
+//     knows left(s, n), repeat(s, n), row(1, 2) as functions (but see
+//     tidbNotCallable).
 
 // plainIdent matches what an unquoted identifier may render as without
 // quotes (ASCII, not starting with '_', which TiDB reads as a charset
@@ -65,8 +66,10 @@ var pgNotName = wordSet(`all analyze and array as asc both case check collate co
 	binary cross ilike inner is join left like natural outer right tablesample`)
 
 // tidbNotCallable are words TiDB reads as keywords where Postgres has a
-// function of that name: a call needs the name quoted.
-var tidbNotCallable = wordSet(`cardinality`)
+// function of that name: a call needs the name quoted. (TiDB reads
+// mod(a, b) as the operator a % b, which names its column ?column?, not
+// mod.)
+var tidbNotCallable = wordSet(`cardinality mod`)
 
 // castCallWords are type names TiDB reads as keywords that Postgres
 // lets a query call as functions, each a cast to its type: int4(x),

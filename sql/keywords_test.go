@@ -45,8 +45,9 @@ func TestRewriteKeywords(t *testing.T) {
 		// Calls stay calls.
 		{`select rank() over (partition by key order by x rows between 1 preceding and current row) from t`,
 			`select rank( ) over( partition by "key" order by x rows between 1 preceding and current row ) from t`},
+		// (mod quoted: TiDB reads mod(a, 2) as a % 2.)
 		{`select mod(a, 2), repeat(b, 2), left(c, 1), row(1, 2) from t`,
-			`select mod( a , 2 ) , repeat( b , 2 ) , left( c , 1 ) , row( 1 , 2 ) from t`},
+			`select "mod"( a , 2 ) , repeat( b , 2 ) , left( c , 1 ) , row( 1 , 2 ) from t`},
 		// Grammar uses of unreserved keywords.
 		{`select a from t order by a offset 5 rows fetch first 1 row only`,
 			`select a from t order by a limit 1 offset 5`},

@@ -38,7 +38,7 @@ func TestRewrite(t *testing.T) {
 		{`select 1 from t group by a, (b) order by 1`, `select 1 from t group by a , ( b ) order by 1`},
 		// Identifier folding and quoting.
 		{`SELECT Foo, "Bar", "x""y" FROM T`, `select foo , "Bar" , "x""y" from t`},
-		{`select key, index, mod(a, 2), _x from t`, `select "key" , "index" , mod( a , 2 ) , "_x" from t`},
+		{`select key, index, mod(a, 2), _x from t`, `select "key" , "index" , "mod"( a , 2 ) , "_x" from t`},
 		{`select t.a, s.t.b from s.t`, `select t.a , s.t.b from s.t`},
 		// Casts.
 		{`select a::int`, `select __sdb_cast( a , 'int' )`},

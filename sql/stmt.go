@@ -185,7 +185,14 @@ const (
 	ObjView
 	ObjSource
 	ObjIndex
+	ObjSchema
 )
+
+// CreateSchemaStmt is CREATE SCHEMA [IF NOT EXISTS] name.
+type CreateSchemaStmt struct {
+	Name        string
+	IfNotExists bool
+}
 
 // DropStmt is DROP TABLE / MATERIALIZED VIEW [IF EXISTS] names [CASCADE].
 type DropStmt struct {
@@ -232,6 +239,7 @@ func (*CreateTableStmt) node()            {}
 func (*CreateMaterializedViewStmt) node() {}
 func (*CreateViewStmt) node()             {}
 func (*DropStmt) node()                   {}
+func (*CreateSchemaStmt) node()           {}
 func (*ShowStmt) node()                   {}
 func (*SetStmt) node()                    {}
 func (*TransactionStmt) node()            {}

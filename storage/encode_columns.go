@@ -111,7 +111,7 @@ func AppendKeyAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte, 
 			return appendIntKey(buf, int64(a.Value(i))), nil
 		}
 	case *array.String:
-		if storedAsString(t) && t.ID != types.IDJSONB && c.Types[col].ID != types.IDNumeric {
+		if storedAsString(t) && t.ID != types.IDJSONB && t.ID != types.IDArray && c.Types[col].ID != types.IDNumeric {
 			return appendStringKey(append(buf, keyPresent), a.Value(i)), nil
 		}
 	case *array.Float64:

@@ -36,7 +36,8 @@ const signBit = uint64(1) << 63
 // bytes.Compare of their encodings agrees with SQL ordering (NULLs first);
 // encodings are prefix-free, so a row's columns can be concatenated. Values
 // that compare equal encode equal (0 and -0; numeric 1.0 and 1.00;
-// interval '1 mon' and '30 days'; jsonb 1 and 1.0), which makes this encoding the key of
+// interval '1 mon' and '30 days'; jsonb 1 and 1.0; numeric[] '{1.5}' and
+// '{1.50}': arrays are keyed by their elements, see memcmp_array.go), which makes this encoding the key of
 // everything that groups, joins or dedupes values: state tables, vnodes,
 // and the in-memory keys of the executors (AppendDatumKey).
 func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
@@ -60,9 +61,17 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 		if v, ok := d.(*types.Decimal); ok && v != nil {
 			return appendNumericKey(append(buf, keyPresent), v), nil
 		}
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON, types.IDBytea:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDJSON, types.IDBytea:
 		if v, ok := d.(string); ok {
 			return appendStringKey(append(buf, keyPresent), v), nil
+		}
+	case types.IDArray:
+		if v, ok := d.(string); ok {
+			b, err := appendArrayKey(append(buf, keyPresent), t, v)
+			if err != nil {
+				return buf, err
+			}
+			return b, nil
 		}
 	case types.IDJSONB:
 		if v, ok := d.(string); ok {
@@ -114,13 +123,22 @@ func AppendDatumKey(buf []byte, d types.Datum) []byte {
 }
 
 // AppendDatumKeyOf is AppendDatumKey for a value of type t: the same
-// bytes, but for jsonb, whose strings do not key it (1 and 1.0 are equal
-// jsonb values): they are keyed by value, as AppendKey does. Executors
-// that key values of any type use it, not AppendDatumKey.
+// bytes, but for jsonb and arrays, whose strings do not key them (1 and
+// 1.0 are equal jsonb values, '{1.5}' and '{1.50}' equal numeric[] ones,
+// and arrays order by their elements): they are keyed by value, as
+// AppendKey does. Executors that key values of any type use it, not
+// AppendDatumKey.
 func AppendDatumKeyOf(buf []byte, t types.Type, d types.Datum) []byte {
-	if t.ID == types.IDJSONB {
+	switch t.ID {
+	case types.IDJSONB:
 		if s, ok := d.(string); ok {
 			if b, err := appendJSONBKey(buf, s); err == nil {
+				return b
+			}
+		}
+	case types.IDArray:
+		if s, ok := d.(string); ok {
+			if b, err := appendArrayKey(append(buf, keyPresent), t, s); err == nil {
 				return b
 			}
 		}
@@ -212,8 +230,10 @@ func DecodeKey(buf []byte, t types.Type) (types.Datum, []byte, error) {
 		return floatFromKey(u), rest, err
 	case types.IDNumeric:
 		return decodeNumericKey(buf)
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDArray, types.IDJSON, types.IDBytea:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDJSON, types.IDBytea:
 		return decodeStringKey(buf)
+	case types.IDArray:
+		return decodeArrayKey(buf, t)
 	case types.IDJSONB:
 		// Numbers come back canonical (1.0 as 1), as numerics do.
 		j, rest, err := jsonb.DecodeSortKey(buf)

@@ -8,9 +8,10 @@ import (
 
 // KeyFormat is the version of the key encoding that state is stored in.
 // Version 1 keyed an interval by (months, days, microseconds); version 2
-// keys it by its span, as below. A store records the version its state
-// was written in (the engine checks it at open).
-const KeyFormat = 2
+// keys it by its span, as below; version 3 keys an array by its elements
+// (memcmp_array.go), where 1 and 2 keyed it by its text. A store records
+// the version its state was written in (the engine checks it at open).
+const KeyFormat = 3
 
 // An interval key is its span (types.Interval.Span: 30-day months, 24-hour
 // days) and nothing else, because PostgreSQL compares, hashes and groups

@@ -811,10 +811,10 @@ func (g *pgoGen) windowQuery(t pgoTable, types []string) pgoQuery {
 		case 3:
 			def, val := "", g.expr(typ, 1)
 			if g.chance(2) {
-				// The value typed as the default is: an int literal
-				// with a bigint default is a known difference
+				// The value and the default resolve to their common
+				// type, an int value with a bigint default to bigint
 				// (lag_default_type).
-				def, val = ", "+g.literal(typ), fmt.Sprintf("CAST(%s AS %s)", val, typ)
+				def = ", " + g.literal(typ)
 			}
 			return fmt.Sprintf("%s(%s, %d%s) OVER %s", g.pick("lag", "lead"), val, g.n(3), def, win())
 		case 4:
@@ -851,9 +851,9 @@ func (g *pgoGen) windowQuery(t pgoTable, types []string) pgoQuery {
 			strings.Join(outs, ", "), rank, win(), t.name, where, cmp)}
 	case 1: // DISTINCT ON
 		key := g.expr(g.pick("int", "text", "bool"), 1)
-		if pgoBareLiteral.MatchString(key) {
-			// A constant: an integer one is a position, a known
-			// difference (distinct_on_position).
+		if pgoBareLiteral.MatchString(key) && !pgoIntLiteral.MatchString(key) {
+			// A constant other than an integer (a column position,
+			// distinct_on_position) is an error.
 			key = g.pick("a", "s")
 		}
 		return pgoQuery{sql: fmt.Sprintf("SELECT DISTINCT ON (%s) %s AS c0, id AS c1, %s AS c2 FROM %s%s ORDER BY %s, %s",

@@ -355,10 +355,11 @@ func (g *pgoGen) richNumeric(d int) string {
 }
 
 var (
-	// No \w or [[:upper:]]: see the known difference regex_unicode_class.
-	pgoRegexes  = []string{"l+", "^.", "[aeioué]", `([a-z])([a-z])`, `\s+`, "é|ü", ".$", "[A-Z]", `\d`, "(o)(r)?"}
+	pgoRegexes = []string{"l+", "^.", "[aeioué]", `([a-z])([a-z])`, `\s+`, "é|ü", ".$", "[A-Z]", `\d`, "(o)(r)?",
+		`\w+`, "[[:upper:]].", "[[:alpha:]]+$", `(\w)\1`, `(l)\1`, `\W`, `\m\w`, `(?<=l)o`, "[[:lower:]]{2}"}
 	pgoCharFmts = []string{"YYYY-MM-DD HH24:MI:SS.US", "Dy DD Mon YYYY HH12:MI AM", "FMDay FMMonth FMDDth", "IYYY-IW-ID",
-		"J Q WW DDD W", `YYYY-MM-DD"T"HH24:MI:SSOF`, "TZ SSSS MS FF3", "DDth \"of\" Month", "CC Y,YYY BC", "yyyy mon dy am", "HH:MI:SS pm"}
+		"J Q WW DDD W", `YYYY-MM-DD"T"HH24:MI:SSOF`, "TZ SSSS MS FF3", "DDth \"of\" Month", "CC Y,YYY BC", "yyyy mon dy am", "HH:MI:SS pm",
+		"TMDay TMMonth TMmon TMDy|"}
 )
 
 func (g *pgoGen) richText(d int, rich bool) string {
@@ -421,7 +422,7 @@ func (g *pgoGen) richTypedText(d int) string {
 	case 6:
 		return fmt.Sprintf("to_char(%s, '%s')", g.richExpr("timestamptz", d), pgoCharFmts[g.n(len(pgoCharFmts))])
 	case 7:
-		return fmt.Sprintf("to_char(%s, '%s')", g.richExpr("interval", d), g.pick("HH24:MI:SS", "DD HH24:MI", "YYYY MM DD", "MI:SS.MS")) // no HH: to_char_interval_hh
+		return fmt.Sprintf("to_char(%s, '%s')", g.richExpr("interval", d), g.pick("HH24:MI:SS", "DD HH24:MI", "YYYY MM DD", "MI:SS.MS", "HH HH12:MI"))
 	case 8:
 		return fmt.Sprintf("concat_ws('/', %s, %s)", g.richExpr(g.pick("int[]", "text[]", "timestamptz", "interval"), d), g.richExpr(g.pick("jsonb", "float", "hugenum"), d))
 	}

@@ -60,11 +60,9 @@ var pgoFixedQueries = []pgoQuery{
 	{name: "extract_dow", sql: "SELECT id, extract(dow from d) FROM t1"},
 	{name: "extract_epoch", sql: "SELECT id, extract(epoch from ts) FROM t1"},
 	{name: "distinct_from_left", sql: "SELECT id, s IS DISTINCT FROM left(s, 1) AS d1, a IS NOT DISTINCT FROM abs(a) AS d2 FROM t1"},
-	{name: "mod_name", sql: "SELECT id, mod(a, 3) FROM t1", known: "mod(a, b) is named ?column? (PostgreSQL: mod)"},
-	{name: "distinct_on_position", sql: "SELECT DISTINCT ON (1) a, id FROM t1 ORDER BY 1, id", ordered: true,
-		known: "an integer constant in DISTINCT ON is not read as an output column position (42P10 instead)"},
-	{name: "lag_default_type", sql: "SELECT id, lag(a, 1, 10000000000) OVER (ORDER BY id) AS l, lead(a, 1, 2.5) OVER (ORDER BY id) AS r FROM t1",
-		known: "lag/lead convert the default to the value's type (PostgreSQL: their common type, anycompatible)"},
+	{name: "mod_name", sql: "SELECT id, mod(a, 3) FROM t1"},
+	{name: "distinct_on_position", sql: "SELECT DISTINCT ON (1) a, id FROM t1 ORDER BY 1, id", ordered: true},
+	{name: "lag_default_type", sql: "SELECT id, lag(a, 1, 10000000000) OVER (ORDER BY id) AS l, lead(a, 1, 2.5) OVER (ORDER BY id) AS r FROM t1"},
 }
 
 // pgOracle runs statements on PostgreSQL and streamdb and records where

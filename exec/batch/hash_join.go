@@ -18,7 +18,14 @@ const (
 	LeftJoin
 	RightJoin
 	FullJoin
+	// SemiJoin emits each left row that has a partner, once; AntiJoin
+	// each that has none. Both output the left columns only.
+	SemiJoin
+	AntiJoin
 )
+
+// filtersLeft reports whether the join only keeps or drops left rows.
+func (k JoinKind) filtersLeft() bool { return k == SemiJoin || k == AntiJoin }
 
 // HashJoin joins left and right on leftKeys[i] = rightKeys[i] and a
 // residual condition over the concatenated row. It builds a hash table of
@@ -58,6 +65,9 @@ type probeState struct {
 // NewHashJoin returns a join of left and right; cond may be nil.
 func NewHashJoin(left, right Executor, kind JoinKind, leftKeys, rightKeys []int, cond expr.Expr) *HashJoin {
 	ts := append(append([]types.Type{}, left.Types()...), right.Types()...)
+	if kind.filtersLeft() {
+		ts = ts[:len(left.Types())]
+	}
 	return &HashJoin{
 		left: left, right: right, kind: kind, leftKeys: leftKeys, rightKeys: rightKeys,
 		cond: cond, types: ts, rb: newRowBuilder(ts),
@@ -146,6 +156,9 @@ func (j *HashJoin) probeStep(ctx context.Context) error {
 	if !p.matched && (j.kind == LeftJoin || j.kind == FullJoin) {
 		j.rb.append(padRight(lrow, len(j.types)))
 	}
+	if !p.matched && j.kind == AntiJoin {
+		j.rb.append(lrow)
+	}
 	p.i++
 	p.started = false
 	return nil
@@ -184,7 +197,7 @@ func (j *HashJoin) candidates(lrow []types.Datum) []int {
 
 // tryPair emits left row + build row idx if the residual condition holds.
 func (j *HashJoin) tryPair(lrow []types.Datum, idx int) error {
-	row := append(append(make([]types.Datum, 0, len(j.types)), lrow...), j.build[idx]...)
+	row := append(append(make([]types.Datum, 0, len(lrow)+len(j.build[idx])), lrow...), j.build[idx]...)
 	if j.cond != nil {
 		ok, err := isTrue(j.cond, row)
 		if err != nil || !ok {
@@ -193,7 +206,15 @@ func (j *HashJoin) tryPair(lrow []types.Datum, idx int) error {
 	}
 	j.probe.matched = true
 	j.matched[idx] = true
-	j.rb.append(row)
+	switch j.kind {
+	case SemiJoin:
+		j.rb.append(lrow)
+		j.probe.j = len(j.probe.cands) // one match is enough
+	case AntiJoin:
+		j.probe.j = len(j.probe.cands)
+	default:
+		j.rb.append(row)
+	}
 	return nil
 }
 

@@ -258,6 +258,10 @@ type aggCallLayout struct {
 	// scaleCol is the column of a numeric sum's or avg's scale counts
 	// (expr.ScaleCounts, as text) in the result row, or -1.
 	scaleCol int
+	// specialCol is the column of a numeric or float sum's or avg's
+	// counts of NaN and infinite inputs (expr.SpecialCounts, as text) in
+	// the result row, or -1.
+	specialCol int
 }
 
 // aggLayout holds the state tables of a HashAgg. With g group columns:
@@ -282,8 +286,12 @@ type aggCallLayout struct {
 // regr_count is a count (of non-NULL pairs). After every
 // call's state come the scale counts of each sum, avg or variance of a numeric
 // argument (text, expr.ScaleCounts; NULL in a row written before they
-// were kept, when the sum keeps the largest scale it has seen); they are
-// last so that such rows still decode.
+// were kept, when the sum keeps the largest scale it has seen), then the
+// counts of NaN, Infinity and -Infinity inputs of each sum or avg of a
+// numeric or float argument, which its sum leaves out (text,
+// expr.SpecialCounts; NULL when all are 0, and in a row written before
+// they were kept, whose sum includes them); they are last so that such
+// rows still decode.
 //
 // Min/max input table, one per column aggregated by min or max: every input
 // row with a non-NULL value in that column, PK all columns, DistKey the
@@ -358,7 +366,7 @@ func (l *aggLayout) resolveCalls(s AggSpec) error {
 		if err != nil {
 			return err
 		}
-		cl := aggCallLayout{AggCall: c, stateCol: col, minMax: -1, distinct: -1, list: -1, scaleCol: -1}
+		cl := aggCallLayout{AggCall: c, stateCol: col, minMax: -1, distinct: -1, list: -1, scaleCol: -1, specialCol: -1}
 		cl.Type = t
 		if c.Kind != expr.AggCountStar {
 			cl.argType = s.InTypes[c.Arg]
@@ -382,6 +390,13 @@ func (l *aggLayout) resolveCalls(s AggSpec) error {
 		c := &l.calls[i]
 		if (c.Kind == expr.AggSum || c.Kind == expr.AggAvg || c.Kind.IsVariance()) && c.argType.ID == types.IDNumeric {
 			c.scaleCol = col
+			col++
+		}
+	}
+	for i := range l.calls {
+		c := &l.calls[i]
+		if (c.Kind == expr.AggSum || c.Kind == expr.AggAvg) && (c.argType.ID == types.IDNumeric || c.argType.IsFloat()) {
+			c.specialCol = col
 			col++
 		}
 	}
@@ -426,6 +441,11 @@ func (l *aggLayout) resultTable(id uint32) *storage.Table {
 	}
 	for i := range l.calls {
 		if l.calls[i].scaleCol >= 0 {
+			ts = append(ts, types.TText)
+		}
+	}
+	for i := range l.calls {
+		if l.calls[i].specialCol >= 0 {
 			ts = append(ts, types.TText)
 		}
 	}

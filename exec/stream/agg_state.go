@@ -45,6 +45,9 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 		if err := c.decodeScales(row, &st.sum.Scales); err != nil {
 			return aggState{}, err
 		}
+		if err := c.decodeSpecial(row, &st.sum.Special); err != nil {
+			return aggState{}, err
+		}
 		return st, nil
 	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg,
 		expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
@@ -114,6 +117,25 @@ func (c *aggCallLayout) decodeScales(row []types.Datum, dst *expr.ScaleCounts) e
 	return nil
 }
 
+// decodeSpecial reads the call's counts of NaN and infinite inputs, if
+// it keeps them, into dst; NULL (none, or a row written before they were
+// kept) leaves dst zero.
+func (c *aggCallLayout) decodeSpecial(row []types.Datum, dst *expr.SpecialCounts) error {
+	if c.specialCol < 0 || c.specialCol >= len(row) || row[c.specialCol] == nil {
+		return nil
+	}
+	text, ok := row[c.specialCol].(string)
+	if !ok {
+		return fmt.Errorf("stream: hash agg: corrupt %s state %v", c.Kind, row[c.specialCol])
+	}
+	sc, err := expr.ParseSpecialCounts(text)
+	if err != nil {
+		return fmt.Errorf("stream: hash agg: corrupt %s state: %w", c.Kind, err)
+	}
+	*dst = sc
+	return nil
+}
+
 // appendState appends the call's state columns to a result-table row.
 func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Datum {
 	switch c.Kind {
@@ -153,6 +175,18 @@ func (c *aggCallLayout) appendTail(row []types.Datum, st *aggState) []types.Datu
 		return append(row, nil) // not known (a group from before they were kept)
 	}
 	return append(row, sc.String())
+}
+
+// appendSpecial appends the call's counts of NaN and infinite inputs,
+// if it keeps them: they follow every call's scale counts (see aggLayout).
+func (c *aggCallLayout) appendSpecial(row []types.Datum, st *aggState) []types.Datum {
+	if c.specialCol < 0 {
+		return row
+	}
+	if st.sum.Special.IsZero() {
+		return append(row, nil)
+	}
+	return append(row, st.sum.Special.String())
 }
 
 // result is the aggregate's value for state st.

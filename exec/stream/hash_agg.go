@@ -614,6 +614,9 @@ func (h *HashAgg) stateRow(g *aggGroup) []types.Datum {
 	for i := range h.l.calls {
 		row = h.l.calls[i].appendTail(row, &g.states[i])
 	}
+	for i := range h.l.calls {
+		row = h.l.calls[i].appendSpecial(row, &g.states[i])
+	}
 	return row
 }
 

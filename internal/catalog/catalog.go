@@ -88,6 +88,9 @@ type Relation struct {
 	RowID bool `json:"row_id,omitempty"`
 	// Definition is the SELECT of a materialized view, as written.
 	Definition string `json:"definition,omitempty"`
+	// SearchPath is the search path a view's Definition binds with (that
+	// of the session that created it); empty for public alone.
+	SearchPath []string `json:"search_path,omitempty"`
 	// Deps lists the relations a view reads.
 	Deps []uint32 `json:"deps,omitempty"`
 	// Internal lists the ids of the state tables the view's operators own,

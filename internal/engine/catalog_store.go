@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -51,6 +52,9 @@ func (db *DB) loadCatalog() error {
 		db.rels[r.ID] = r
 		db.byName[r.Name] = r
 	}
+	if err := db.loadSchemas(); err != nil {
+		return err
+	}
 	v, ok, err := db.store.GetMeta(metaNextID)
 	if err != nil {
 		return err
@@ -64,34 +68,72 @@ func (db *DB) loadCatalog() error {
 
 // checkKeyFormat refuses a store whose state was written in another key
 // encoding than this build's, and records the encoding in a store that
-// has none yet. A store of version 1 (before the version was recorded)
-// differs only in how intervals are keyed, so it is upgraded in place
-// when no relation has an interval column, and refused otherwise: its
-// interval keys would not be found.
+// has none yet. A store of an older format (1: before the version was
+// recorded; 2: before arrays were keyed by their elements) is upgraded in
+// place when none of its state can hold a key whose encoding changed
+// since (checkKeyUpgrade), and refused otherwise: those keys would be
+// neither found nor in order.
 func (db *DB) checkKeyFormat() error {
 	v, ok, err := db.store.GetMeta(metaKeyFormat)
 	if err != nil {
 		return err
 	}
+	from := uint32(1)
 	if ok {
 		if len(v) != 4 {
 			return fmt.Errorf("streamdb: corrupt catalog entry %s", metaKeyFormat)
 		}
-		if f := binary.BigEndian.Uint32(v); f != storage.KeyFormat {
-			return fmt.Errorf("streamdb: the data directory's state is in key format %d; this streamdb reads format %d", f, storage.KeyFormat)
+		if from = binary.BigEndian.Uint32(v); from == storage.KeyFormat {
+			return nil
 		}
-		return nil
+		if from != 2 {
+			return fmt.Errorf("streamdb: the data directory's state is in key format %d; this streamdb reads format %d", from, storage.KeyFormat)
+		}
 	}
-	for _, r := range db.rels {
-		for _, c := range r.Columns {
-			if c.Type.ID == types.IDInterval || (c.Type.ID == types.IDArray && c.Type.Elem == types.IDInterval) {
-				return fmt.Errorf("streamdb: the data directory was written by an older streamdb that keyed intervals by their fields, not their span, and %s %q has an interval column %q: dump it with COPY TO using the older streamdb and load it into a new data directory", r.Kind, r.Name, c.Name)
-			}
-		}
+	if err := db.checkKeyUpgrade(from); err != nil {
+		return err
 	}
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], storage.KeyFormat)
 	return db.store.PutMeta(metaKeyFormat, b[:])
+}
+
+// checkKeyUpgrade refuses a store of key format from whose state may hold
+// keys encoded differently in this build's format: intervals (format 1
+// keyed them by their fields, not their span) and arrays (formats 1 and 2
+// keyed them by their text, not their elements). A relation's columns show
+// their types; a materialized view's state may also key arrays its query
+// computes without returning them, so one whose query may compute arrays
+// is refused too.
+func (db *DB) checkKeyUpgrade(from uint32) error {
+	const dump = "dump it with COPY TO using the older streamdb and load it into a new data directory"
+	for _, r := range db.rels {
+		for _, c := range r.Columns {
+			if from < 2 && (c.Type.ID == types.IDInterval || (c.Type.ID == types.IDArray && c.Type.Elem == types.IDInterval)) {
+				return fmt.Errorf("streamdb: the data directory was written by an older streamdb that keyed intervals by their fields, not their span, and %s %q has an interval column %q: %s", r.Kind, r.Name, c.Name, dump)
+			}
+			if c.Type.ID == types.IDArray {
+				return fmt.Errorf("streamdb: the data directory was written by an older streamdb that keyed arrays by their text, not their elements, and %s %q has an array column %q: %s", r.Kind, r.Name, c.Name, dump)
+			}
+		}
+		if r.Kind == catalog.KindMaterializedView && mayComputeArrays(r.Definition) {
+			return fmt.Errorf("streamdb: the data directory was written by an older streamdb that keyed arrays by their text, not their elements, and materialized view %q may compute arrays: drop it using the older streamdb, then create it again", r.Name)
+		}
+	}
+	return nil
+}
+
+// mayComputeArrays reports whether a view's query may compute array
+// values: whether it names an array function, an array constructor or
+// an array type, or a function that returns an array.
+func mayComputeArrays(query string) bool {
+	q := strings.ToLower(query)
+	for _, s := range []string{"array", "[", "regexp_match", "current_schemas"} {
+		if strings.Contains(q, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // beginDrop removes a relation from the stored catalog and records its

@@ -62,12 +62,13 @@ func copyFileError(n *sql.CopyStmt) error {
 
 // copyRelation looks up the relation a COPY names.
 func (s *Session) copyRelation(n *sql.CopyStmt) (*catalog.Relation, error) {
-	name := n.Table
-	if n.Schema != "" && n.Schema != "public" {
-		name = n.Schema + "." + n.Table
-	}
-	r, ok := s.catalog().Relation(name)
+	c := s.catalog()
+	r, ok := catalog.Lookup(c, c.SearchPath(), n.Schema, n.Table)
 	if !ok {
+		name := n.Table
+		if n.Schema != "" {
+			name = n.Schema + "." + n.Table
+		}
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 	}
 	return r, nil

@@ -106,10 +106,11 @@ func (db *DB) checkNewName(name string, ifNotExists bool, w ResultWriter) (done 
 	if _, exists := db.Relation(name); !exists {
 		return false, nil
 	}
+	_, own := catalog.SplitName(name) // PostgreSQL names it without its schema
 	if ifNotExists {
-		return true, w.Notice("NOTICE", fmt.Sprintf("relation %q already exists, skipping", name))
+		return true, w.Notice("NOTICE", fmt.Sprintf("relation %q already exists, skipping", own))
 	}
-	return true, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	return true, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", own)
 }
 
 // register publishes a relation and its running job.
@@ -194,7 +195,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	}
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
-		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan)}
+		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan), SearchPath: storedPath(cv.SearchPath)}
 	opts.apply(rel, db.opts.Parallelism)
 	return db.launchView(ctx, rel, shape)
 }

@@ -95,9 +95,11 @@ type DB struct {
 
 	ddlMu sync.Mutex
 
-	mu      sync.RWMutex
-	rels    map[uint32]*catalog.Relation
-	byName  map[string]*catalog.Relation
+	mu     sync.RWMutex
+	rels   map[uint32]*catalog.Relation
+	byName map[string]*catalog.Relation
+	// schemas are the user-created schemas, by name (schema.go).
+	schemas map[string]*catalog.Schema
 	runtime map[uint32]*relRuntime
 	// jobs are the views being created, by relation id.
 	jobs map[uint32]*job
@@ -163,7 +165,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("streamdb: opening store: %w", err)
 	}
 	db := &DB{opts: o, store: st, rels: map[uint32]*catalog.Relation{},
-		byName: map[string]*catalog.Relation{}, runtime: map[uint32]*relRuntime{},
+		byName: map[string]*catalog.Relation{}, schemas: map[string]*catalog.Schema{}, runtime: map[uint32]*relRuntime{},
 		jobs: map[uint32]*job{}, closing: make(chan struct{})}
 	db.writer = write.New(writeEngine{db})
 	db.viewErrors.onNew = db.logViewError

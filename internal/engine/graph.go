@@ -200,7 +200,7 @@ func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.Str
 // planStored returns the stream plan of a stored view or index.
 func (db *DB) planStored(r *catalog.Relation) (*planner.ViewShape, error) {
 	if r.Kind != catalog.KindIndex {
-		return db.planView(r.Definition, r.Columns)
+		return db.planView(r.Definition, r.SearchPath, r.Columns)
 	}
 	if r.Index == nil {
 		return nil, errors.New("index without its definition")
@@ -214,7 +214,7 @@ func (db *DB) planStored(r *catalog.Relation) (*planner.ViewShape, error) {
 
 // planView binds a stored view definition and checks that it still has the
 // stored shape.
-func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, error) {
+func (db *DB) planView(def string, path []string, cols []catalog.Column) (*planner.ViewShape, error) {
 	stmts, err := sql.NewParser().Parse(def)
 	if err != nil {
 		return nil, err
@@ -222,7 +222,11 @@ func (db *DB) planView(def string, cols []catalog.Column) (*planner.ViewShape, e
 	if len(stmts) != 1 {
 		return nil, errors.New("view definition is not one statement")
 	}
-	bound, err := binder.Bind(db, stmts[0], binder.Options{View: true})
+	var cat catalog.Reader = db
+	if len(path) > 0 {
+		cat = pathCatalog{DB: db, path: path}
+	}
+	bound, err := binder.Bind(cat, stmts[0], binder.Options{View: true})
 	if err != nil {
 		return nil, err
 	}

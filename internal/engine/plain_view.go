@@ -20,7 +20,7 @@ func (db *DB) createPlainView(cv *planner.CreatePlainView, w ResultWriter) error
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
 	rel := &catalog.Relation{Name: cv.Name, Kind: catalog.KindView, State: catalog.StateCreated,
-		Columns: cv.Columns, Definition: cv.Definition, Deps: cv.Deps}
+		Columns: cv.Columns, Definition: cv.Definition, Deps: cv.Deps, SearchPath: storedPath(cv.SearchPath)}
 	if old, ok := db.Relation(cv.Name); ok {
 		if !cv.OrReplace || old.Kind != catalog.KindView {
 			if _, err := db.checkNewName(cv.Name, false, w); err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
-	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/pgwire"
@@ -133,7 +132,12 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 	case *sql.ExplainStmt:
 		return s.explain(n, w)
 	case *sql.AlterStmt:
-		return s.db.alter(ctx, n, w)
+		a := *n // the statement may be prepared: resolve a copy
+		c := s.catalog()
+		if r, ok := catalog.LookupName(c, c.SearchPath(), a.Name); ok {
+			a.Name = r.Name
+		}
+		return s.db.alter(ctx, &a, w)
 	case *sql.WaitStmt:
 		if err := s.db.waitAllJobs(ctx); err != nil {
 			return err
@@ -141,6 +145,12 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		return w.Complete("WAIT")
 	case *sql.CopyStmt:
 		return s.copy(ctx, n, w)
+	case *sql.CreateSchemaStmt:
+		return s.db.createSchema(n, w)
+	case *sql.DropStmt:
+		if n.Kind == sql.ObjSchema {
+			return s.db.dropSchemas(ctx, n, w)
+		}
 	case *sql.CancelJobsStmt:
 		for _, id := range n.IDs {
 			if err := s.db.cancelJob(uint32(id)); err != nil {
@@ -442,7 +452,7 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 	var lines []string
 	switch b := res.Stmt.(type) {
 	case *planner.Query:
-		lines = planner.Explain(b.Plan)
+		lines = planner.ExplainBatch(b.Plan)
 	case *planner.CreateView:
 		shape, err := planner.PlanView(b.Query, b.ColNames)
 		if err != nil {
@@ -460,11 +470,11 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 		lines = append(lines, "")
 		lines = append(lines, planner.ExplainFragments(frags)...)
 	case *planner.Insert:
-		lines = append([]string{"Insert on " + b.Rel.Name}, indent(planner.Explain(b.Source))...)
+		lines = append([]string{"Insert on " + b.Rel.Name}, indent(planner.ExplainBatch(b.Source))...)
 	case *planner.Update:
-		lines = append([]string{"Update on " + b.Rel.Name}, indent(planner.Explain(dmlScan(b.Rel, b.Filter)))...)
+		lines = append([]string{"Update on " + b.Rel.Name}, indent(planner.Explain(planner.DMLScan(b.Rel, b.Filter, b.Indexes)))...)
 	case *planner.Delete:
-		lines = append([]string{"Delete on " + b.Rel.Name}, indent(planner.Explain(dmlScan(b.Rel, b.Filter)))...)
+		lines = append([]string{"Delete on " + b.Rel.Name}, indent(planner.Explain(planner.DMLScan(b.Rel, b.Filter, b.Indexes)))...)
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}
@@ -510,16 +520,6 @@ func parseTimeout(name, v string) (time.Duration, error) {
 // TxWrites counts the statements of the open transaction block that wrote
 // (each committed on its own; a ROLLBACK cannot undo them).
 func (s *Session) TxWrites() int { return s.txWrites }
-
-// dmlScan is the plan by which an UPDATE or DELETE finds its rows (see
-// write.dmlTarget.eachMatching).
-func dmlScan(rel *catalog.Relation, filter expr.Expr) planner.Node {
-	var n planner.Node = planner.ScanOf(rel)
-	if filter != nil {
-		n = &planner.Filter{Input: n, Cond: filter}
-	}
-	return n
-}
 
 // indent nests EXPLAIN lines under a parent line.
 func indent(lines []string) []string {

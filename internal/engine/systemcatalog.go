@@ -159,6 +159,8 @@ type sessionCatalog struct {
 	systemcatalog.Functions
 	// noIndexes: enable_indexscan is off, queries read no index.
 	noIndexes bool
+	// searchPath is the session's search_path.
+	searchPath []string
 }
 
 // IndexesOf implements catalog.IndexReader: none when the session's
@@ -178,7 +180,7 @@ var (
 // catalog returns the catalog the session binds statements against.
 func (s *Session) catalog() sessionCatalog {
 	return sessionCatalog{DB: s.db, Functions: systemcatalog.NewFunctions(systemSource{s.db}, s.identity()),
-		noIndexes: !s.boolVar("enable_indexscan")}
+		noIndexes: !s.boolVar("enable_indexscan"), searchPath: catalog.ParseSearchPath(s.vars["search_path"])}
 }
 
 // rowsIter is a storage.Iterator over rows held in memory.

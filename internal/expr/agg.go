@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -132,6 +133,32 @@ func (k AggKind) String() string {
 // of floats double; min/max the argument's type.
 func AggResultType(k AggKind, arg types.Type) (types.Type, error) { return aggResultType(k, arg) }
 
+// AggUnknownArg is the type PostgreSQL's function resolution gives an
+// unknown-typed argument (a string literal or NULL) of aggregate k: its
+// only candidate's (bool_and, the variance family, percentile_cont), or
+// text where the candidates include text (count, min, max, string_agg).
+// ok is false where resolution fails: AggResultType of the unknown type
+// then gives PostgreSQL's error, function sum(unknown) is not unique
+// (sum, avg, the bitwise aggregates, array_agg) or could not determine
+// polymorphic type (jsonb_agg, mode, percentile_disc).
+func AggUnknownArg(k AggKind) (t types.Type, ok bool) {
+	switch {
+	case k == AggCount, k == AggMin, k == AggMax, k == AggStringAgg:
+		return types.TText, true
+	case k == AggBoolAnd, k == AggBoolOr:
+		return types.TBool, true
+	case k.IsVariance(), k == AggPercentileCont:
+		return types.TFloat64, true
+	}
+	return types.TUnknown, false
+}
+
+// errUnknownPolymorphic is PostgreSQL's error for a polymorphic
+// (anyelement) argument of unknown type.
+func errUnknownPolymorphic() error {
+	return pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
+}
+
 // IsList reports whether k collects its inputs in a list (ListAgg).
 func (k AggKind) IsList() bool {
 	return k == AggStringAgg || k == AggArrayAgg || k == AggJSONBAgg || k.IsObjectAgg() || k.IsOrderedSet()
@@ -156,7 +183,12 @@ func (k AggKind) IsBitwise() bool { return k >= AggBitAnd && k <= AggBitXor }
 func (k AggKind) IsVariance() bool { return k >= AggVarSamp && k <= AggStddevPop }
 
 // SumState is the retractable running state of sum and avg: the sum of the
-// non-NULL inputs (as a Datum of AccType) and how many there were.
+// finite non-NULL inputs (as a Datum of AccType; nil while none is
+// counted), how many non-NULL inputs there were, and how many of them are
+// NaN, Infinity or -Infinity (numeric and floats), which the sum leaves
+// out, as PostgreSQL's numeric accumulator does: so retracting one of them
+// gives back the sum of the others, and the result is NaN, an infinity or
+// the finite sum by what remains.
 type SumState struct {
 	Sum   types.Datum
 	Count int64
@@ -165,6 +197,10 @@ type SumState struct {
 	// over the same inputs, however many were retracted. A view's state
 	// keeps it; a batch aggregate, which never retracts, needs none.
 	Scales ScaleCounts
+	// Special counts the NaN and infinite inputs. (A view's state row
+	// written before they were counted has none, and its Sum may itself
+	// be NaN or infinite: it then stays so, as it did.)
+	Special SpecialCounts
 }
 
 // AccType is the type sum/avg accumulate in for an argument type: bigint for

@@ -18,13 +18,20 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		}
 		return types.TText, nil
 	case AggArrayAgg:
-		if arg.ID == types.IDArray || arg.ID == types.IDUnknown {
+		if arg.ID == types.IDUnknown {
+			// Both array_agg(anynonarray) and array_agg(anyarray) take it.
+			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveAmbiguous)
+		}
+		if arg.ID == types.IDArray {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
 		}
 		return types.ArrayOf(arg.ID), nil
 	case AggVarSamp, AggVarPop, AggStddevSamp, AggStddevPop:
 		return varResultType(k, arg)
 	case AggJSONBAgg:
+		if arg.ID == types.IDUnknown {
+			return types.Type{}, errUnknownPolymorphic() // jsonb_agg(anyelement)
+		}
 		return types.TJSONB, nil
 	case AggJSONBObjectAgg, AggJSONObjectAgg:
 		return objectAggResultType(k, arg)
@@ -34,6 +41,9 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		AggRegrSlope, AggRegrSXX, AggRegrSXY, AggRegrSYY:
 		return regrResultType(k, arg)
 	case AggBitAnd, AggBitOr, AggBitXor:
+		if arg.ID == types.IDUnknown { // of smallint, integer, bigint or bit
+			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveAmbiguous)
+		}
 		if !arg.IsInteger() {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
 		}
@@ -47,7 +57,7 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		switch arg.ID {
 		case types.IDUnknown:
 			return types.TText, nil
-		case types.IDBool, types.IDBytea: // PostgreSQL has no min or max of them
+		case types.IDBool, types.IDBytea, types.IDJSON, types.IDJSONB: // PostgreSQL has no min or max of them
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
 		}
 		if arg.IsString() {
@@ -89,9 +99,21 @@ func accType(arg types.Type) types.Type {
 // accumulate adds or retracts one value. Integer and numeric sums are
 // exact, so retracting restores the previous sum (a numeric sum keeps the
 // largest scale it has seen while any value remains, unless Scales counts
-// them); float sums may drift by rounding. When the count returns to zero
-// the sum is reset.
+// them); float sums may drift by rounding. NaN and infinities are only
+// counted (Special). When no finite value remains the sum is reset.
 func (st *SumState) accumulate(v types.Datum, arg types.Type, retract bool) error {
+	delta := int64(1)
+	if retract {
+		delta = -1
+	}
+	if k, ok := specialKindOf(v); ok {
+		st.Special[k] += delta
+		st.Count += delta
+		if st.Count == st.Special.total() {
+			st.Sum = nil
+		}
+		return nil
+	}
 	acc, err := toAcc(v, arg)
 	if err != nil {
 		return err
@@ -104,15 +126,11 @@ func (st *SumState) accumulate(v types.Datum, arg types.Type, retract bool) erro
 		return err
 	}
 	st.Sum = sum
-	delta := int64(1)
-	if retract {
-		delta = -1
-	}
 	st.Count += delta
 	if d, ok := v.(*apd.Decimal); ok && st.Scales != nil {
 		st.Scales.add(d, delta)
 	}
-	if st.Count == 0 {
+	if st.Count == st.Special.total() {
 		st.Sum = nil
 	}
 	return nil
@@ -138,6 +156,13 @@ func (st *SumState) addInt64Run(sum, n int64) error {
 }
 
 func (st *SumState) addPartial(sum types.Datum, n int64) error {
+	if k, ok := specialKindOf(sum); ok {
+		// A NaN or infinite partial sum (a window's running sum that a
+		// frame resumes) counts as one such input.
+		st.Special[k]++
+		st.Count += n
+		return nil
+	}
 	if sum != nil {
 		acc := st.Sum
 		if acc == nil {
@@ -202,7 +227,13 @@ func addAcc(sum, v types.Datum, sub bool) (types.Datum, error) {
 
 // result implements Result.
 func (st *SumState) result(avg bool, result types.Type) (types.Datum, error) {
-	if st.Count == 0 || st.Sum == nil {
+	if st.Count == 0 {
+		return nil, nil
+	}
+	if v, ok := st.Special.result(result); ok {
+		return v, nil // sum and avg alike
+	}
+	if st.Sum == nil {
 		return nil, nil
 	}
 	sum := st.Sum

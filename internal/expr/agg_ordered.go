@@ -79,7 +79,7 @@ func orderedSetResultType(k AggKind, arg types.Type, array bool) (types.Type, er
 	default:
 		switch {
 		case arg.ID == types.IDUnknown:
-			t = types.TText
+			return types.Type{}, errUnknownPolymorphic() // of anyelement
 		case arg.ID == types.IDArray || arg.ID == types.IDJSON:
 			// PostgreSQL sorts arrays too; one level of arrays here.
 			if array {

@@ -41,7 +41,11 @@ func TestAggResultType(t *testing.T) {
 		arg  types.Type
 		code string
 	}{{AggSum, types.TText, pgerr.UndefinedFunction}, {AggAvg, types.TDate, pgerr.UndefinedFunction},
-		{AggSum, types.TUnknown, codeAmbiguousFunction}, {AggMin, types.TBool, pgerr.UndefinedFunction}} {
+		{AggSum, types.TUnknown, codeAmbiguousFunction}, {AggMin, types.TBool, pgerr.UndefinedFunction},
+		{AggMin, types.TJSONB, pgerr.UndefinedFunction}, {AggMax, types.Type{ID: types.IDJSON}, pgerr.UndefinedFunction},
+		{AggArrayAgg, types.TUnknown, codeAmbiguousFunction}, {AggBitAnd, types.TUnknown, codeAmbiguousFunction},
+		{AggJSONBAgg, types.TUnknown, pgerr.DatatypeMismatch}, {AggMode, types.TUnknown, pgerr.DatatypeMismatch},
+		{AggPercentileDisc, types.TUnknown, pgerr.DatatypeMismatch}} {
 		if _, err := AggResultType(c.k, c.arg); pgerr.Code(err) != c.code {
 			t.Errorf("%s(%s): error %v, want code %s", c.k, c.arg, err, c.code)
 		}

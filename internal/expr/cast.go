@@ -79,6 +79,15 @@ func castIn(e Expr, t types.Type, ctx castContext) (Expr, error) {
 	if !ok || level > ctx {
 		return nil, castError(from, t, ctx)
 	}
+	if from.ID == types.IDArray && t.ID == types.IDArray && from.Elem != t.Elem && from.Elem != types.IDUnknown {
+		// An array converts as its elements do (arrayConverter), which
+		// is decided now: text[] is no int[] in an assignment (42804,
+		// as PostgreSQL's), even when all its elements are NULL.
+		level, ok := castLevel(from.Elem, t.Elem)
+		if !ok || level > max(ctx, ctxAssign) {
+			return nil, castError(from, t, ctx)
+		}
+	}
 	fn := converter(from, t, ctx == ctxExplicit)
 	return &castExpr{e: e, to: t, fn: fn, implicit: ctx == ctxImplicit}, nil
 }

@@ -62,9 +62,14 @@ func dateBin(a []types.Datum) (types.Datum, error) {
 	if !ok {
 		return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
 	}
+	// Go's % truncates toward zero: a source before origin that is not on
+	// a bin boundary belongs to the bin one stride further down (a source
+	// on a boundary is its own bin start, as PostgreSQL 15.18 has it).
 	delta := diff - diff%s
-	if origin > ts && s > 1 {
-		delta -= s
+	if diff%s < 0 {
+		if delta, ok = sub64(delta, s); !ok {
+			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
+		}
 	}
 	r := types.Timestamp(int64(origin) + delta)
 	if !types.TimestampValid(r) {

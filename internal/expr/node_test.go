@@ -294,7 +294,7 @@ func TestOperatorErrors(t *testing.T) {
 		{bin(date("2024-01-01"), "+", str("1 day")), "ERROR 42725 operator is not unique: date + unknown"},
 		{bin(str("1"), "+", str("2")), "ERROR 42725 operator is not unique: unknown + unknown"},
 		{bin(i4(1), "=", str("x")), "ERROR 22P02 invalid input syntax for type integer: \"x\""},
-		{bin(ts("2024-01-01"), "-", str("1 day")), "ERROR 22007 invalid input syntax for type timestamp without time zone: \"1 day\""},
+		{bin(ts("2024-01-01"), "-", str("1 day")), "ERROR 22007 invalid input syntax for type timestamp: \"1 day\""},
 		{fn("substr", str("abc"), lit("1", "int8")), "ERROR 42883 function substr(unknown, bigint) does not exist"},
 		{un("-", str("1")), "ERROR 42725 operator is not unique: - unknown"},
 		{fn("nosuch", i4(1)), "ERROR 42883 function nosuch(integer) does not exist"},

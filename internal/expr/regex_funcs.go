@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -88,7 +87,7 @@ func parseRegexFlags(flags, fn string, global bool) (o regexOpts, g bool, err er
 }
 
 // regexArgs compiles a[1] with the flags in a[k] (when there), for fn.
-func regexArgs(a []types.Datum, k int, fn string, global bool) (*regexp.Regexp, bool, error) {
+func regexArgs(a []types.Datum, k int, fn string, global bool) (*pgRegex, bool, error) {
 	flags := ""
 	if k < len(a) {
 		flags = a[k].(string)
@@ -112,7 +111,7 @@ func regexpReplace(a []types.Datum) (types.Datum, error) {
 	if g {
 		n = 0
 	}
-	return replaceMatches(re, a[0].(string), a[2].(string), 0, n), nil
+	return replaceMatches(re, a[0].(string), a[2].(string), 0, n)
 }
 
 // regexpReplaceAt is regexp_replace(source, pattern, replacement, start
@@ -137,20 +136,24 @@ func regexpReplaceAt(a []types.Datum) (types.Datum, error) {
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "n", n)
 		}
 	}
-	return replaceMatches(re, s, a[2].(string), byteOffset(s, start-1), int(n)), nil
+	return replaceMatches(re, s, a[2].(string), byteOffset(s, start-1), int(n))
 }
 
 // replaceMatches replaces in s, from byte from on, the nth match of re
 // (every match when nth is 0) by repl with its \1..\9 and \& references.
-func replaceMatches(re *regexp.Regexp, s, repl string, from, nth int) string {
+func replaceMatches(re *pgRegex, s, repl string, from, nth int) (types.Datum, error) {
 	if from > len(s) {
-		return s
+		return s, nil
+	}
+	ms, err := findN(re, s, from, nth)
+	if err != nil {
+		return nil, err
 	}
 	var b strings.Builder
 	b.WriteString(s[:from])
 	last := from
 	k := 0
-	for _, m := range findAll(re, s, from) {
+	for _, m := range ms {
 		k++
 		if nth > 0 && k != nth {
 			continue
@@ -163,23 +166,27 @@ func replaceMatches(re *regexp.Regexp, s, repl string, from, nth int) string {
 		}
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), nil
 }
 
 // findAll returns the matches of re in s from byte from on, as
-// FindAllStringSubmatchIndex does, with a zero-length match right after
-// a match skipped (PostgreSQL's scan moves one character past it).
-func findAll(re *regexp.Regexp, s string, from int) [][]int {
+// FindAllStringSubmatchIndex does, except that after a zero-length
+// match the scan moves one character past it (as PostgreSQL's does).
+func findAll(re *pgRegex, s string, from int) ([][]int, error) {
+	return findN(re, s, from, 0)
+}
+
+// findN is findAll stopping after n matches (n > 0).
+func findN(re *pgRegex, s string, from, n int) ([][]int, error) {
 	var out [][]int
-	for pos := from; pos <= len(s); {
-		m := re.FindStringSubmatchIndex(s[pos:])
+	q := re.search(s)
+	for pos := from; pos <= len(s) && (n <= 0 || len(out) < n); {
+		m, err := q.next(pos)
+		if err != nil {
+			return nil, err
+		}
 		if m == nil {
 			break
-		}
-		for i := range m {
-			if m[i] >= 0 {
-				m[i] += pos
-			}
 		}
 		out = append(out, m)
 		if m[1] > m[0] {
@@ -192,7 +199,7 @@ func findAll(re *regexp.Regexp, s string, from int) [][]int {
 		_, w := utf8.DecodeRuneInString(s[m[1]:])
 		pos = m[1] + w
 	}
-	return out
+	return out, nil
 }
 
 // appendReplacement writes repl with \N (group N, 1-9), \& (the whole
@@ -261,9 +268,9 @@ func regexpMatch(a []types.Datum) (types.Datum, error) {
 		return nil, err
 	}
 	s := a[0].(string)
-	m := re.FindStringSubmatchIndex(s)
-	if m == nil {
-		return nil, nil
+	m, err := re.search(s).next(0)
+	if m == nil || err != nil {
+		return nil, err
 	}
 	return types.FormatArray(groups(s, m), types.TText), nil
 }
@@ -278,9 +285,13 @@ func regexpSplit(a []types.Datum) (types.Datum, error) {
 		return nil, err
 	}
 	s := a[0].(string)
+	ms, err := findAll(re, s, 0)
+	if err != nil {
+		return nil, err
+	}
 	var parts []types.Datum
 	prev := 0
-	for _, m := range findAll(re, s, 0) {
+	for _, m := range ms {
 		if m[0] >= len(s) || m[1] <= prev {
 			continue
 		}
@@ -297,7 +308,7 @@ func regexpLike(a []types.Datum) (types.Datum, error) {
 	if err != nil {
 		return nil, err
 	}
-	return re.MatchString(a[0].(string)), nil
+	return re.match(a[0].(string))
 }
 
 // startArg reads the 1-based character position a[k] (1 when absent) as
@@ -324,7 +335,8 @@ func regexpCount(a []types.Datum) (types.Datum, error) {
 	if err != nil || from > len(s) {
 		return int64(0), err
 	}
-	return int64(len(findAll(re, s, from))), nil
+	ms, err := findAll(re, s, from)
+	return int64(len(ms)), err
 }
 
 // regexpSubstr is regexp_substr(string, pattern [, start [, N [, flags
@@ -351,7 +363,10 @@ func regexpSubstr(a []types.Datum) (types.Datum, error) {
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "subexpr", sub)
 		}
 	}
-	ms := findAll(re, s, from)
+	ms, err := findN(re, s, from, int(n))
+	if err != nil {
+		return nil, err
+	}
 	if int64(len(ms)) < n {
 		return nil, nil
 	}
@@ -371,9 +386,9 @@ func regexSubstring(a []types.Datum) (types.Datum, error) {
 		return nil, err
 	}
 	s := a[0].(string)
-	m := re.FindStringSubmatchIndex(s)
-	if m == nil {
-		return nil, nil
+	m, err := re.search(s).next(0)
+	if m == nil || err != nil {
+		return nil, err
 	}
 	if len(m) > 2 {
 		if m[2] < 0 {

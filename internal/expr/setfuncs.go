@@ -253,8 +253,16 @@ func regexpMatchRows(a []types.Datum) ([]types.Datum, error) {
 		return nil, err
 	}
 	s := a[0].(string)
+	limit := 1
+	if g {
+		limit = 0
+	}
+	ms, err := findN(re, s, 0, limit)
+	if err != nil {
+		return nil, err
+	}
 	var out []types.Datum
-	for _, m := range findAll(re, s, 0) {
+	for _, m := range ms {
 		out = append(out, types.FormatArray(groups(s, m), types.TText))
 		if !g {
 			break

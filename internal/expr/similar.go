@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -206,8 +205,8 @@ func similarSubstring(a []types.Datum) (types.Datum, error) {
 		return nil, err
 	}
 	s := a[0].(string)
-	if !whole.MatchString(s) {
-		return nil, nil
+	if ok, err := whole.match(s); !ok || err != nil {
+		return nil, err
 	}
 	if len(parts) == 1 {
 		return s, nil
@@ -223,7 +222,7 @@ func similarSubstring(a []types.Datum) (types.Datum, error) {
 // the rest match, then the middle part the longest text that lets the
 // last part match the rest.
 func similarMiddle(s string, parts []string) (types.Datum, error) {
-	var res [4]*regexp.Regexp
+	var res [4]*pgRegex
 	for i, src := range []string{parts[0], parts[1], parts[2], parts[1] + ")(?:" + parts[2]} {
 		re, err := compileRegex("^(?:"+src+")$", regexOpts{})
 		if err != nil {
@@ -232,19 +231,27 @@ func similarMiddle(s string, parts []string) (types.Datum, error) {
 		res[i] = re
 	}
 	first, middle, last, rest := res[0], res[1], res[2], res[3]
+	var err error
+	matches := func(re *pgRegex, t string) bool {
+		ok, e := re.match(t)
+		if e != nil && err == nil {
+			err = e
+		}
+		return ok
+	}
 	bounds := runeBounds(s)
 	for k, i := range bounds {
-		if !rest.MatchString(s[i:]) || !first.MatchString(s[:i]) {
+		if !matches(rest, s[i:]) || !matches(first, s[:i]) {
 			continue
 		}
-		for m := len(bounds) - 1; m >= k; m-- {
+		for m := len(bounds) - 1; m >= k && err == nil; m-- {
 			j := bounds[m]
-			if middle.MatchString(s[i:j]) && last.MatchString(s[j:]) {
+			if matches(middle, s[i:j]) && matches(last, s[j:]) {
 				return s[i:j], nil
 			}
 		}
 	}
-	return nil, nil
+	return nil, err
 }
 
 // runeBounds lists the byte offsets of s's character boundaries, 0 and

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -11,7 +13,7 @@ import (
 // template patterns (time zone UTC: a timestamptz's fields are UTC's and
 // TZ prints "UTC"). Numbers are zero-padded to their field's width
 // unless FM precedes the pattern; names are blank-padded to 9 characters
-// (Month, Day) unless FM; TH and th add an ordinal suffix; text in double
+// (Month, Day) unless FM or TM; TH and th add an ordinal suffix; text in double
 // quotes is copied (\" is a double quote). Numbers have their own
 // templates: num_template.go, num_format.go and to_char_num.go.
 
@@ -91,18 +93,17 @@ func toCharInterval(a []types.Datum) (types.Datum, error) {
 func formatDCH(format string, d *dchFields) string {
 	var b strings.Builder
 	for i := 0; i < len(format); {
-		fm := false
-		for {
-			if strings.HasPrefix(format[i:], "FM") || strings.HasPrefix(format[i:], "fm") {
-				fm = true
-				i += 2
-				continue
-			}
-			if strings.HasPrefix(format[i:], "TM") || strings.HasPrefix(format[i:], "tm") {
-				i += 2 // translation mode: names are English anyway
-				continue
-			}
-			break
+		// One prefix at most, as PostgreSQL reads it: FM (fill mode) or
+		// TM (translation mode: names are English here, but never
+		// padded). "FMTMDay" is FM, then the characters T and M, then Day.
+		fm, tm := false, false
+		switch format[i:min(i+2, len(format))] {
+		case "FM", "fm":
+			fm = true
+			i += 2
+		case "TM", "tm":
+			tm = true
+			i += 2
 		}
 		if i >= len(format) {
 			break
@@ -136,26 +137,32 @@ func formatDCH(format string, d *dchFields) string {
 			continue
 		}
 		i += len(pat)
+		// One suffix at most: TH, th, or SP (spell mode: not implemented
+		// by PostgreSQL either); "DDTHSP" prints SP as text.
 		th := ""
-		if strings.HasPrefix(format[i:], "TH") || strings.HasPrefix(format[i:], "th") {
+		switch format[i:min(i+2, len(format))] {
+		case "TH", "th":
 			th = format[i : i+2]
 			i += 2
+		case "SP":
+			i += 2
 		}
-		if strings.HasPrefix(format[i:], "SP") || strings.HasPrefix(format[i:], "sp") {
-			i += 2 // spell mode: not implemented by PostgreSQL either
-		}
-		out, num := d.pattern(pat, fm)
+		out, num := d.pattern(pat, fm, tm)
 		b.WriteString(out)
-		if th != "" && num >= 0 {
+		if th != "" && num != dchNoNum {
 			b.WriteString(ordinal(num, th == "TH"))
 		}
 	}
 	return b.String()
 }
 
-// pattern renders one pattern; num is the number it printed (for TH),
-// or -1 for a name.
-func (d *dchFields) pattern(p string, fm bool) (string, int64) {
+// dchNoNum is pattern's num for a name: TH adds nothing to it.
+const dchNoNum = math.MinInt64
+
+// pattern renders one pattern; num is the number it printed (for TH,
+// which a negative number takes too: -13th), or dchNoNum for a name.
+// TM (translation mode) prints Month and Day without padding.
+func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 	pad := func(n int64, width int) (string, int64) {
 		if fm {
 			return strconv.FormatInt(n, 10), n
@@ -176,12 +183,12 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 		case lower:
 			s = strings.ToLower(s)
 		}
-		if !fm {
+		if !fm && !tm {
 			for len(s) < width {
 				s += " "
 			}
 		}
-		return s, -1
+		return s, dchNoNum
 	}
 	year, isoYear := d.year, d.isoYear
 	bc := year <= 0 && !d.interval
@@ -196,12 +203,17 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 	isLower := p == strings.ToLower(p)
 	switch up {
 	case "HH", "HH12":
+		// An interval's hour may be negative or past 23: PostgreSQL
+		// prints hour % 12, or 12 where that is 0 (interval '0' is 12,
+		// interval '-13 hours' is -01), zero-padded to 2 digits, or to 3
+		// with the sign when the hour is negative (interval '-12 hours'
+		// is 012).
 		h := d.hour % 12
 		if h == 0 {
 			h = 12
 		}
-		if d.interval {
-			h = d.hour % 12
+		if d.interval && d.hour < 0 && !fm {
+			return fmt.Sprintf("%03d", h), h
 		}
 		return pad(h, 2)
 	case "HH24":
@@ -231,7 +243,7 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 		if isLower {
 			s = strings.ToLower(s)
 		}
-		return s, -1
+		return s, dchNoNum
 	case "A.M.", "P.M.":
 		s := "A.M."
 		if d.hour%24 >= 12 {
@@ -240,7 +252,7 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 		if isLower {
 			s = strings.ToLower(s)
 		}
-		return s, -1
+		return s, dchNoNum
 	case "Y,YYY":
 		s := strconv.Itoa(year / 1000)
 		rest, _ := pad(int64(year%1000), 3)
@@ -278,7 +290,7 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 		if isLower {
 			s = strings.ToLower(s)
 		}
-		return s, -1
+		return s, dchNoNum
 	case "B.C.", "A.D.":
 		s := "A.D."
 		if bc {
@@ -287,15 +299,15 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 		if isLower {
 			s = strings.ToLower(s)
 		}
-		return s, -1
+		return s, dchNoNum
 	case "MONTH":
 		if d.month < 1 {
-			return "", -1
+			return "", dchNoNum
 		}
 		return name(monthNames[d.month-1], isUpper, isLower, 9)
 	case "MON":
 		if d.month < 1 {
-			return "", -1
+			return "", dchNoNum
 		}
 		return name(monthNames[d.month-1][:3], isUpper, isLower, 0)
 	case "MM":
@@ -309,6 +321,11 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 	case "IDDD":
 		return pad(int64(d.isoYDays), 3)
 	case "DD":
+		if d.interval && d.day < 0 && !fm {
+			// PostgreSQL pads an interval's day to 2 places, sign
+			// included: -3 days is -3 (an hour pads to 3: -03).
+			return fmt.Sprintf("%02d", d.day), int64(d.day)
+		}
 		return pad(int64(d.day), 2)
 	case "D":
 		return pad(int64(d.dow+1), 0)
@@ -332,12 +349,12 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 		return pad(d.days+2440588, 0)
 	case "Q":
 		if d.month < 1 {
-			return "", -1
+			return "", dchNoNum
 		}
 		return pad(int64((d.month-1)/3+1), 0)
 	case "RM":
 		if d.month < 1 {
-			return "", -1
+			return "", dchNoNum
 		}
 		s := romanMonths[d.month-1]
 		if isLower {
@@ -348,31 +365,31 @@ func (d *dchFields) pattern(p string, fm bool) (string, int64) {
 				s += " "
 			}
 		}
-		return s, -1
+		return s, dchNoNum
 	case "TZ":
 		if isLower {
-			return strings.ToLower(d.tz), -1
+			return strings.ToLower(d.tz), dchNoNum
 		}
-		return d.tz, -1
+		return d.tz, dchNoNum
 	case "TZH":
 		if d.tz == "" {
-			return "", -1
+			return "", dchNoNum
 		}
-		return "+00", -1
+		return "+00", dchNoNum
 	case "TZM":
 		if d.tz == "" {
-			return "", -1
+			return "", dchNoNum
 		}
-		return "00", -1
+		return "00", dchNoNum
 	case "OF":
 		if d.tz == "" {
-			return "", -1
+			return "", dchNoNum
 		}
-		return "+00", -1
+		return "+00", dchNoNum
 	case "FX":
-		return "", -1
+		return "", dchNoNum
 	}
-	return p, -1
+	return p, dchNoNum
 }
 
 func absI64(n int64) int64 {

@@ -18,6 +18,11 @@ type Engine interface {
 	Relations() []*catalog.Relation
 	// RelationByID returns the stored relation with the given id.
 	RelationByID(id uint32) (*catalog.Relation, bool)
+	// RelationByName returns the relation with the given catalog name
+	// (catalog.QualifiedName), stored or system.
+	RelationByName(name string) (*catalog.Relation, bool)
+	// Schemas returns the user-created schemas, in id order.
+	Schemas() []catalog.Schema
 	// Fragments returns the fragments of relation id's running job, with
 	// their actors and the vnodes each owns; none when it runs no job.
 	Fragments(id uint32) []planner.Fragment

@@ -2,6 +2,7 @@ package systemcatalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -75,13 +76,28 @@ func (c Functions) function(name string, n int) *catalog.Func {
 	case "current_user", "session_user":
 		return constant(c.id.User, tText)
 	case "current_schema":
-		return constant("public", tText)
+		// The first schema of the search path that exists; NULL if none.
+		v := c.lookup()
+		for _, s := range v.rawSearchPath() {
+			if _, ok := v.nsOID(s); ok {
+				return constant(s, tText)
+			}
+		}
+		return constant(nil, tText)
 	case "current_schemas":
 		return fn(types.ArrayOf(types.IDText), func(a []types.Datum) (types.Datum, error) {
-			if a[0].(bool) {
-				return "{pg_catalog,public}", nil
+			v := c.lookup()
+			var names []types.Datum
+			path := v.rawSearchPath()
+			if a[0].(bool) && !slices.Contains(path, "pg_catalog") {
+				names = append(names, "pg_catalog")
 			}
-			return "{public}", nil
+			for _, s := range path {
+				if _, ok := v.nsOID(s); ok {
+					names = append(names, s)
+				}
+			}
+			return types.FormatArray(names, tText), nil
 		}, tBool)
 	case "version":
 		return constant(serverVersion, tText)
@@ -193,8 +209,9 @@ func (c Functions) roleName(oid int64) string {
 	return fmt.Sprintf("unknown (OID=%d)", oid)
 }
 
-// tableVisible is pg_table_is_visible: relations in public and
-// pg_catalog are on the search path; NULL for an unknown OID.
+// tableVisible is pg_table_is_visible: whether an unqualified name
+// finds the relation through the session's search_path; NULL for an
+// unknown OID.
 func (c Functions) tableVisible(a []types.Datum) (types.Datum, error) {
 	v := c.lookup()
 	oid := a[0].(int64)
@@ -204,8 +221,8 @@ func (c Functions) tableVisible(a []types.Datum) (types.Datum, error) {
 			return nil, nil
 		}
 	}
-	ns, _ := relSchema(r)
-	return ns == nsPublic || ns == nsPgCatalog, nil
+	ns, name := v.relSchema(r)
+	return v.visible(ns, name), nil
 }
 
 func (c Functions) viewDef(a []types.Datum) (types.Datum, error) {

@@ -20,8 +20,16 @@ import (
 // INDEX name ON public.on USING btree (key, ...) [INCLUDE (col, ...)],
 // as Postgres prints it.
 func IndexDef(idx, on *catalog.Relation) string {
-	return fmt.Sprintf("CREATE INDEX %s ON public.%s USING btree (%s)%s", expr.QuoteIdent(idx.Name),
-		expr.QuoteIdent(on.Name), indexKeyList(idx, on), indexInclude(idx, on))
+	_, name := catalog.SplitName(idx.Name)
+	return fmt.Sprintf("CREATE INDEX %s ON %s USING btree (%s)%s", expr.QuoteIdent(name),
+		quoteQualified(on), indexKeyList(idx, on), indexInclude(idx, on))
+}
+
+// quoteQualified is a relation's name qualified by its schema, quoted
+// where needed, as pg_get_indexdef writes it.
+func quoteQualified(r *catalog.Relation) string {
+	schema, name := catalog.SplitName(r.Name)
+	return expr.QuoteIdent(schema) + "." + expr.QuoteIdent(name)
 }
 
 // indexKeyList renders the key columns of idx as Postgres does: DESC,
@@ -185,12 +193,13 @@ func (v *view) indexOn(idx *catalog.Relation) (*catalog.Relation, bool) {
 }
 
 // indexClassRow is the pg_class row of an index.
-func indexClassRow(r *catalog.Relation) []types.Datum {
+func (v *view) indexClassRow(r *catalog.Relation) []types.Datum {
 	natts := int64(0)
 	if r.Index != nil {
 		natts = int64(len(indexAttrs(r)))
 	}
-	return []types.Datum{relOID(r), r.Name, int64(nsPublic), int64(0), int64(0), int64(roleSuper), int64(amBtree), relOID(r),
+	ns, name := v.relSchema(r)
+	return []types.Datum{relOID(r), name, ns, int64(0), int64(0), int64(roleSuper), int64(amBtree), relOID(r),
 		int64(0), int64(0), float64(-1), int64(0), int64(0), false, false, "p", "i",
 		natts, int64(0), false, false, false, false, false, true, "n", false,
 		int64(0), int64(0), int64(0), nil, nil, nil}

@@ -40,9 +40,9 @@ func infoTableRows(v *view) [][]types.Datum {
 		if r.Kind == catalog.KindIndex {
 			continue // not a table, as in Postgres
 		}
-		ns, name := relSchema(r)
+		ns, name := v.relSchema(r)
 		insertable := r.Kind == catalog.KindTable
-		rows = append(rows, []types.Datum{v.id.Database, nsName(ns), name, infoTableType(r), nil, nil, nil, nil, nil,
+		rows = append(rows, []types.Datum{v.id.Database, v.nsName(ns), name, infoTableType(r), nil, nil, nil, nil, nil,
 			yesNo(insertable), "NO", nil})
 	}
 	return rows
@@ -52,7 +52,8 @@ func infoViewRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
 		if r.Kind == catalog.KindView {
-			rows = append(rows, []types.Datum{v.id.Database, "public", r.Name, viewDefinition(r), "NONE", "NO", "NO", "NO", "NO", "NO"})
+			ns, name := v.relSchema(r)
+			rows = append(rows, []types.Datum{v.id.Database, v.nsName(ns), name, viewDefinition(r), "NONE", "NO", "NO", "NO", "NO", "NO"})
 		}
 	}
 	return rows
@@ -64,7 +65,7 @@ func infoColumnRows(v *view) [][]types.Datum {
 		if r.Kind == catalog.KindIndex {
 			continue
 		}
-		ns, name := relSchema(r)
+		ns, name := v.relSchema(r)
 		nums := attnums(r)
 		for i, c := range r.Columns {
 			if nums[i] == 0 {
@@ -74,7 +75,7 @@ func infoColumnRows(v *view) [][]types.Datum {
 			if c.Default != "" {
 				def = c.Default
 			}
-			row := []types.Datum{v.id.Database, nsName(ns), name, c.Name, nums[i], def, yesNo(!c.NotNull)}
+			row := []types.Datum{v.id.Database, v.nsName(ns), name, c.Name, nums[i], def, yesNo(!c.NotNull)}
 			row = append(row, infoColumnType(c.Type)...)
 			row = append(row, v.id.Database, "pg_catalog", c.Type.InternalName(), nil, nil, nil, nil,
 				types.Format(nums[i], types.TInt64), "NO", "NO", nil, nil, nil, nil, nil, "NO", "NEVER", nil,
@@ -123,7 +124,7 @@ func infoColumnType(t types.Type) []types.Datum {
 
 func infoSchemataRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
-	for _, n := range namespaces {
+	for _, n := range v.namespaces() {
 		rows = append(rows, []types.Datum{v.id.Database, n.name, v.id.roleName(n.owner), nil, nil, nil, nil})
 	}
 	return rows

@@ -1,7 +1,7 @@
 package systemcatalog
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/streamdb/streamdb/internal/catalog"
 )
@@ -36,19 +36,23 @@ const (
 	databaseOID = 16384
 )
 
-// namespaces lists the schemas, by OID.
-var namespaces = []struct {
+// namespace is a schema as pg_namespace lists it.
+type namespace struct {
 	oid   int64
 	name  string
 	owner int64
-}{
+}
+
+// namespaces lists the built-in schemas, by OID.
+var namespaces = []namespace{
 	{nsPgCatalog, "pg_catalog", roleSuper},
 	{nsPublic, "public", roleDBOwner},
 	{nsInfo, "information_schema", roleSuper},
 	{nsStreamdb, "streamdb_catalog", roleSuper},
 }
 
-func nsName(oid int64) string {
+// builtinNsName names a built-in schema.
+func builtinNsName(oid int64) string {
 	for _, n := range namespaces {
 		if n.oid == oid {
 			return n.name
@@ -57,13 +61,72 @@ func nsName(oid int64) string {
 	return ""
 }
 
-func nsOID(name string) (int64, bool) {
-	for _, n := range namespaces {
+// namespaces lists the built-in schemas, then the user's (OID the first
+// user OID + the schema's id, which no relation's OID shares).
+func (v *view) namespaces() []namespace {
+	out := slices.Clone(namespaces)
+	if v.e != nil {
+		for _, s := range v.e.Schemas() {
+			out = append(out, namespace{firstUserOID + int64(s.ID), s.Name, roleSuper})
+		}
+	}
+	return out
+}
+
+func (v *view) nsName(oid int64) string {
+	for _, n := range v.namespaces() {
+		if n.oid == oid {
+			return n.name
+		}
+	}
+	return ""
+}
+
+func (v *view) nsOID(name string) (int64, bool) {
+	for _, n := range v.namespaces() {
 		if n.name == name {
 			return n.oid, true
 		}
 	}
 	return 0, false
+}
+
+// rawSearchPath is the session's search_path as set.
+func (v *view) rawSearchPath() []string {
+	set, ok := v.id.Settings["search_path"]
+	if !ok {
+		set = catalog.PublicSchema
+	}
+	return catalog.ParseSearchPath(set)
+}
+
+// searchPath is the session's search_path, pg_catalog first unless it
+// names it (as PostgreSQL searches).
+func (v *view) searchPath() []string {
+	path := v.rawSearchPath()
+	if !slices.Contains(path, "pg_catalog") {
+		path = append([]string{"pg_catalog"}, path...)
+	}
+	return path
+}
+
+// visible reports whether a relation of schema ns named name is the one
+// an unqualified name finds: its schema is on the search path and no
+// schema before it holds the name.
+func (v *view) visible(ns int64, name string) bool {
+	for _, s := range v.searchPath() {
+		oid, ok := v.nsOID(s)
+		if !ok {
+			continue
+		}
+		if oid == ns {
+			return true
+		}
+		if _, ok := v.e.RelationByName(catalog.QualifiedName(s, name)); ok {
+			return false
+		}
+	}
+	return false
 }
 
 // relOID returns the OID of a relation (stored or system).
@@ -77,10 +140,11 @@ func relOID(r *catalog.Relation) int64 {
 	return firstUserOID + int64(r.ID)
 }
 
-// relSchema returns the schema OID and the unqualified name of a relation.
-func relSchema(r *catalog.Relation) (int64, string) {
-	if schema, name, ok := strings.Cut(r.Name, "."); ok && r.Kind == catalog.KindSystem {
-		ns, _ := nsOID(schema)
+// relSchema returns the schema OID and the unqualified name of a
+// relation.
+func (v *view) relSchema(r *catalog.Relation) (int64, string) {
+	schema, name := catalog.SplitName(r.Name)
+	if ns, ok := v.nsOID(schema); ok {
 		return ns, name
 	}
 	return nsPublic, r.Name
@@ -122,4 +186,7 @@ func hasPKIndex(r *catalog.Relation) bool {
 	return r.Kind == catalog.KindTable && !r.RowID && len(r.PK) > 0
 }
 
-func pkIndexName(r *catalog.Relation) string { return r.Name + "_pkey" }
+func pkIndexName(r *catalog.Relation) string {
+	_, name := catalog.SplitName(r.Name)
+	return name + "_pkey"
+}

@@ -67,10 +67,10 @@ func classRows(v *view) [][]types.Datum {
 	indexed := v.indexedRelations()
 	for _, r := range v.rels {
 		if r.Kind == catalog.KindIndex {
-			rows = append(rows, indexClassRow(r))
+			rows = append(rows, v.indexClassRow(r))
 			continue
 		}
-		ns, name := relSchema(r)
+		ns, name := v.relSchema(r)
 		kind := relKind(r)
 		am, filenode := int64(0), int64(0)
 		if kind == "r" || kind == "m" {
@@ -184,7 +184,8 @@ func constraintRows(v *view) [][]types.Datum {
 		for k, i := range r.PK {
 			keys[k] = nums[i]
 		}
-		rows = append(rows, []types.Datum{relOID(r) | constraintOIDBit, pkIndexName(r), int64(nsPublic), "p",
+		ns, _ := v.relSchema(r)
+		rows = append(rows, []types.Datum{relOID(r) | constraintOIDBit, pkIndexName(r), ns, "p",
 			false, false, true, relOID(r), int64(0), relOID(r) | indexOIDBit, int64(0), int64(0), " ", " ", " ",
 			true, int64(0), true, types.FormatArray(keys, types.TInt16), nil, nil, nil, nil, nil, nil, nil})
 	}

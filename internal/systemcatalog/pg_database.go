@@ -28,9 +28,9 @@ func databaseRows(v *view) [][]types.Datum {
 		int64(-1), int64(0), int64(0), int64(1663), "C", "C", nil, nil, nil}}
 }
 
-func namespaceRows(*view) [][]types.Datum {
+func namespaceRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
-	for _, n := range namespaces {
+	for _, n := range v.namespaces() {
 		rows = append(rows, []types.Datum{n.oid, n.name, n.owner, nil})
 	}
 	return rows

@@ -30,8 +30,8 @@ func tablesViewRows(v *view) [][]types.Datum {
 	indexed := v.indexedRelations()
 	for _, r := range v.rels {
 		if relKind(r) == "r" {
-			ns, name := relSchema(r)
-			rows = append(rows, []types.Datum{nsName(ns), name, v.id.User, nil, hasPKIndex(r) || indexed[r.ID], false, false, false})
+			ns, name := v.relSchema(r)
+			rows = append(rows, []types.Datum{v.nsName(ns), name, v.id.User, nil, hasPKIndex(r) || indexed[r.ID], false, false, false})
 		}
 	}
 	return rows
@@ -42,7 +42,8 @@ func matviewRows(v *view) [][]types.Datum {
 	indexed := v.indexedRelations()
 	for _, r := range v.rels {
 		if r.Kind == catalog.KindMaterializedView {
-			rows = append(rows, []types.Datum{"public", r.Name, v.id.User, nil, indexed[r.ID], true, viewDefinition(r)})
+			ns, name := v.relSchema(r)
+			rows = append(rows, []types.Datum{v.nsName(ns), name, v.id.User, nil, indexed[r.ID], true, viewDefinition(r)})
 		}
 	}
 	return rows
@@ -52,7 +53,8 @@ func plainViewRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
 		if r.Kind == catalog.KindView {
-			rows = append(rows, []types.Datum{"public", r.Name, v.id.User, viewDefinition(r)})
+			ns, name := v.relSchema(r)
+			rows = append(rows, []types.Datum{v.nsName(ns), name, v.id.User, viewDefinition(r)})
 		}
 	}
 	return rows
@@ -62,10 +64,13 @@ func indexesViewRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
 		if hasPKIndex(r) {
-			rows = append(rows, []types.Datum{"public", r.Name, pkIndexName(r), nil, indexDef(r)})
+			ns, name := v.relSchema(r)
+			rows = append(rows, []types.Datum{v.nsName(ns), name, pkIndexName(r), nil, indexDef(r)})
 		}
 		if on, ok := v.indexOn(r); ok && r.Kind == catalog.KindIndex {
-			rows = append(rows, []types.Datum{"public", on.Name, r.Name, nil, IndexDef(r, on)})
+			ns, name := v.relSchema(on)
+			_, idxName := catalog.SplitName(r.Name)
+			rows = append(rows, []types.Datum{v.nsName(ns), name, idxName, nil, IndexDef(r, on)})
 		}
 	}
 	return rows
@@ -80,8 +85,8 @@ func viewDefinition(r *catalog.Relation) string {
 
 // indexDef is the CREATE INDEX statement of a table's primary key index.
 func indexDef(r *catalog.Relation) string {
-	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON public.%s USING btree (%s)",
-		expr.QuoteIdent(pkIndexName(r)), expr.QuoteIdent(r.Name), pkColumns(r))
+	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s USING btree (%s)",
+		expr.QuoteIdent(pkIndexName(r)), quoteQualified(r), pkColumns(r))
 }
 
 func pkColumns(r *catalog.Relation) string {

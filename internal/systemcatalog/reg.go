@@ -55,7 +55,7 @@ func (c Functions) regOut(t types.Type, oid int64) string {
 	case types.IDRegclass:
 		v := c.lookup()
 		if r, ok := v.relByOID(oid); ok {
-			return qualifiedRelName(r)
+			return v.qualifiedRelName(r)
 		}
 		if r, ok := v.pkRelByOID(oid, indexOIDBit); ok {
 			return expr.QuoteIdent(pkIndexName(r))
@@ -65,7 +65,7 @@ func (c Functions) regOut(t types.Type, oid int64) string {
 			return expr.FormatType(uint32(oid), -1)
 		}
 	case types.IDRegnamespace:
-		if name := nsName(oid); name != "" {
+		if name := c.lookup().nsName(oid); name != "" {
 			return expr.QuoteIdent(name)
 		}
 	case types.IDRegrole:
@@ -85,12 +85,12 @@ func (c Functions) regOut(t types.Type, oid int64) string {
 
 // qualifiedRelName names a relation as regclass prints it: qualified
 // when its schema is not on the search path.
-func qualifiedRelName(r *catalog.Relation) string {
-	ns, name := relSchema(r)
-	if ns == nsPublic || ns == nsPgCatalog {
+func (v *view) qualifiedRelName(r *catalog.Relation) string {
+	ns, name := v.relSchema(r)
+	if v.visible(ns, name) {
 		return expr.QuoteIdent(name)
 	}
-	return expr.QuoteIdent(nsName(ns)) + "." + expr.QuoteIdent(name)
+	return expr.QuoteIdent(v.nsName(ns)) + "." + expr.QuoteIdent(name)
 }
 
 // regIn reads the name (or number) of an object as a reg* value.
@@ -105,7 +105,7 @@ func (c Functions) regIn(t types.Type, s string) (types.Datum, error) {
 	case types.IDRegtype:
 		return regtypeIn(s)
 	case types.IDRegnamespace:
-		if oid, ok := nsOID(unquoteName(s)); ok {
+		if oid, ok := c.lookup().nsOID(unquoteName(s)); ok {
 			return oid, nil
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "schema %q does not exist", unquoteName(s))
@@ -158,19 +158,20 @@ func addSupportFunc(oid int64, name string) {
 	supportFuncNames[oid], supportFuncOIDs[name] = name, oid
 }
 
-// regclassIn looks a relation name up: [schema.]name, with the search
-// path public, pg_catalog.
+// regclassIn looks a relation name up: [schema.]name, unqualified
+// through the session's search path.
 func (c Functions) regclassIn(s string) (types.Datum, error) {
 	parts := splitQualified(s)
 	v := c.view()
 	for _, r := range v.rels {
-		ns, name := relSchema(r)
+		ns, name := v.relSchema(r)
 		switch {
-		case len(parts) == 1 && name == parts[0] && (ns == nsPublic || ns == nsPgCatalog),
-			len(parts) == 2 && name == parts[1] && nsName(ns) == parts[0]:
+		case len(parts) == 1 && name == parts[0] && v.visible(ns, name),
+			len(parts) == 2 && name == parts[1] && v.nsName(ns) == parts[0]:
 			return relOID(r), nil
 		}
-		if hasPKIndex(r) && parts[len(parts)-1] == pkIndexName(r) && (len(parts) == 1 || parts[0] == "public") {
+		if hasPKIndex(r) && parts[len(parts)-1] == pkIndexName(r) &&
+			(len(parts) == 1 && v.visible(ns, name) || len(parts) == 2 && v.nsName(ns) == parts[0]) {
 			return relOID(r) | indexOIDBit, nil
 		}
 	}

@@ -77,7 +77,7 @@ func init() {
 
 // register builds t's relation and indexes it.
 func (t *table) register(id uint32, tableoid bool) {
-	t.rel = &catalog.Relation{ID: id, Name: nsName(t.ns) + "." + t.name, Kind: catalog.KindSystem}
+	t.rel = &catalog.Relation{ID: id, Name: builtinNsName(t.ns) + "." + t.name, Kind: catalog.KindSystem}
 	for _, c := range strings.Split(t.cols, ", ") {
 		name, typ, _ := strings.Cut(c, " ")
 		t.rel.Columns = append(t.rel.Columns, catalog.Column{Name: name, Type: catalogColumnType(typ)})

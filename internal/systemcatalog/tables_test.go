@@ -42,6 +42,17 @@ func (e fakeEngine) RelationByID(id uint32) (*catalog.Relation, bool) {
 	return nil, false
 }
 
+func (e fakeEngine) RelationByName(name string) (*catalog.Relation, bool) {
+	for _, r := range e.rels {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Relation(name)
+}
+
+func (e fakeEngine) Schemas() []catalog.Schema { return nil }
+
 func (e fakeEngine) Fragments(id uint32) []planner.Fragment {
 	if id != 2 {
 		return nil

@@ -15,7 +15,8 @@ type dateTime struct {
 	hasTime          bool
 	offset           int64 // zone offset east of UTC, in micros
 	hasZone          bool
-	special          string // "infinity", "-infinity", "epoch"
+	zone             inputZone // a named zone: offset depends on the local time
+	special          string    // "infinity", "-infinity", "epoch"
 }
 
 // ParseDate reads a date: ISO YYYY-MM-DD, optionally followed by a time
@@ -41,10 +42,12 @@ func ParseDate(s string) (Date, error) {
 }
 
 // ParseTimestamp reads a timestamp: YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]]
-// [zone][ BC], where the zone is Z, UTC, GMT, +HH, +HHMM or +HH:MM[:SS].
-// For timestamptz the zone shifts the value to UTC (no zone means the
-// session zone, UTC); timestamp without time zone ignores it, as Postgres
-// does. Also infinity, -infinity and epoch.
+// [zone][ BC], where the zone is +HH, +HHMM or +HH:MM[:SS], an
+// abbreviation (Z, UTC, EST, CEST, ...), a zone name (Europe/Paris) or a
+// POSIX offset (UTC+3); see timezone.go. For timestamptz the zone shifts
+// the value to UTC (no zone means the session zone, UTC); timestamp
+// without time zone ignores it, as Postgres does. Also infinity,
+// -infinity and epoch.
 func ParseTimestamp(s string, tz bool) (Timestamp, error) {
 	t := TTimestamp
 	if tz {
@@ -67,6 +70,10 @@ func ParseTimestamp(s string, tz bool) (Timestamp, error) {
 		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: %q", s)
 	}
 	ts := Timestamp(days*MicrosPerDay + dt.micros)
+	if tz && dt.zone.loc != nil {
+		// PostgreSQL resolves a named zone at the whole second.
+		dt.offset = dt.zone.offsetAt(days*secsPerDay+dt.micros/MicrosPerSecond) * MicrosPerSecond
+	}
 	if tz && dt.hasZone {
 		ts -= Timestamp(dt.offset)
 	}
@@ -77,7 +84,11 @@ func ParseTimestamp(s string, tz bool) (Timestamp, error) {
 }
 
 func dateSyntaxError(t Type, s string) error {
-	return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, s)
+	name := t.String()
+	if t.ID == IDTimestamp {
+		name = "timestamp" // as PostgreSQL's timestamp_in names it
+	}
+	return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", name, s)
 }
 
 func fieldOverflow(s string) error {
@@ -95,13 +106,17 @@ func parseDateTime(s string, t Type) (dateTime, error) {
 		return dt, nil
 	}
 	bc := false
-	if rest, ok := strings.CutSuffix(v, "bc"); ok {
+	// BC or AD ends the literal, unless it ends a zone name (Asia/Baghdad).
+	if rest, ok := strings.CutSuffix(v, "bc"); ok && !endsInZoneName(rest) {
 		v, bc = strings.TrimSpace(rest), true
-	} else if rest, ok := strings.CutSuffix(v, "ad"); ok {
+	} else if rest, ok := strings.CutSuffix(v, "ad"); ok && !endsInZoneName(rest) {
 		v = strings.TrimSpace(rest)
 	}
 	p := &dtParser{s: v}
 	if !p.date(&dt) || !p.timeAndZone(&dt) {
+		if p.err != nil {
+			return dt, p.err
+		}
 		return dt, dateSyntaxError(t, s)
 	}
 	if bc {
@@ -119,11 +134,21 @@ func parseDateTime(s string, t Type) (dateTime, error) {
 	return dt, nil
 }
 
+// endsInZoneName reports whether s ends in a character of a zone name.
+func endsInZoneName(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[len(s)-1]
+	return isLetter(c) || c == '/' || c == '_'
+}
+
 // dtParser is a cursor over a lower-cased date/time literal.
 type dtParser struct {
 	s        string
 	i        int
 	badClock bool
+	err      error // an error other than a syntax error
 }
 
 // number reads a run of digits; n is how many.
@@ -238,15 +263,10 @@ func fractionMicros(digits string) int64 {
 	return int64(math.RoundToEven(f * 1e6))
 }
 
-// zone reads a time zone: z, utc, gmt, or a numeric offset.
+// zone reads a time zone: a numeric offset, or a name (zoneName).
 func (p *dtParser) zone(dt *dateTime) bool {
-	rest := p.s[p.i:]
-	for _, name := range [...]string{"z", "utc", "gmt"} {
-		if rest == name {
-			p.i = len(p.s)
-			dt.hasZone = true
-			return true
-		}
+	if p.i < len(p.s) && isLetter(p.s[p.i]) {
+		return p.zoneName(dt)
 	}
 	neg := p.eat('-')
 	if !neg && !p.eat('+') {
@@ -280,4 +300,55 @@ func (p *dtParser) zone(dt *dateTime) bool {
 	}
 	dt.offset, dt.hasZone = off, true
 	return true
+}
+
+// zoneName reads a time zone that starts with a letter, the way
+// PostgreSQL's ParseDateTime splits it: letters alone are an
+// abbreviation (est) or else a zone name (japan); letters followed by
+// '/', '-', '+', '.' or a digit run on through those, '_', ':' and
+// alphanumerics, and are a zone name (america/new_york, est5edt) or a
+// POSIX offset (utc+3), or else an unknown zone (22023).
+func (p *dtParser) zoneName(dt *dateTime) bool {
+	start := p.i
+	for p.i < len(p.s) && isLetter(p.s[p.i]) {
+		p.i++
+	}
+	if p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == '/' || c == '-' || c == '+' || c == '.' || isDigit(c):
+			for p.i < len(p.s) && (isLetter(p.s[p.i]) || isDigit(p.s[p.i]) || strings.IndexByte("+-/_.:", p.s[p.i]) >= 0) {
+				p.i++
+			}
+		}
+	}
+	name := p.s[start:p.i]
+	simple := true
+	for i := 0; i < len(name); i++ {
+		simple = simple && isLetter(name[i])
+	}
+	if simple {
+		if off, ok := tzFixedAbbrevs[name]; ok {
+			dt.offset, dt.hasZone = int64(off)*MicrosPerSecond, true
+			return true
+		}
+		if zn, ok := tzDynamicAbbrevs[name]; ok {
+			if loc := loadZone(zn); loc != nil {
+				dt.zone, dt.hasZone = inputZone{loc: loc, abbrev: strings.ToUpper(name)}, true
+				return true
+			}
+		}
+	}
+	if loc := loadZone(name); loc != nil {
+		dt.zone, dt.hasZone = inputZone{loc: loc}, true
+		return true
+	}
+	if simple {
+		return false
+	}
+	if off, ok := posixZoneOffset(name); ok {
+		dt.offset, dt.hasZone = off*MicrosPerSecond, true
+		return true
+	}
+	p.err = pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", name)
+	return false
 }

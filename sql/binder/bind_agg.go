@@ -325,7 +325,7 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 	if err != nil {
 		return e, err
 	}
-	if e.order, err = b.bindAggOrder(c, orderBy, arg, distinct); err != nil {
+	if e.order, err = b.bindAggOrder(c, orderBy, arg, distinct, false); err != nil {
 		return e, b.at(err, node, written)
 	}
 	if !kind.IsList() {
@@ -350,8 +350,12 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 		e.kind = expr.AggCountStar // count(*) reaches us as count(1)
 	} else {
 		if arg.Type().ID == types.IDUnknown {
-			if arg, err = expr.Cast(arg, types.TText); err != nil {
-				return e, err
+			// As PostgreSQL resolves it; where it cannot, the unknown
+			// type stays for AggResultType's error.
+			if t, ok := expr.AggUnknownArg(kind); ok {
+				if arg, err = expr.Cast(arg, t); err != nil {
+					return e, b.atNode(err, args[0])
+				}
 			}
 		}
 		e.arg = arg
@@ -375,8 +379,9 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 // bindAggOrder binds the ORDER BY keys of string_agg or array_agg (the
 // sql.AggOrderFunc markers). Under DISTINCT each key must be the
 // argument, as in Postgres (the values are sorted to find the distinct
-// ones).
-func (b *binder) bindAggOrder(c *exprCtx, marks []*ast.FuncCallExpr, arg expr.Expr, distinct bool) ([]aggOrder, error) {
+// ones). A WITHIN GROUP key (within) of unknown type stays unknown, for
+// the ordered-set aggregate to resolve.
+func (b *binder) bindAggOrder(c *exprCtx, marks []*ast.FuncCallExpr, arg expr.Expr, distinct, within bool) ([]aggOrder, error) {
 	var out []aggOrder
 	for _, m := range marks {
 		if len(m.Args) != 3 {
@@ -386,7 +391,7 @@ func (b *binder) bindAggOrder(c *exprCtx, marks []*ast.FuncCallExpr, arg expr.Ex
 		if err != nil {
 			return nil, err
 		}
-		if e.Type().ID == types.IDUnknown {
+		if e.Type().ID == types.IDUnknown && !within {
 			if e, err = expr.Cast(e, types.TText); err != nil {
 				return nil, err
 			}

@@ -36,7 +36,7 @@ func (b *binder) bindOrderedSetAgg(c *exprCtx, node ast.ExprNode, name, written 
 	if kind == expr.AggMode {
 		want = 0
 	}
-	order, err := b.bindAggOrder(c, within, nil, false)
+	order, err := b.bindAggOrder(c, within, nil, false, true)
 	if err != nil {
 		return e, b.at(err, node, written)
 	}
@@ -57,8 +57,19 @@ func (b *binder) bindOrderedSetAgg(c *exprCtx, node ast.ExprNode, name, written 
 		return e, b.at(pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(sig, ", ")), node, written)
 	}
 	key := order[0].e
+	if key.Type().ID == types.IDUnknown {
+		// percentile_cont's key is a double precision; mode's and
+		// percentile_disc's is anyelement, which PostgreSQL cannot
+		// resolve (OrderedSetResultType's error).
+		if t, ok := expr.AggUnknownArg(kind); ok {
+			if key, err = expr.Cast(key, t); err != nil {
+				return e, b.atNode(err, within[0].Args[0])
+			}
+			order[0].e = key
+		}
+	}
 	if kind == expr.AggPercentileCont && key.Type().ID != types.IDInterval {
-		if !key.Type().IsNumeric() && key.Type().ID != types.IDUnknown {
+		if !key.Type().IsNumeric() {
 			return e, b.at(pgerr.New(pgerr.UndefinedFunction, "function %s(%s, %s) does not exist", name,
 				direct.Type(), key.Type()), node, written)
 		}

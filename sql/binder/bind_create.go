@@ -12,7 +12,11 @@ import (
 // name is taken is checked when the statement runs, under the catalog's
 // lock.
 func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, error) {
-	ct := &planner.CreateTable{Name: s.Name, IfNotExists: s.IfNotExists}
+	name, err := b.creationName(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists}
 	var colPK []int
 	for i, d := range s.Columns {
 		if err := b.checkNewColumn(ct.Columns, d.Name); err != nil {
@@ -180,9 +184,13 @@ func (b *binder) bindCreateView(s *sql.CreateMaterializedViewStmt) (*planner.Cre
 	if err != nil {
 		return nil, err
 	}
+	name, err := b.creationName(s.Name)
+	if err != nil {
+		return nil, err
+	}
 	return &planner.CreateView{
-		Name: s.Name, IfNotExists: s.IfNotExists, Definition: s.QueryText, Query: q, ColNames: s.Columns,
-		With: with,
+		Name: name, IfNotExists: s.IfNotExists, Definition: s.QueryText, Query: q, ColNames: s.Columns,
+		With: with, SearchPath: b.searchPath(),
 	}, nil
 }
 
@@ -204,16 +212,21 @@ func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
 	default:
 		return nil, notSupported("DROP of this kind of object")
 	}
-	for _, name := range s.Names {
+	names := make([]string, len(s.Names))
+	for i, name := range s.Names {
 		if err := b.checkDropTarget(kind, name, s.IfExists); err != nil {
 			return nil, err
 		}
+		names[i] = name
+		if r, ok := b.lookupName(name); ok {
+			names[i] = r.Name
+		}
 	}
-	return &planner.Drop{Kind: kind, Names: s.Names, IfExists: s.IfExists, Cascade: s.Cascade}, nil
+	return &planner.Drop{Kind: kind, Names: names, IfExists: s.IfExists, Cascade: s.Cascade}, nil
 }
 
 func (b *binder) checkDropTarget(kind catalog.Kind, name string, ifExists bool) error {
-	r, ok := b.cat.Relation(name)
+	r, ok := b.lookupName(name)
 	if !ok {
 		if ifExists {
 			return nil

@@ -19,7 +19,7 @@ func (b *binder) bindDelete(s *ast.DeleteStmt) (*planner.Delete, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &planner.Delete{Rel: r}
+	d := &planner.Delete{Rel: r, Indexes: b.indexesOf(r)}
 	b.dml = "DELETE"
 	if s.Where != nil {
 		q := firstNonEmpty(alias, r.Name)

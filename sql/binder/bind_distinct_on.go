@@ -41,18 +41,49 @@ func splitDistinctOn(s *ast.SelectStmt) (*ast.SelectStmt, []ast.ExprNode) {
 // requires.
 func (b *binder) bindDistinctOn(st *selectState) ([]int, error) {
 	var cols []int
+	var nodes []ast.ExprNode
 	for _, n := range st.distinctOn {
-		c, err := b.orderColumn(st, n, false)
+		// An integer constant is an output column position, as in
+		// ORDER BY; the errors name DISTINCT ON.
+		n = outputPosition(n)
+		c, ok, err := b.outputColumn(st.items, st.exprs, n, "DISTINCT ON")
+		if !ok && err == nil {
+			c, err = b.orderColumn(st, n, false)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if !slices.Contains(cols, c) {
-			cols = append(cols, c)
+			cols, nodes = append(cols, c), append(nodes, n)
 		}
 	}
-	for i := 0; i < min(len(cols), len(st.keys)); i++ {
-		if !slices.Contains(cols, st.keys[i].Col) {
-			return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+	// PostgreSQL's rule (transformDistinctOnClause): once an ORDER BY item
+	// not in DISTINCT ON is passed, no DISTINCT ON expression may follow
+	// in the ORDER BY or be missing from it; the error points at that
+	// expression.
+	mismatch := func(k int) error {
+		return b.atNode(pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"), nodes[k])
+	}
+	skipped := false
+	var sorted, matched []int
+	for _, key := range st.keys {
+		if slices.Contains(sorted, key.Col) {
+			continue // a repeated ORDER BY item
+		}
+		sorted = append(sorted, key.Col)
+		k := slices.Index(cols, key.Col)
+		switch {
+		case k < 0:
+			skipped = true
+		case skipped:
+			return nil, mismatch(k)
+		default:
+			matched = append(matched, key.Col)
+		}
+	}
+	for k, c := range cols {
+		if skipped && !slices.Contains(matched, c) {
+			return nil, mismatch(k)
 		}
 	}
 	return cols, nil

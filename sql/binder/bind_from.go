@@ -169,20 +169,12 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 // relation looks a table or materialized view up in the catalog.
 func (b *binder) relation(tn *ast.TableName) (*catalog.Relation, error) {
 	name := tn.Name.O
-	if s := tn.Schema.O; s != "" && s != "public" {
-		// System relations (streamdb_catalog.*) are named with their schema.
-		if r, ok := b.cat.Relation(s + "." + name); ok {
-			return r, nil
-		}
-		err := pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
-		return nil, b.at(err, tn, s)
-	}
-	r, ok := b.cat.Relation(name)
-	if !ok && tn.Schema.O == "" {
-		// pg_catalog is on every search path.
-		r, ok = b.cat.Relation("pg_catalog." + name)
-	}
+	r, ok := catalog.Lookup(b.cat, b.searchPath(), tn.Schema.O, name)
 	if !ok {
+		if s := tn.Schema.O; s != "" {
+			err := pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", s, name)
+			return nil, b.at(err, tn, s)
+		}
 		err := pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		return nil, b.at(err, tn, name)
 	}

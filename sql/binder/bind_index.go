@@ -1,8 +1,6 @@
 package binder
 
 import (
-	"strings"
-
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -18,8 +16,7 @@ const maxIndexColumns = 32
 // view, and its columns. Whether the name is taken, and the name when the
 // statement gives none, are settled when the statement runs.
 func (b *binder) bindCreateIndex(s *sql.CreateIndexStmt) (*planner.CreateIndex, error) {
-	name, _ := strings.CutPrefix(s.Table, "public.") // the one schema of user relations
-	r, ok := b.cat.Relation(name)
+	r, ok := b.lookupName(s.Table)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", s.Table)
 	}
@@ -29,7 +26,13 @@ func (b *binder) bindCreateIndex(s *sql.CreateIndexStmt) (*planner.CreateIndex, 
 	if n := len(s.Keys) + len(s.Include); n > maxIndexColumns {
 		return nil, pgerr.New("54011", "cannot use more than %d columns in an index", maxIndexColumns)
 	}
-	ci := &planner.CreateIndex{Name: s.Name, IfNotExists: s.IfNotExists, On: r}
+	// An index lives in its table's schema.
+	name := s.Name
+	if name != "" {
+		schema, _ := catalog.SplitName(r.Name)
+		name = catalog.QualifiedName(schema, name)
+	}
+	ci := &planner.CreateIndex{Name: name, IfNotExists: s.IfNotExists, On: r}
 	for _, k := range s.Keys {
 		c, err := indexColumn(r, k.Column)
 		if err != nil {

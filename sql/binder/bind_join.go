@@ -196,6 +196,62 @@ func pushJoinKey(n planner.Node, s *scope, conj ast.ExprNode) bool {
 	return pushKey(n, min(a, c), max(a, c))
 }
 
+// pushOrJoinKeys finds, in a WHERE conjunct that is an OR, the
+// equalities left.col = right.col that every branch ANDs in (TPC-H q19:
+// (p_partkey = l_partkey AND ...) OR (p_partkey = l_partkey AND ...)),
+// and adds them as keys of the inner joins they separate: the OR implies
+// them, so the join can match on them instead of crossing its inputs.
+// The conjunct itself stays in the filter.
+func pushOrJoinKeys(n planner.Node, s *scope, conj ast.ExprNode) {
+	branches := splitOr(conj, nil)
+	if len(branches) < 2 {
+		return
+	}
+	type pair struct{ a, c int }
+	var common map[pair]bool
+	for i, br := range branches {
+		here := map[pair]bool{}
+		for _, c := range splitAnd(br, nil) {
+			for {
+				p, ok := c.(*ast.ParenthesesExpr)
+				if !ok {
+					break
+				}
+				c = p.Expr
+			}
+			eq, ok := c.(*ast.BinaryOperationExpr)
+			if !ok || eq.Op != opcode.EQ {
+				continue
+			}
+			a, okA := columnIndex(s, eq.L)
+			b, okB := columnIndex(s, eq.R)
+			if okA && okB && a != b && keyCompatible(s.cols[a].typ, s.cols[b].typ) {
+				k := pair{min(a, b), max(a, b)}
+				if i == 0 || common[k] {
+					here[k] = true
+				}
+			}
+		}
+		common = here
+	}
+	for k := range common {
+		pushKey(n, k.a, k.c)
+	}
+}
+
+// splitOr flattens a tree of ORs (and parentheses) into branches.
+func splitOr(e ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
+	switch x := e.(type) {
+	case *ast.ParenthesesExpr:
+		return splitOr(x.Expr, out)
+	case *ast.BinaryOperationExpr:
+		if x.Op == opcode.LogicOr {
+			return splitOr(x.R, splitOr(x.L, out))
+		}
+	}
+	return append(out, e)
+}
+
 // pushKey adds columns a < c of n's output as a key pair of the inner join
 // that separates them, descending through inner joins only.
 func pushKey(n planner.Node, a, c int) bool {

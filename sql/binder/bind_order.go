@@ -103,6 +103,32 @@ func positionOf(n ast.ExprNode) ast.ExprNode {
 	return n
 }
 
+// outputPosition reads an integer constant, parenthesized or not, as an
+// output column position, as PostgreSQL does in GROUP BY (also inside
+// ROLLUP, CUBE and GROUPING SETS) and DISTINCT ON, whose parentheses its
+// grammar drops: the parser makes a position only of a bare integer
+// directly in GROUP BY or ORDER BY. Another constant is unwrapped too, for
+// nonIntegerConstant to refuse.
+func outputPosition(n ast.ExprNode) ast.ExprNode {
+	inner := n
+	for {
+		p, ok := inner.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		inner = p.Expr
+	}
+	switch inner.(type) {
+	case ast.ParamMarkerExpr:
+		return n
+	case ast.ValueExpr:
+		return positionOf(inner)
+	case *ast.PositionExpr:
+		return inner
+	}
+	return n
+}
+
 // orderColumn returns the index, in the projection, of an ORDER BY item.
 func (b *binder) orderColumn(st *selectState, n ast.ExprNode, distinct bool) (int, error) {
 	if col, ok, err := b.outputColumn(st.items, st.exprs, n, "ORDER BY"); ok || err != nil {

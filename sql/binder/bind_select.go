@@ -110,20 +110,27 @@ func (b *binder) bindWhere(from *rel, where ast.ExprNode) (*rel, error) {
 		return from, nil
 	}
 	c := &exprCtx{scope: from.scope, clause: "WHERE", subs: newSubqueries(from.node)}
-	var conds []expr.Expr
+	// The equalities between joined columns first, wherever they stand:
+	// a view's semi join (below) hides the inner joins under it.
+	var rest []ast.ExprNode
 	for _, conj := range splitAnd(where, nil) {
-		if pushJoinKey(from.node, from.scope, conj) {
-			continue
+		if !pushJoinKey(from.node, from.scope, conj) {
+			pushOrJoinKeys(from.node, from.scope, conj)
+			rest = append(rest, conj)
 		}
-		if b.inView {
-			r, ok, err := b.semiJoin(from, conj)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				from = r
-				continue
-			}
+	}
+	var conds []expr.Expr
+	for _, conj := range rest {
+		// [NOT] EXISTS and IN as semi and anti joins: a view needs them
+		// (it cannot run a subquery per row); a batch query runs them as
+		// hash joins when it can, and otherwise through an Apply.
+		r, ok, err := b.semiJoin(from, conj)
+		if err != nil && b.inView {
+			return nil, err
+		}
+		if err == nil && ok {
+			from = r
+			continue
 		}
 		e, err := b.bindCond(c, conj, "WHERE")
 		if err != nil {
@@ -131,15 +138,51 @@ func (b *binder) bindWhere(from *rel, where ast.ExprNode) (*rel, error) {
 		}
 		conds = append(conds, e)
 	}
+	in := from.node
+	if c.subs.wrapped() {
+		// The conjuncts without subqueries filter the rows before the
+		// subqueries run for them.
+		var below, above []expr.Expr
+		for _, e := range conds {
+			if beforeSubqueries(e, c.subs.base) {
+				below = append(below, e)
+			} else {
+				above = append(above, e)
+			}
+		}
+		cond, err := andAll(below)
+		if err != nil {
+			return nil, err
+		}
+		if cond != nil {
+			in = &planner.Filter{Input: in, Cond: cond}
+		}
+		conds = above
+	}
 	cond, err := andAll(conds)
 	if err != nil || cond == nil {
-		return from, err
+		return &rel{node: in, scope: from.scope}, err
 	}
-	var node planner.Node = &planner.Filter{Input: c.subs.wrap(from.node), Cond: cond}
+	var node planner.Node = &planner.Filter{Input: c.subs.wrap(in), Cond: cond}
 	if c.subs.wrapped() {
 		node = keepFirst(node, c.subs.base)
 	}
 	return &rel{node: node, scope: from.scope}, nil
+}
+
+// beforeSubqueries reports whether condition e reads only the columns
+// below the subqueries' (base on), and no outer row, so it may filter
+// the Apply's input.
+func beforeSubqueries(e expr.Expr, base int) bool {
+	if expr.HasOuterRefs(e) || expr.IsVolatile(e) {
+		return false
+	}
+	for _, c := range expr.Columns(e) {
+		if c >= base {
+			return false
+		}
+	}
+	return true
 }
 
 // bindCond binds a boolean condition (WHERE, HAVING, ON).
@@ -259,6 +302,7 @@ func (b *binder) bindGroupBy(gb *ast.GroupByClause, in *scope, items []selItem, 
 }
 
 func (b *binder) bindGroupItem(c *exprCtx, n ast.ExprNode, items []selItem) (expr.Expr, error) {
+	n = outputPosition(n) // GROUP BY (1), ROLLUP (1, 2)
 	if err := b.nonIntegerConstant(n, "GROUP BY"); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (b *binder) bindUpdate(s *ast.UpdateStmt) (*planner.Update, error) {
 	}
 	q := firstNonEmpty(alias, r.Name)
 	c := &exprCtx{scope: scopeOf(relColumns(r, q), q), clause: "UPDATE"}
-	u := &planner.Update{Rel: r}
+	u := &planner.Update{Rel: r, Indexes: b.indexesOf(r)}
 	b.dml = "UPDATE"
 	for _, a := range s.List {
 		if err := b.bindAssignment(c, u, a, q); err != nil {

@@ -48,8 +48,12 @@ func (b *binder) bindCreatePlainView(s *sql.CreateViewStmt) (*planner.CreatePlai
 		seen[name] = true
 		out[i] = catalog.Column{Name: name, Type: c.Type}
 	}
-	return &planner.CreatePlainView{Name: s.Name, OrReplace: s.OrReplace, Definition: s.QueryText,
-		Columns: out, Deps: q.Refs}, nil
+	name, err := b.creationName(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &planner.CreatePlainView{Name: name, OrReplace: s.OrReplace, Definition: s.QueryText,
+		Columns: out, Deps: q.Refs, SearchPath: b.searchPath()}, nil
 }
 
 // bindViewRef expands a plain view named in FROM: its query, bound on its
@@ -67,20 +71,21 @@ func (b *binder) bindViewRef(r *catalog.Relation, alias string) (*rel, error) {
 	if len(stmts) != 1 || !ok {
 		return nil, pgerr.New(pgerr.Internal, "view %q has a definition that is not a query", r.Name)
 	}
-	vb := &binder{cat: b.cat, st: stmts[0], unknownParams: map[*expr.Const]int{}, inView: b.inView, viewDepth: b.viewDepth + 1}
+	vb := &binder{cat: b.cat, st: stmts[0], unknownParams: map[*expr.Const]int{}, inView: b.inView, viewDepth: b.viewDepth + 1,
+		path: r.SearchPath}
 	inner, err := vb.bindResultSet(sel.AST)
 	if err != nil {
 		return nil, err
 	}
 	node := visibleNode(inner.node)
-	cols := requalify(node.Columns(), firstNonEmpty(alias, r.Name))
+	cols := requalify(node.Columns(), firstNonEmpty(alias, ownName(r)))
 	if len(cols) != len(r.Columns) {
 		return nil, pgerr.New(pgerr.Internal, "view %q has %d columns, its query %d", r.Name, len(r.Columns), len(cols))
 	}
 	for i := range cols {
 		cols[i].Name = r.Columns[i].Name
 	}
-	return &rel{node: node, scope: scopeOf(cols, firstNonEmpty(alias, r.Name))}, nil
+	return &rel{node: node, scope: scopeOf(cols, firstNonEmpty(alias, ownName(r)))}, nil
 }
 
 // noteRef records a relation the statement names.

@@ -1,6 +1,7 @@
 package binder
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -337,6 +338,16 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 		if err != nil {
 			return f, nil, err
 		}
+		var def expr.Expr
+		var typ types.Type
+		if (kind == window.Lag || kind == window.Lead) && len(call.Args) > 2 {
+			if def, err = b.bindExpr(c, call.Args[2]); err != nil {
+				return f, nil, err
+			}
+			if arg, def, typ, err = b.lagLeadTypes(c, call, arg, def); err != nil {
+				return f, nil, err
+			}
+		}
 		if arg.Type().ID == types.IDUnknown {
 			// Their argument is anyelement, as in Postgres: lag('x').
 			return f, nil, pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
@@ -355,15 +366,8 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 					f.Kind = window.Lag + window.Lead - kind
 				}
 			}
-			if len(call.Args) > 2 {
-				d, err := b.bindExpr(c, call.Args[2])
-				if err != nil {
-					return f, nil, err
-				}
-				if d, err = castTo(d, f.Type); err != nil {
-					return f, nil, err
-				}
-				args[1] = d
+			if def != nil {
+				args[1], f.Type = def, typ
 			}
 		case window.NthValue:
 			if f.N, err = b.windowConst(c, call.Args[1], name); err != nil {
@@ -391,6 +395,35 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 		args[0], f.ArgType = e.arg, e.arg.Type()
 	}
 	return f, args, nil
+}
+
+// lagLeadTypes converts lag's or lead's value and default to their
+// common type, as PostgreSQL does (lag(anycompatible, integer,
+// anycompatible)): lag(int, 1, 10000000000) is a bigint, lead(int, 1,
+// 2.5) a numeric. Like any function result it has no type modifier, so
+// lag(varchar(3), 1, 'abcdef') keeps the default whole.
+func (b *binder) lagLeadTypes(c *exprCtx, call *ast.WindowFuncExpr, arg, def expr.Expr) (expr.Expr, expr.Expr, types.Type, error) {
+	t, err := expr.CommonType([]types.Type{arg.Type(), def.Type()})
+	if err != nil {
+		offset := types.TInt32
+		if o, err := b.bindExpr(c, call.Args[1]); err == nil {
+			offset = o.Type()
+		}
+		err = &pgerr.Error{Code: pgerr.UndefinedFunction,
+			Message: fmt.Sprintf("function %s(%s, %s, %s) does not exist", strings.ToLower(call.Name), arg.Type(), offset, def.Type()),
+			Hint:    "No function matches the given name and argument types. You might need to add explicit type casts."}
+		return nil, nil, t, b.at(err, call, call.Name)
+	}
+	t = types.Type{ID: t.ID, Elem: t.Elem}
+	if a := arg.Type(); a.ID != t.ID || a.Elem != t.Elem {
+		if arg, err = castTo(arg, t); err != nil {
+			return nil, nil, t, err
+		}
+	}
+	if def, err = castTo(def, t); err != nil {
+		return nil, nil, t, b.atNode(err, call.Args[2])
+	}
+	return arg, def, t, nil
 }
 
 // windowConst binds a window function's constant integer argument.

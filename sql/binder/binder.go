@@ -69,9 +69,13 @@ type binder struct {
 	// relation id and column.
 	defaults map[string]expr.Expr
 	cat      catalog.Reader
-	st       *sql.Statement
-	params   []types.Type
-	values   []types.Datum
+	// path, when set, is the search path names resolve through instead
+	// of the catalog's: a plain view's definition binds with the path it
+	// was created under.
+	path   []string
+	st     *sql.Statement
+	params []types.Type
+	values []types.Datum
 	// unknownParams maps the constant standing for a parameter of unknown
 	// type to its index, so a context can decide its type.
 	unknownParams map[*expr.Const]int

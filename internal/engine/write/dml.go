@@ -30,8 +30,10 @@ type dmlTarget struct {
 	tab    *Table
 	layout *storage.Table
 	snap   *storage.Snapshot
-	chunks []*chunk.Chunk
-	b      *chunk.Builder
+	// indexes are the table's indexes the statement's scan may read.
+	indexes []*catalog.Relation
+	chunks  []*chunk.Chunk
+	b       *chunk.Builder
 	// empty is 1 when the table held no rows in snap, -1 when it did, 0
 	// until known: inserts into an empty table need no key lookups.
 	empty int8
@@ -361,11 +363,7 @@ func (t *dmlTarget) duplicate(row []types.Datum) error {
 
 // matching returns the rows of the table that satisfy filter (nil: all).
 func (t *dmlTarget) matching(ctx context.Context, filter expr.Expr) ([][]types.Datum, error) {
-	var plan planner.Node = planner.ScanOf(t.rel)
-	if filter != nil {
-		plan = &planner.Filter{Input: plan, Cond: filter}
-	}
-	ex, err := planner.BuildBatch(plan, t.w.e.Reader(t.snap))
+	ex, err := planner.BuildBatch(planner.DMLScan(t.rel, filter, t.indexes), t.w.e.Reader(t.snap))
 	if err != nil {
 		return nil, err
 	}
@@ -411,11 +409,7 @@ func (t *dmlTarget) commitMatching(ctx context.Context, filter expr.Expr, add fu
 // snapshot) that filter accepts, a chunk at a time, and returns how many
 // there were.
 func (t *dmlTarget) eachMatching(ctx context.Context, filter expr.Expr, fn func(*chunk.Chunk) error) (int64, error) {
-	var plan planner.Node = planner.ScanOf(t.rel)
-	if filter != nil {
-		plan = &planner.Filter{Input: plan, Cond: filter}
-	}
-	ex, err := planner.BuildBatch(plan, t.w.e.Reader(t.snap))
+	ex, err := planner.BuildBatch(planner.DMLScan(t.rel, filter, t.indexes), t.w.e.Reader(t.snap))
 	if err != nil {
 		return 0, err
 	}
@@ -482,6 +476,7 @@ func (w *Writer) Delete(ctx context.Context, del *planner.Delete, ret Returned) 
 		return 0, err
 	}
 	defer t.unlock()
+	t.indexes = del.Indexes
 	var row []types.Datum
 	return t.commitMatching(ctx, del.Filter, func(stage *changeStage, c *chunk.Chunk, i int) error {
 		row = c.Row(i, row)
@@ -502,6 +497,7 @@ func (w *Writer) Update(ctx context.Context, up *planner.Update, ret Returned) (
 		return 0, err
 	}
 	defer t.unlock()
+	t.indexes = up.Indexes
 	if !setsKey(up) {
 		return t.updateInPlace(ctx, up, ret)
 	}
