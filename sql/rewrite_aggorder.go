@@ -16,7 +16,7 @@ const (
 // callAggs are the aggregates TiDB's parser reads as plain function calls
 // whose DISTINCT and ORDER BY the rewrite moves into markers.
 var callAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
-	"stddev": true, "variance": true, "jsonb_agg": true}
+	"stddev": true, "variance": true, "jsonb_agg": true, "json_agg": true}
 
 // nativeAggs are the aggregates TiDB's grammar knows, whose calls the
 // rewrite leaves alone unless they hold an ORDER BY, or a DISTINCT the

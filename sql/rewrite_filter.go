@@ -7,7 +7,7 @@ import "strings"
 const AggFilterFunc = "__sdb_agg_filter"
 
 // keepsNulls are the aggregates that do not skip NULL inputs.
-var keepsNulls = map[string]bool{"array_agg": true, "jsonb_agg": true}
+var keepsNulls = map[string]bool{"array_agg": true, "jsonb_agg": true, "json_agg": true}
 
 // rewriteAggFilter turns an aggregate's FILTER clause, which TiDB's parser
 // lacks, into a CASE on its first argument; aggregates ignore NULLs, so

@@ -217,7 +217,7 @@ func (s AggSpec) validate() error {
 	}
 	for _, c := range s.Aggs {
 		switch {
-		case c.Kind > expr.AggMode:
+		case c.Kind > expr.AggJSONAgg:
 			return fmt.Errorf("stream: hash agg: unknown aggregate %d", c.Kind)
 		case isList(c.Kind) && len(s.InputPK) == 0:
 			return fmt.Errorf("stream: hash agg: %s over an input without a stream key", c.Kind)
@@ -410,7 +410,7 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return []types.Type{expr.AccType(c.argType), types.TInt64}
 	case expr.AggMin, expr.AggMax:
 		return []types.Type{c.argType}
-	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg,
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONAgg, expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg,
 		expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return []types.Type{c.Type}
 	case expr.AggBoolAnd, expr.AggBoolOr:

@@ -49,7 +49,7 @@ func (c *aggCallLayout) decodeState(row []types.Datum) (aggState, error) {
 			return aggState{}, err
 		}
 		return st, nil
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg,
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONAgg,
 		expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return aggState{ext: v}, nil
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
@@ -141,7 +141,7 @@ func (c *aggCallLayout) appendState(row []types.Datum, st *aggState) []types.Dat
 	switch c.Kind {
 	case expr.AggSum, expr.AggAvg:
 		return append(row, st.sum.Sum, st.sum.Count)
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg,
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONAgg,
 		expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return append(row, st.ext)
 	case expr.AggBoolAnd, expr.AggBoolOr:
@@ -196,7 +196,7 @@ func (c *aggCallLayout) result(st *aggState) (types.Datum, error) {
 		return st.sum.Result(false, c.Type)
 	case expr.AggAvg:
 		return st.sum.Result(true, c.Type)
-	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg,
+	case expr.AggMin, expr.AggMax, expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONAgg,
 		expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
 		return st.ext, nil
 	case expr.AggCorr, expr.AggCovarPop, expr.AggCovarSamp, expr.AggRegrAvgX, expr.AggRegrAvgY, expr.AggRegrIntercept,

@@ -60,6 +60,9 @@ const (
 	AggPercentileCont
 	AggPercentileDisc
 	AggMode
+	// AggJSONAgg is json_agg: array_agg's list as a json array, as
+	// PostgreSQL prints it (see JSONArray).
+	AggJSONAgg
 )
 
 // AggByName returns the aggregate called name (lower case).
@@ -93,6 +96,8 @@ func AggByName(name string) (AggKind, bool) {
 		return AggStddevPop, true
 	case "jsonb_agg":
 		return AggJSONBAgg, true
+	case "json_agg":
+		return AggJSONAgg, true
 	case "bit_and":
 		return AggBitAnd, true
 	case "bit_or":
@@ -124,7 +129,7 @@ func (k AggKind) String() string {
 		"bit_and", "bit_or", "bit_xor",
 		"corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_intercept", "regr_r2", "regr_slope",
 		"regr_sxx", "regr_sxy", "regr_syy", "jsonb_object_agg", "json_object_agg",
-		"percentile_cont", "percentile_disc", "mode"}[k]
+		"percentile_cont", "percentile_disc", "mode", "json_agg"}[k]
 }
 
 // AggResultType is the type of agg(arg) as Postgres gives it: count is
@@ -140,7 +145,7 @@ func AggResultType(k AggKind, arg types.Type) (types.Type, error) { return aggRe
 // ok is false where resolution fails: AggResultType of the unknown type
 // then gives PostgreSQL's error, function sum(unknown) is not unique
 // (sum, avg, the bitwise aggregates, array_agg) or could not determine
-// polymorphic type (jsonb_agg, mode, percentile_disc).
+// polymorphic type (jsonb_agg, json_agg, mode, percentile_disc).
 func AggUnknownArg(k AggKind) (t types.Type, ok bool) {
 	switch {
 	case k == AggCount, k == AggMin, k == AggMax, k == AggStringAgg:
@@ -161,7 +166,7 @@ func errUnknownPolymorphic() error {
 
 // IsList reports whether k collects its inputs in a list (ListAgg).
 func (k AggKind) IsList() bool {
-	return k == AggStringAgg || k == AggArrayAgg || k == AggJSONBAgg || k.IsObjectAgg() || k.IsOrderedSet()
+	return k == AggStringAgg || k == AggArrayAgg || k == AggJSONBAgg || k == AggJSONAgg || k.IsObjectAgg() || k.IsOrderedSet()
 }
 
 // IsOrderedSet reports whether k is an ordered-set aggregate

@@ -33,6 +33,11 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 			return types.Type{}, errUnknownPolymorphic() // jsonb_agg(anyelement)
 		}
 		return types.TJSONB, nil
+	case AggJSONAgg:
+		if arg.ID == types.IDUnknown {
+			return types.Type{}, errUnknownPolymorphic() // json_agg(anyelement)
+		}
+		return types.TJSON, nil
 	case AggJSONBObjectAgg, AggJSONObjectAgg:
 		return objectAggResultType(k, arg)
 	case AggPercentileCont, AggPercentileDisc, AggMode:

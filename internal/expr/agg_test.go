@@ -29,6 +29,7 @@ func TestAggResultType(t *testing.T) {
 		{AggMin, types.TDate, "date"},
 		{AggMax, types.Type{ID: types.IDVarchar, Width: 3}, "text"},
 		{AggMax, types.TUnknown, "text"},
+		{AggJSONAgg, types.TInt32, "json"},
 	}
 	for _, c := range cases {
 		got, err := AggResultType(c.k, c.arg)
@@ -44,7 +45,7 @@ func TestAggResultType(t *testing.T) {
 		{AggSum, types.TUnknown, codeAmbiguousFunction}, {AggMin, types.TBool, pgerr.UndefinedFunction},
 		{AggMin, types.TJSONB, pgerr.UndefinedFunction}, {AggMax, types.Type{ID: types.IDJSON}, pgerr.UndefinedFunction},
 		{AggArrayAgg, types.TUnknown, codeAmbiguousFunction}, {AggBitAnd, types.TUnknown, codeAmbiguousFunction},
-		{AggJSONBAgg, types.TUnknown, pgerr.DatatypeMismatch}, {AggMode, types.TUnknown, pgerr.DatatypeMismatch},
+		{AggJSONBAgg, types.TUnknown, pgerr.DatatypeMismatch}, {AggJSONAgg, types.TUnknown, pgerr.DatatypeMismatch}, {AggMode, types.TUnknown, pgerr.DatatypeMismatch},
 		{AggPercentileDisc, types.TUnknown, pgerr.DatatypeMismatch}} {
 		if _, err := AggResultType(c.k, c.arg); pgerr.Code(err) != c.code {
 			t.Errorf("%s(%s): error %v, want code %s", c.k, c.arg, err, c.code)

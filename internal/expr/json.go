@@ -473,6 +473,31 @@ func JSONBArray(vals []types.Datum, t types.Type) (types.Datum, error) {
 	return jsonb.NewArray(js).String(), nil
 }
 
+// JSONArray is json_agg's value over vals, of type t, in their order, as
+// PostgreSQL's json_agg_transfn prints it: [1, 2, null], each value as
+// to_json gives it (json as written), and before each non-NULL array
+// after the first row a newline and a space: [[1,2], \n [3]]. A value
+// to_json cannot render is its text as a JSON string.
+func JSONArray(vals []types.Datum, t types.Type) types.Datum {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteString(", ")
+			if v != nil && t.ID == types.IDArray {
+				b.WriteString("\n ")
+			}
+		}
+		j, err := toJSONText(v, t)
+		if err != nil {
+			j = jsonb.FromString(types.Format(v, t)).String()
+		}
+		b.WriteString(j)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
 // isoTimestamp is a timestamp as JSON prints it: ISO 8601 with a T.
 func isoTimestamp(ts types.Timestamp, tz bool) string {
 	s := types.Format(ts, types.Type{ID: types.IDTimestamp})
@@ -498,10 +523,7 @@ func init() {
 		}
 		a := args[0]
 		if a.Type().ID == types.IDUnknown {
-			var err error
-			if a, err = coerce(a, types.TText); err != nil {
-				return nil, err
-			}
+			return nil, errUnknownPolymorphic() // to_jsonb(anyelement)
 		}
 		t := a.Type()
 		return &call{name: name, style: styleFunc, args: []Expr{a}, typ: types.TJSONB,

@@ -35,11 +35,12 @@ type ListItem struct {
 // 1.00); PostgreSQL requires its ORDER BY keys to be the argument.
 //
 // jsonb_agg (AggJSONBAgg, of values of type elem) is array_agg's list as
-// a jsonb array, each value as to_jsonb gives it.
+// a jsonb array, each value as to_jsonb gives it; json_agg's
+// (AggJSONAgg) is a json array as JSONArray prints it.
 //
 // The ordered-set aggregates are orderedSetAgg's.
 //
-// string_agg skips NULL values and array_agg and jsonb_agg keep them
+// string_agg skips NULL values and array_agg, jsonb_agg and json_agg keep them
 // (also under DISTINCT, once). Over no values the result is NULL. items
 // is sorted in place.
 //
@@ -56,10 +57,17 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 		return nil
 	}
 	valType := types.TText
-	if kind == AggArrayAgg || kind == AggJSONBAgg {
+	if kind == AggArrayAgg || kind == AggJSONBAgg || kind == AggJSONAgg {
 		valType = elem
 	}
 	items = sortListItems(items, order, distinct, valType)
+	if kind == AggJSONAgg {
+		vals := make([]types.Datum, len(items))
+		for i, it := range items {
+			vals[i] = it.Value
+		}
+		return JSONArray(vals, elem)
+	}
 	if kind == AggJSONBAgg {
 		vals := make([]jsonb.Value, len(items))
 		for i, it := range items {

@@ -26,6 +26,19 @@ func init() {
 	register(nullFunc(types.TText, 1, 2), "obj_description", "shobj_description", "col_description",
 		"pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments",
 		"pg_get_ruledef", "pg_get_triggerdef", "pg_get_statisticsobjdef_columns", "pg_get_functiondef")
+	register(pgTypeof, "pg_typeof")
+}
+
+// pgTypeof builds pg_typeof(x): the regtype of x's type, whatever x's
+// value (NULL too): unknown for a string literal or a bare NULL, the type
+// without its modifiers (character varying for varchar(10)).
+func pgTypeof(name string, args []Expr) (Expr, error) {
+	if len(args) != 1 {
+		return nil, functionError(name, exprTypes(args), resolveNone)
+	}
+	oid := int64(args[0].Type().OID())
+	return &call{name: name, style: styleFunc, args: args, typ: types.Type{ID: types.IDRegtype}, nonStrict: true,
+		fn: func([]types.Datum) (types.Datum, error) { return oid, nil }}, nil
 }
 
 // nullFunc builds a function of nmin to nmax arguments of any type that

@@ -111,6 +111,8 @@ func catalogTypeRow(ct types.CatalogType) []types.Datum {
 		typtype, ti = "p", typeInfo{8, true, "d", "p", "P", false, 0}
 	case ct.Category == 'P':
 		typtype, ti = "p", typeInfo{4, true, "i", "p", "P", false, 0}
+	case ct.Name == "unknown":
+		typtype, ti = "p", typeInfo{-2, false, "c", "p", "X", false, 0}
 	case ct.Name == "name":
 		ti = typeInfo{64, false, "c", "p", "S", false, 950}
 	case ct.Name == "pg_node_tree":

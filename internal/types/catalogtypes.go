@@ -23,6 +23,7 @@ type CatalogType struct {
 var catalogTypes = []CatalogType{
 	{OID: 19, Name: "name", Display: "name", Category: 'S', Array: 1003, As: TText},
 	{OID: 194, Name: "pg_node_tree", Display: "pg_node_tree", Category: 'Z', As: TText},
+	{OID: 705, Name: "unknown", Display: "unknown", Category: 'X'}, // a string literal's type (pg_typeof('x'))
 	{OID: 1003, Name: "_name", Display: "name[]", Category: 'A', Elem: 19, As: ArrayOf(IDText)},
 	{OID: 2249, Name: "record", Display: "record", Category: 'P'},
 	{OID: 2276, Name: "any", Display: `"any"`, Category: 'P'},

@@ -695,7 +695,7 @@ func (a *acc) resume(prev types.Datum) error {
 // addFront folds in a row that comes before the rows folded so far.
 func (a *acc) addFront(row []types.Datum) error {
 	switch a.f.Agg {
-	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg:
+	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONAgg, expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg:
 		n := len(a.vals)
 		if err := a.add(row); err != nil || len(a.vals) == n {
 			return err
@@ -715,7 +715,7 @@ func (a *acc) add(row []types.Datum) error {
 		return nil
 	}
 	v := row[f.Arg]
-	if f.Agg == expr.AggArrayAgg || f.Agg == expr.AggJSONBAgg {
+	if f.Agg == expr.AggArrayAgg || f.Agg == expr.AggJSONBAgg || f.Agg == expr.AggJSONAgg {
 		a.vals = append(a.vals, v)
 		return nil
 	}
@@ -786,6 +786,11 @@ func (a *acc) result() (types.Datum, error) {
 			return nil, nil
 		}
 		return expr.JSONBArray(a.vals, a.f.ArgType)
+	case expr.AggJSONAgg:
+		if len(a.vals) == 0 {
+			return nil, nil
+		}
+		return expr.JSONArray(a.vals, a.f.ArgType), nil
 	case expr.AggVarSamp, expr.AggVarPop, expr.AggStddevSamp, expr.AggStddevPop:
 		return a.vs.Result(a.f.Agg, a.f.Type)
 	case expr.AggBitAnd, expr.AggBitOr, expr.AggBitXor:

@@ -75,7 +75,7 @@ type aggCollector struct{ found []ast.ExprNode }
 
 // funcAggs are the aggregates the parser reads as function calls.
 var funcAggs = map[string]bool{"string_agg": true, "array_agg": true, "bool_and": true, "bool_or": true, "every": true,
-	"stddev": true, "variance": true, "jsonb_agg": true,
+	"stddev": true, "variance": true, "jsonb_agg": true, "json_agg": true,
 	// TiDB's own aggregates, when sql.rewriteAggOrder made plain calls of them.
 	"count": true, "sum": true, "avg": true, "min": true, "max": true, "bit_and": true, "bit_or": true, "bit_xor": true,
 	"var_pop": true, "var_samp": true, "stddev_pop": true, "stddev_samp": true,

@@ -126,6 +126,7 @@ func (b *binder) checkAliases(l, r *scope, n ast.Node) error {
 func (b *binder) bindOn(j *planner.Join, s *scope, nLeft int, on ast.ExprNode) error {
 	c := &exprCtx{scope: s, clause: "JOIN conditions"}
 	var conds []expr.Expr
+	var full fullJoinCheck
 	for _, conj := range splitAnd(on, nil) {
 		if isFullJoinMarker(conj) {
 			continue
@@ -133,18 +134,136 @@ func (b *binder) bindOn(j *planner.Join, s *scope, nLeft int, on ast.ExprNode) e
 		if li, ri, ok := equiKey(s, nLeft, conj); ok {
 			j.LeftKeys = append(j.LeftKeys, li)
 			j.RightKeys = append(j.RightKeys, ri-nLeft)
+			full.hashable = true
 			continue
 		}
 		e, err := b.bindCond(c, conj, "JOIN/ON")
 		if err != nil {
 			return err
 		}
+		if j.Kind == planner.FullJoin {
+			b.checkFullJoinConj(c, nLeft, conj, e, &full)
+		}
 		conds = append(conds, e)
+	}
+	if j.Kind == planner.FullJoin && !full.hashable && full.unmergeable {
+		return pgerr.New(pgerr.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
 	}
 	cond, err := andAll(conds)
 	j.Cond = cond
 	return err
 }
+
+// fullJoinCheck sums up the ON conjuncts of a FULL JOIN as PostgreSQL's
+// planner sees them: it can hash join when one conjunct is a hash-joinable
+// equality between the two sides (the others are checked on each match),
+// and merge join when every conjunct is a merge-joinable one (or a
+// constant). Otherwise it has no plan for the join, and PostgreSQL fails
+// it with 0A000.
+type fullJoinCheck struct {
+	hashable    bool // some conjunct is a hash-joinable equality
+	unmergeable bool // some conjunct is not a merge-joinable equality
+}
+
+// checkFullJoinConj notes the bound ON conjunct e (conj as written) of a
+// FULL JOIN whose left side has nLeft columns in fc. An equality (or
+// x IN (y)) between an expression of the left side's columns and one of
+// the right side's is hash-joinable, and merge-joinable too, except
+// between two different date/time types (timestamp = timestamptz,
+// date = timestamp), which PostgreSQL compares without a cast and cannot
+// hash; a conjunct without columns is a constant unless it is volatile;
+// any other conjunct (a.x < b.x, a.id > 0, an OR, IS NOT DISTINCT FROM)
+// is neither.
+func (b *binder) checkFullJoinConj(c *exprCtx, nLeft int, conj ast.ExprNode, e expr.Expr, fc *fullJoinCheck) {
+	if len(expr.Columns(e)) == 0 {
+		if expr.IsVolatile(e) {
+			fc.unmergeable = true
+		}
+		return
+	}
+	l, r := eqOperands(conj, false)
+	if l == nil || hasSubquery(l) || hasSubquery(r) || expr.IsVolatile(e) {
+		fc.unmergeable = true
+		return
+	}
+	le, err1 := b.bindExpr(c, l)
+	re, err2 := b.bindExpr(c, r)
+	if err1 != nil || err2 != nil {
+		return // bound as a whole: leave it alone
+	}
+	ls, rs := joinSide(le, nLeft), joinSide(re, nLeft)
+	if ls == 0 || rs == 0 || ls == rs || ls == 3 || rs == 3 {
+		fc.unmergeable = true
+		return
+	}
+	lt, rt := le.Type(), re.Type()
+	if lt.ID != rt.ID && isDateTime(lt) && isDateTime(rt) {
+		return // merge-joinable only
+	}
+	fc.hashable = true
+}
+
+// eqOperands returns the operands of conj when it is an equality, as
+// PostgreSQL reads it: a = b, a IN (b), NOT (a <> b), NOT NOT (a = b)
+// (negated: of its negation); nil otherwise.
+func eqOperands(conj ast.ExprNode, negated bool) (ast.ExprNode, ast.ExprNode) {
+	for {
+		p, ok := conj.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		conj = p.Expr
+	}
+	switch x := conj.(type) {
+	case *ast.UnaryOperationExpr:
+		if x.Op == opcode.Not || x.Op == opcode.Not2 {
+			return eqOperands(x.V, !negated)
+		}
+	case *ast.BinaryOperationExpr:
+		if x.Op == opcode.EQ && !negated || x.Op == opcode.NE && negated {
+			return x.L, x.R
+		}
+	case *ast.PatternInExpr:
+		if x.Not == negated && x.Sel == nil && len(x.List) == 1 {
+			return x.Expr, x.List[0]
+		}
+	}
+	return nil, nil
+}
+
+// joinSide tells which side of a join e reads: 0 neither (a constant),
+// 1 the left (columns below nLeft), 2 the right, 3 both.
+func joinSide(e expr.Expr, nLeft int) int {
+	side := 0
+	for _, i := range expr.Columns(e) {
+		if i < nLeft {
+			side |= 1
+		} else {
+			side |= 2
+		}
+	}
+	return side
+}
+
+// hasSubquery reports whether e holds a subquery.
+func hasSubquery(e ast.ExprNode) bool {
+	v := &subqueryFinder{}
+	e.Accept(v)
+	return v.found
+}
+
+type subqueryFinder struct{ found bool }
+
+func (v *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+		v.found = true
+		return n, true
+	}
+	return n, v.found
+}
+
+func (v *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // equiKey recognizes left.col = right.col (either way round).
 func equiKey(s *scope, nLeft int, e ast.ExprNode) (int, int, bool) {
