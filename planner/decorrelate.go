@@ -41,18 +41,22 @@ func decorrelate(a *Apply) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Keep cur's columns and append the subquery's value.
-		cols := next.Columns()
-		p := &Project{Input: next}
-		for c := 0; c < w+i; c++ {
-			p.Exprs = append(p.Exprs, expr.NewColumn(c, cols[c].Type, cols[c].Name))
-			p.Cols = append(p.Cols, a.Cols[c])
-		}
-		p.Exprs = append(p.Exprs, val)
-		p.Cols = append(p.Cols, a.Cols[w+i])
-		cur = p
+		cur = keepAndAppend(next, a.Cols[:w+i], val, a.Cols[w+i])
 	}
 	return cur, nil
+}
+
+// keepAndAppend projects next (a join of some input with a subquery's
+// plan) onto the input's columns, keep, and the subquery's value val,
+// named col.
+func keepAndAppend(next Node, keep []Column, val expr.Expr, col Column) *Project {
+	cols := next.Columns()
+	p := &Project{Input: next, Cols: append(slices.Clone(keep), col)}
+	for c := range keep {
+		p.Exprs = append(p.Exprs, expr.NewColumn(c, cols[c].Type, cols[c].Name))
+	}
+	p.Exprs = append(p.Exprs, val)
+	return p
 }
 
 func notInView(format string, args ...any) error {
@@ -639,7 +643,7 @@ func dynamicFilter(p *Project) (Node, bool) {
 			}
 			l, r, op = r, l, flippedOps[op]
 		}
-		if !inputOnly(l, base) || !keyOrdered(l.Type(), r.Type()) {
+		if !InputOnly(l, base) || !keyOrdered(l.Type(), r.Type()) {
 			continue
 		}
 		s := a.Subs[col-base]
@@ -680,7 +684,7 @@ func dynamicFilter(p *Project) (Node, bool) {
 		// after.
 		var below, above []expr.Expr
 		for _, o := range rest {
-			if inputOnly(o, base) {
+			if InputOnly(o, base) {
 				below = append(below, o)
 			} else {
 				above = append(above, expr.Remap(o, shift))
@@ -737,8 +741,10 @@ func subqueryOnly(e expr.Expr, base int) (int, bool) {
 	return cols[0], true
 }
 
-// inputOnly reports whether e reads only columns before base.
-func inputOnly(e expr.Expr, base int) bool {
+// InputOnly reports whether e reads only columns below base (an Apply's
+// input, not its subqueries' values), no outer row, and is not volatile:
+// it may filter the Apply's input.
+func InputOnly(e expr.Expr, base int) bool {
 	if expr.HasOuterRefs(e) || expr.IsVolatile(e) {
 		return false
 	}

@@ -150,16 +150,9 @@ func batchDecorrelate(a *Apply) (Node, bool) {
 		if err != nil {
 			return nil, false
 		}
-		cols := cur.Columns()
-		p := &Project{Input: next}
-		for c, col := range cols {
-			p.Exprs = append(p.Exprs, expr.NewColumn(c, col.Type, col.Name))
-			p.Cols = append(p.Cols, col)
-		}
-		pos[i] = len(cols)
-		p.Exprs = append(p.Exprs, val)
-		p.Cols = append(p.Cols, a.Cols[w+i])
-		cur = p
+		keep := cur.Columns()
+		pos[i] = len(keep)
+		cur = keepAndAppend(next, keep, val, a.Cols[w+i])
 	}
 	if !batchPlannable(cur) {
 		return nil, false

@@ -64,13 +64,16 @@ func builtinNsName(oid int64) string {
 // namespaces lists the built-in schemas, then the user's (OID the first
 // user OID + the schema's id, which no relation's OID shares).
 func (v *view) namespaces() []namespace {
-	out := slices.Clone(namespaces)
+	if v.ns != nil {
+		return v.ns
+	}
+	v.ns = slices.Clone(namespaces)
 	if v.e != nil {
 		for _, s := range v.e.Schemas() {
-			out = append(out, namespace{firstUserOID + int64(s.ID), s.Name, roleSuper})
+			v.ns = append(v.ns, namespace{firstUserOID + int64(s.ID), s.Name, roleSuper})
 		}
 	}
-	return out
+	return v.ns
 }
 
 func (v *view) nsName(oid int64) string {

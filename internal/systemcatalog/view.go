@@ -9,6 +9,8 @@ type view struct {
 	e    Engine
 	rels []*catalog.Relation // stored relations (created), then system ones, as pg_class lists them
 	id   Identity
+	// ns caches namespaces(): the built-in schemas and the user's.
+	ns []namespace
 }
 
 // newView lists the relations of e for the session id.

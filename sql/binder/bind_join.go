@@ -296,6 +296,13 @@ func equiKey(s *scope, nLeft int, e ast.ExprNode) (int, int, bool) {
 // join, in the FROM tree n, whose two sides the columns come from (FROM a,
 // b WHERE a.x = b.y joins on the key rather than filtering a cross join).
 func pushJoinKey(n planner.Node, s *scope, conj ast.ExprNode) bool {
+	a, c, ok := columnEquality(s, conj)
+	return ok && pushKey(n, a, c)
+}
+
+// columnEquality recognizes conj as col = col between two distinct
+// columns of s of types that join, and returns them in order (a < c).
+func columnEquality(s *scope, conj ast.ExprNode) (a, c int, ok bool) {
 	for {
 		p, ok := conj.(*ast.ParenthesesExpr)
 		if !ok {
@@ -305,14 +312,14 @@ func pushJoinKey(n planner.Node, s *scope, conj ast.ExprNode) bool {
 	}
 	eq, ok := conj.(*ast.BinaryOperationExpr)
 	if !ok || eq.Op != opcode.EQ {
-		return false
+		return 0, 0, false
 	}
 	a, okA := columnIndex(s, eq.L)
 	c, okC := columnIndex(s, eq.R)
 	if !okA || !okC || a == c || !keyCompatible(s.cols[a].typ, s.cols[c].typ) {
-		return false
+		return 0, 0, false
 	}
-	return pushKey(n, min(a, c), max(a, c))
+	return min(a, c), max(a, c), true
 }
 
 // pushOrJoinKeys finds, in a WHERE conjunct that is an OR, the
@@ -331,22 +338,8 @@ func pushOrJoinKeys(n planner.Node, s *scope, conj ast.ExprNode) {
 	for i, br := range branches {
 		here := map[pair]bool{}
 		for _, c := range splitAnd(br, nil) {
-			for {
-				p, ok := c.(*ast.ParenthesesExpr)
-				if !ok {
-					break
-				}
-				c = p.Expr
-			}
-			eq, ok := c.(*ast.BinaryOperationExpr)
-			if !ok || eq.Op != opcode.EQ {
-				continue
-			}
-			a, okA := columnIndex(s, eq.L)
-			b, okB := columnIndex(s, eq.R)
-			if okA && okB && a != b && keyCompatible(s.cols[a].typ, s.cols[b].typ) {
-				k := pair{min(a, b), max(a, b)}
-				if i == 0 || common[k] {
+			if a, b, ok := columnEquality(s, c); ok {
+				if k := (pair{a, b}); i == 0 || common[k] {
 					here[k] = true
 				}
 			}

@@ -144,7 +144,7 @@ func (b *binder) bindWhere(from *rel, where ast.ExprNode) (*rel, error) {
 		// subqueries run for them.
 		var below, above []expr.Expr
 		for _, e := range conds {
-			if beforeSubqueries(e, c.subs.base) {
+			if planner.InputOnly(e, c.subs.base) {
 				below = append(below, e)
 			} else {
 				above = append(above, e)
@@ -168,21 +168,6 @@ func (b *binder) bindWhere(from *rel, where ast.ExprNode) (*rel, error) {
 		node = keepFirst(node, c.subs.base)
 	}
 	return &rel{node: node, scope: from.scope}, nil
-}
-
-// beforeSubqueries reports whether condition e reads only the columns
-// below the subqueries' (base on), and no outer row, so it may filter
-// the Apply's input.
-func beforeSubqueries(e expr.Expr, base int) bool {
-	if expr.HasOuterRefs(e) || expr.IsVolatile(e) {
-		return false
-	}
-	for _, c := range expr.Columns(e) {
-		if c >= base {
-			return false
-		}
-	}
-	return true
 }
 
 // bindCond binds a boolean condition (WHERE, HAVING, ON).
