@@ -59,6 +59,11 @@ type Options struct {
 	// progress in between, quarantine the job of a view being created (its
 	// backfill is paused until RESUME). Zero means 3.
 	JobFailureLimit int
+	// Clock, when not nil, is the time the temporal filters of views
+	// read (WHERE ts > now() - INTERVAL '1 hour' moves with it at each
+	// barrier) instead of the system clock: tests set it to move time by
+	// hand.
+	Clock func() time.Time
 }
 
 // MaxParallelism is the highest streaming parallelism a view can have.
@@ -70,7 +75,7 @@ func (o *Options) engine() engine.Options {
 	}
 	return engine.Options{InMemory: o.InMemory, NoSync: o.NoSync,
 		BarrierInterval: o.BarrierInterval, Logger: o.Logger,
-		Parallelism: o.Parallelism, JobFailureLimit: o.JobFailureLimit}
+		Parallelism: o.Parallelism, JobFailureLimit: o.JobFailureLimit, Clock: o.Clock}
 }
 
 // DB is an open streamdb database. It is safe for concurrent use.

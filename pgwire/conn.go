@@ -56,6 +56,7 @@ type conn struct {
 	portals        map[string]*portal
 	ignoreTillSync bool
 	copying        copyState // the running statement's COPY, if any
+	sentZone       string    // the TimeZone last reported (timezone.go)
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -259,8 +260,10 @@ func (c *conn) sendError(err error) bool {
 	return sev == "FATAL" || sev == "PANIC"
 }
 
-// readyForQuery sends ReadyForQuery and flushes.
+// readyForQuery sends ReadyForQuery, after a changed TimeZone's
+// ParameterStatus, and flushes.
 func (c *conn) readyForQuery() error {
+	c.reportZone()
 	c.send(&pgproto3.ReadyForQuery{TxStatus: c.status()})
 	return c.flush()
 }

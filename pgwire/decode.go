@@ -80,7 +80,7 @@ func (c *conn) decodeParam(format int16, v []byte, t types.Type) (types.Datum, e
 	case format == textFormat && t.ID == types.IDUnknown:
 		return string(v), nil
 	case format == textFormat:
-		return types.Parse(string(v), t)
+		return types.ParseIn(string(v), t, c.zone())
 	case format == binaryFormat && t.ID == types.IDUnknown:
 		return string(v), nil // described as text, whose binary form is its text
 	case format == binaryFormat:

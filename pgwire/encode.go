@@ -118,7 +118,7 @@ func (c *conn) encodeRow(row []types.Datum, cols []Column, formats []int16) ([][
 // encodeValue returns the wire form of the non-NULL d of type t.
 func (c *conn) encodeValue(d types.Datum, t types.Type, format int16) ([]byte, error) {
 	if format == textFormat || t.ID == types.IDUnknown || t.ID == types.IDJSON {
-		return []byte(types.Format(d, t)), nil
+		return []byte(types.FormatIn(d, t, c.zone())), nil
 	}
 	switch t.ID {
 	case types.IDJSONB:

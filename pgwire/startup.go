@@ -150,6 +150,10 @@ func (c *conn) startSession(p *startupPacket) bool {
 		return false
 	}
 	c.sess, c.user = sess, user
+	if err := c.startupZone(p.params); err != nil {
+		c.fatal(err)
+		return false
+	}
 	c.sendParameters(p.params)
 	c.send(&pgproto3.BackendKeyData{ProcessID: c.key.pid, SecretKey: c.key.secret[:]})
 	if c.readyForQuery() != nil {
@@ -182,7 +186,7 @@ func (c *conn) sendParameters(params map[string]string) {
 		{"client_encoding", "UTF8"},
 		{"DateStyle", "ISO, MDY"},
 		{"IntervalStyle", "postgres"},
-		{"TimeZone", "UTC"},
+		{"TimeZone", c.zone().Name()},
 		{"integer_datetimes", "on"},
 		{"standard_conforming_strings", "on"},
 		{"application_name", params["application_name"]},
@@ -191,6 +195,7 @@ func (c *conn) sendParameters(params map[string]string) {
 	} {
 		c.send(&pgproto3.ParameterStatus{Name: kv[0], Value: kv[1]})
 	}
+	c.sentZone = c.zone().Name()
 }
 
 // authenticator is one authentication method: trustAuth, or scramAuth

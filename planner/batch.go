@@ -17,7 +17,7 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 	case *Values:
 		return batch.NewValues(n.Rows, batchColumnTypes(n.Cols)), nil
 	case *GenerateSeries:
-		return batch.NewGenerateSeries(n.Start, n.Stop, n.Step, n.Cols[0].Type), nil
+		return batch.NewGenerateSeries(n.Start, n.Stop, n.Step, n.Cols[0].Type).InZone(n.Zone), nil
 	case *Unnest:
 		return buildUnnest(n), nil
 	case *ProjectSet:

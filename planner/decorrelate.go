@@ -600,7 +600,8 @@ func remapCols(e expr.Expr, m []int) expr.Expr {
 // DynamicFilter keeps the rows of Input for which Left Op RightExpr holds,
 // where RightExpr is over the one row of Right (an uncorrelated scalar
 // subquery yielding at most one row): WHERE price > (SELECT avg(price)
-// FROM bids). In a view it is stream.DynamicFilter, whose cost when the
+// FROM bids). Without Right it is a temporal filter: RightExpr is over
+// now() (temporal.go). In a view it is stream.DynamicFilter, whose cost when the
 // threshold moves is the rows it crosses. Output: Input's columns.
 type DynamicFilter struct {
 	Input, Right    Node
@@ -612,7 +613,16 @@ type DynamicFilter struct {
 func (n *DynamicFilter) Columns() []Column { return n.Input.Columns() }
 
 // Inputs implements Node.
-func (n *DynamicFilter) Inputs() []Node { return []Node{n.Input, n.Right} }
+func (n *DynamicFilter) Inputs() []Node {
+	if n.Right == nil {
+		return []Node{n.Input}
+	}
+	return []Node{n.Input, n.Right}
+}
+
+// Temporal reports whether the filter is a temporal one: no threshold
+// input, RightExpr is over the barrier's time (see temporal.go).
+func (n *DynamicFilter) Temporal() bool { return n.Right == nil }
 
 var flippedOps = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 

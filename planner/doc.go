@@ -34,10 +34,10 @@
 // project; an aggregate's key is its group key; a join's is the left key,
 // the right key and the join key columns that carry its vnode (see
 // joinWithKey); an Expand's is its input's and the window start. ORDER BY
-// is dropped. LIMIT, UNION, VALUES and table functions are 0A000 (the
-// binder already rejects subqueries in a view). The view's columns are the
-// query's, then the hidden key columns (_keyN); its primary key is the
-// stream key.
+// is dropped. A VALUES numbers its rows in a hidden key column: constant
+// rows are a backfill of their own, emitted once (values.go). The view's
+// columns are the query's, then the hidden key columns (_keyN); its
+// primary key is the stream key.
 //
 // BuildViewJob cuts the plan into fragments where the rows' distribution
 // must change and builds N actors per fragment, each owning a contiguous

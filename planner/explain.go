@@ -118,6 +118,9 @@ func describe(n Node) string {
 	case *ProjectSet:
 		return describeProjectSet(n)
 	case *DynamicFilter:
+		if n.Temporal() {
+			return fmt.Sprintf("TemporalFilter: %s %s %s", n.Left, n.Op, n.RightExpr)
+		}
 		thr := "the subquery's value"
 		if _, ok := n.RightExpr.(*expr.Column); !ok {
 			thr += " as " + n.RightExpr.Type().String()

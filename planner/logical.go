@@ -50,10 +50,12 @@ type Values struct {
 
 // GenerateSeries produces one column of integers (or timestamps, with an
 // interval step) from Start to Stop inclusive. Start, Stop and Step are
-// constant expressions.
+// constant expressions. Zone is the session time zone a timestamptz
+// series steps its days and months in (nil: UTC).
 type GenerateSeries struct {
 	Start, Stop, Step expr.Expr
 	Cols              []Column
+	Zone              *types.Zone
 }
 
 // Filter keeps the rows for which Cond is true.

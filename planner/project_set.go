@@ -124,7 +124,7 @@ func setFuncRows(ctx context.Context, f Node, row []types.Datum) ([][]types.Datu
 	var ex batch.Executor
 	switch f := f.(type) {
 	case *GenerateSeries:
-		ex = batch.NewGenerateSeries(consts[0], consts[1], consts[2], f.Cols[0].Type)
+		ex = batch.NewGenerateSeries(consts[0], consts[1], consts[2], f.Cols[0].Type).InZone(f.Zone)
 	case *Unnest:
 		if f.Set != nil {
 			rows, err := f.Set.Fn(vals)

@@ -68,6 +68,10 @@ type CreateTable struct {
 	Source bool
 	// Connector holds the (checked) connector options; nil: none.
 	Connector map[string]string
+	// AppendOnly: APPEND ONLY (always, for a source); Watermark: WATERMARK
+	// FOR (checked; its State is allocated when the table is created).
+	AppendOnly bool
+	Watermark  *catalog.Watermark
 }
 
 // CreateView creates a materialized view from a bound query.
@@ -84,6 +88,9 @@ type CreateView struct {
 	// SearchPath is the search path the query was bound with, kept with
 	// the view so that it binds the same way again.
 	SearchPath []string
+	// TimeZone is the TimeZone setting the query was bound with ("" for
+	// UTC), kept with the view for the same reason.
+	TimeZone string
 }
 
 // CreatePlainView is CREATE [OR REPLACE] VIEW: a name for a query, stored

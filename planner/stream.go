@@ -60,11 +60,17 @@ type StreamJob struct {
 	// injects barriers into the source on its behalf).
 	Source      *stream.Source
 	SourceOwner *stream.Actor
+	// Sources, of a view, are the sources of its constant rows (see
+	// stream.Values) by the actor that reads each: only barriers go in.
+	Sources map[stream.ActorID]*stream.Source
 	// Progress has one entry per scan actor of a backfilling job.
 	Progress []*stream.BackfillProgress
 	// Connector, for a relation with a connector, holds the index of the
 	// next row it generates.
 	Connector *atomic.Int64
+	// Watermark, for a relation with a WATERMARK, shows its filter's
+	// watermark and late rows.
+	Watermark *stream.WatermarkStats
 }
 
 // AllActors returns the ids of every actor of the job, Creating's too.
@@ -107,7 +113,7 @@ func TableLayout(r *catalog.Relation) *storage.Table {
 func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	src := stream.NewSource(channelCapacity)
 	sc := stream.NewStateContext(env.Store())
-	if r.Kind == catalog.KindTable && r.Connector == nil {
+	if r.Kind == catalog.KindTable && r.Connector == nil && r.Watermark == nil {
 		// A plain table's actor only writes (see Trusted below).
 		sc = stream.NewWriteOnlyStateContext(env.Store())
 	}
@@ -120,6 +126,13 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		}
 		exec, job.Connector = cs, progress
 	}
+	if r.Watermark != nil {
+		wf, stats, err := watermarkFilter(r, exec, sc, env)
+		if err != nil {
+			return nil, err
+		}
+		exec, job.Watermark = wf, stats
+	}
 	a := &stream.Actor{ID: env.NewActorID(), State: sc}
 	job.Actors, job.SourceOwner = []*stream.Actor{a}, a
 	par := min(max(r.Parallelism, 1), MaxParallelism)
@@ -128,7 +141,7 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 			exec = newTableMaterialize(r, exec, sc, nil)
 			// The source feeds the Materialize directly: DML may
 			// hand it rows already written (stream.Message.Ingest).
-			src.Ingests = r.Connector == nil
+			src.Ingests = r.Connector == nil && r.Watermark == nil
 		}
 		a.Exec = exec
 		job.Tops, job.TopVnodes = []*stream.Actor{a}, []storage.VnodeBitmap{storage.AllVnodes()}
@@ -172,6 +185,9 @@ func tableOps(r *catalog.Relation, materialize bool) []string {
 	if r.Connector != nil {
 		ops = append(ops, "Connector "+r.Connector["connector"])
 	}
+	if w := r.Watermark; w != nil {
+		ops = append(ops, fmt.Sprintf("WatermarkFilter %s AS %s", r.Columns[w.Column].Name, w.Expr))
+	}
 	if materialize && r.Kind == catalog.KindTable {
 		ops = append(ops, "Materialize "+r.Name)
 	}
@@ -189,6 +205,28 @@ func newTableMaterialize(r *catalog.Relation, in stream.Executor, sc *stream.Sta
 	m.Trusted = r.Connector == nil
 	m.Owned = owned
 	return m
+}
+
+// WatermarkBinder is what BuildTableJob needs of its StreamEnv for a
+// relation with a WATERMARK: its expression, bound.
+type WatermarkBinder interface {
+	WatermarkExpr(r *catalog.Relation) (expr.Expr, error)
+}
+
+// watermarkFilter builds r's watermark filter over in.
+func watermarkFilter(r *catalog.Relation, in stream.Executor, sc *stream.StateContext, env StreamEnv) (stream.Executor, *stream.WatermarkStats, error) {
+	wb, ok := env.(WatermarkBinder)
+	if !ok {
+		return nil, nil, fmt.Errorf("planner: %s has a watermark its environment cannot bind", r.Name)
+	}
+	e, err := wb.WatermarkExpr(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("planner: the watermark of %s: %w", r.Name, err)
+	}
+	w := r.Watermark
+	stats := &stream.WatermarkStats{}
+	state := stream.WatermarkTable(w.State, r.Columns[w.Column].Type)
+	return stream.NewWatermarkFilter(in, w.Column, e, sc, state, stats), stats, nil
 }
 
 // connectorSource builds the generator of r's connector and the executor
@@ -231,6 +269,12 @@ type ViewShape struct {
 func PlanView(q *Query, names []string) (*ViewShape, error) {
 	plan, key, err := withStreamKey(q.Plan)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkConstantRows(plan); err != nil {
+		return nil, err
+	}
+	if err := checkTimeFuncs(plan); err != nil {
 		return nil, err
 	}
 	cols := plan.Columns()
@@ -279,6 +323,9 @@ func withStreamKey(n Node) (Node, []int, error) {
 		if t, ok := topNFilter(n); ok {
 			return withStreamKey(t)
 		}
+		if t, ok := temporalFilter(n); ok {
+			return withStreamKey(t)
+		}
 		in, key, err := withStreamKey(n.Input)
 		return &Filter{Input: in, Cond: n.Cond}, key, err
 	case *Project:
@@ -292,6 +339,9 @@ func withStreamKey(n Node) (Node, []int, error) {
 		in, key, err := withStreamKey(n.Input)
 		if err != nil {
 			return nil, nil, err
+		}
+		if n.Temporal() {
+			return &DynamicFilter{Input: in, Left: n.Left, RightExpr: n.RightExpr, Op: n.Op}, key, nil
 		}
 		right, _, err := withStreamKey(n.Right)
 		if err != nil {
@@ -341,6 +391,8 @@ func withStreamKey(n Node) (Node, []int, error) {
 		}
 		r := NewReplicate(in, n.Count)
 		return r, append(slices.Clone(inKey), len(r.Cols)-1), nil
+	case *Values:
+		return valuesWithKey(n)
 	case *Expand:
 		in, inKey, err := withStreamKey(n.Input)
 		if err != nil {

@@ -152,6 +152,8 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 	switch n := n.(type) {
 	case *Scan:
 		return b.buildScan(n)
+	case *Values:
+		return b.buildValues(n)
 	case *Filter:
 		f, err := b.build(n.Input)
 		if err != nil {
@@ -524,21 +526,33 @@ func coversKey(cols, key []int) bool {
 // both inputs reach (its threshold is one value; its rows are kept in
 // the threshold's order).
 func (b *jobBuilder) buildDynamicFilter(n *DynamicFilter) (*fragment, error) {
-	sides, err := b.buildTwo(n.Input, n.Right)
+	var sides [2]*fragment
+	var err error
+	if n.Temporal() {
+		sides[0], err = b.build(n.Input)
+	} else {
+		sides, err = b.buildTwo(n.Input, n.Right)
+	}
 	if err != nil {
 		return nil, err
 	}
 	spec := stream.DynamicFilterSpec{InTypes: sides[0].types(), InputPK: sides[0].key,
-		Left: n.Left, Right: n.RightExpr, Type: n.Left.Type(), Op: n.Op}
+		Left: n.Left, Right: n.RightExpr, Type: n.Left.Type(), Op: n.Op, Temporal: n.Temporal()}
 	ids := b.stateTableIDs(2)
-	f := b.newFragment("dynamic filter", 1)
+	kind := "dynamic filter"
+	if n.Temporal() {
+		kind = "temporal filter"
+	}
+	f := b.newFragment(kind, 1)
 	left, err := exchange(sides[0], f, nil)
 	if err != nil {
 		return nil, err
 	}
-	right, err := exchange(sides[1], f, nil)
-	if err != nil {
-		return nil, err
+	right := make([][]*stream.Receiver, len(f.actors))
+	if !n.Temporal() {
+		if right, err = exchange(sides[1], f, nil); err != nil {
+			return nil, err
+		}
 	}
 	f.ops = append(f.ops, describe(n))
 	for i, a := range f.actors {

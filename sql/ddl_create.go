@@ -65,7 +65,7 @@ func acceptIfNotExists(c *cursor) bool { return c.acceptWords("if", "not", "exis
 
 // parseCreateTable parses the rest of
 // CREATE {TABLE | SOURCE} [IF NOT EXISTS] name (element, ...)
-// [WITH (k = v, ...)] [FORMAT f ENCODE e [(k = v, ...)]].
+// [APPEND ONLY] [WITH (k = v, ...)] [FORMAT f ENCODE e [(k = v, ...)]].
 func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 	ct := &CreateTableStmt{IfNotExists: acceptIfNotExists(c), Source: source}
 	var err error
@@ -89,6 +89,7 @@ func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 	if err := c.expectPunct(")"); err != nil {
 		return nil, err
 	}
+	ct.AppendOnly = c.acceptWords("append", "only")
 	if ct.With, err = parseWithOptions(c); err != nil {
 		return nil, err
 	}
@@ -132,6 +133,9 @@ func (s *stmtParser) parseTableElement(c *cursor, ct *CreateTableStmt) error {
 	if c.acceptWords("primary", "key") {
 		return s.tablePrimaryKey(c, ct, start)
 	}
+	if start.isWord("watermark") && c.peekAt(1).isWord("for") {
+		return s.parseWatermark(c, ct)
+	}
 	if wordIn(c.peek(), unsupportedConstraints) {
 		return notSupportedAt(s.query, c.peek(), "%s constraints are not supported", c.peek().Text)
 	}
@@ -143,6 +147,39 @@ func (s *stmtParser) parseTableElement(c *cursor, ct *CreateTableStmt) error {
 		return err
 	}
 	ct.Columns = append(ct.Columns, col)
+	return nil
+}
+
+// parseWatermark parses WATERMARK FOR column AS expr.
+func (s *stmtParser) parseWatermark(c *cursor, ct *CreateTableStmt) error {
+	at := c.advance()
+	c.advance() // FOR
+	if ct.Watermark != nil {
+		return notSupportedAt(s.query, at, "a table or source takes one WATERMARK")
+	}
+	col, err := c.ident()
+	if err != nil {
+		return err
+	}
+	if err := c.expectWord("as"); err != nil {
+		return err
+	}
+	start := c.i
+	end := scanLevel(c.toks, start, 1, func(k int) bool { return c.toks[k].isPunct(",") })
+	if end <= start || end > len(c.toks) {
+		return c.errHere()
+	}
+	rw, err := rewrite(s.query, c.toks[start:end])
+	if err != nil {
+		return err
+	}
+	exprs, err := s.parseExprs([][]Token{rw}, c.toks[start])
+	if err != nil {
+		return err
+	}
+	ct.Watermark = &WatermarkDef{Column: col, Expr: exprs[0], Pos: position(s.query, at.Pos),
+		ExprText: s.query[c.toks[start].Pos:c.toks[end-1].End]}
+	c.i = end
 	return nil
 }
 

@@ -46,6 +46,8 @@ package sql
 //	                   (the right operand ends at a clause keyword; left(/right( are calls)
 //	rewriteCasts       ::, CAST(.. AS ..), typed literals -> __sdb_cast(x, 'type')
 //	rewriteSubscripts  x[i] -> __sdb_subscript(x, i) (after the casts took type names' [])
+//	rewriteAtTimeZone  x AT TIME ZONE z -> timezone(z, x) (PostgreSQL's own reading; the
+//	                   operands are the primaries around it, chains left-associative)
 //	rewriteJSONOps     a -> b, ->>, #>, #>>, #-, @>, <@, ?, ?|, ?& -> __sdb_op('->', a, b)
 //	                   (Postgres precedence: operands extend over :: [] + - * / %,
 //	                   left-associative with || and each other)

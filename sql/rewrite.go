@@ -43,6 +43,7 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 		rewriteCasts,
 		rewriteFrameOffsets,
 		rewriteSubscripts,
+		rewriteAtTimeZone,
 		rewriteJSONOps,
 		rewriteSimilar,
 		rewriteNullsOrder,

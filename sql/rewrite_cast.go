@@ -190,6 +190,9 @@ func callStart(toks []Token, o int) int {
 		}
 		return o
 	}
+	if prev.isWord("zone") && o >= 3 && toks[o-2].isWord("time") && toks[o-3].isWord("at") {
+		return o // x AT TIME ZONE (z): no call of a function zone
+	}
 	if prev.Kind == TokIdent && (prev.Quoted || !exprStartWords[prev.Text]) {
 		return qualifiedStart(toks, o-1)
 	}

@@ -103,6 +103,14 @@ func TestRewrite(t *testing.T) {
 			`select x from __sdb_tf_0 as "g" , t , __sdb_tf_1 as "w"`},
 		{`select * from t join pg_catalog.generate_series(1, 2) s on true`, `select * from t join __sdb_tf_0 as "s" on true`},
 		{`select extract(year from ts), substring(a from 2) from t`, `select __sdb_extract( 'year' , ts ) , substring( a from 2 ) from t`},
+		// AT TIME ZONE is PostgreSQL's timezone(zone, x): tighter than +,
+		// looser than ::, chains from the left.
+		{`select ts at time zone 'UTC', a + t.b AT TIME ZONE z from t`,
+			`select timezone( 'UTC' , ts ) , a + timezone( z , t.b ) from t`},
+		{`select x::timestamp at time zone 'a' at time zone 'b', (x at time zone 'a') at time zone f(z)`,
+			`select timezone( 'b' , timezone( 'a' , __sdb_cast( x , 'timestamp' ) ) ) , timezone( f( z ) , ( timezone( 'a' , x ) ) )`},
+		{`select x at time zone (y at time zone 'a')::text, now() at time zone interval '+05:30'`,
+			`select timezone( __sdb_cast( ( timezone( 'a' , y ) ) , 'text' ) , x ) , timezone( __sdb_cast( '+05:30' , 'interval' ) , now( ) )`},
 		// extract: Postgres fields, written as words or strings.
 		{`select extract(DOW from d), extract('Epoch' from ts + interval '1 day'), t.extract(x)`,
 			`select __sdb_extract( 'dow' , d ) , __sdb_extract( 'epoch' , ts + __sdb_cast( '1 day' , 'interval' ) ) , t.extract( x )`},

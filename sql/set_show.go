@@ -1,6 +1,9 @@
 package sql
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // parseShow parses SHOW TABLES | MATERIALIZED VIEWS | JOBS | ALL | TIME
 // ZONE | TRANSACTION ISOLATION LEVEL | name.
@@ -44,6 +47,10 @@ func parseSet(c *cursor) (Node, error) {
 			st.Default = true
 			return st, c.expectEnd()
 		}
+		if c.peek().isWord("interval") && c.peekAt(1).Kind == TokString {
+			st.Value = zoneInterval(c)
+			return st, c.expectEnd()
+		}
 	case c.acceptWord("names"):
 		st.Name = "client_encoding"
 	default:
@@ -59,6 +66,26 @@ func parseSet(c *cursor) (Node, error) {
 		}
 	}
 	return st, setValue(c, st)
+}
+
+// zoneInterval reads SET TIME ZONE INTERVAL 'value' [unit [TO unit]] as
+// the setting INTERVAL 'value' PostgreSQL flattens it to: a bare number
+// is in the qualifier's last unit ('5' HOUR is five hours).
+func zoneInterval(c *cursor) string {
+	c.advance() // INTERVAL
+	val := c.advance().Text
+	unit := ""
+	if wordIn(c.peek(), intervalUnits) {
+		unit = c.advance().Text
+		if c.peek().isWord("to") && wordIn(c.peekAt(1), intervalUnits) {
+			c.advance()
+			unit = c.advance().Text
+		}
+	}
+	if _, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil && unit != "" {
+		val += " " + unit
+	}
+	return "INTERVAL '" + val + "'"
 }
 
 // setValue parses the value of SET: DEFAULT, one string, number or word

@@ -152,6 +152,22 @@ type CreateTableStmt struct {
 	With        map[string]string // WITH (k = v, ...), keys lower case
 	// Format and Encode are a connector's FORMAT and ENCODE words, if any.
 	Format, Encode string
+	// AppendOnly is APPEND ONLY: the table takes INSERTs only.
+	AppendOnly bool
+	// Watermark is WATERMARK FOR column AS expr, if given.
+	Watermark *WatermarkDef
+}
+
+// WatermarkDef is a table element WATERMARK FOR Column AS Expr
+// (RisingWave's syntax): the table's watermark is the greatest Expr over
+// its rows, and a row whose Column is below it is late.
+type WatermarkDef struct {
+	Column string
+	Expr   ast.ExprNode
+	// ExprText is Expr as written; Pos is the error position (1-based,
+	// in characters) of WATERMARK.
+	ExprText string
+	Pos      int
 }
 
 // CreateMaterializedViewStmt is CREATE MATERIALIZED VIEW name [(cols)]

@@ -45,6 +45,9 @@ var chaosViews = []string{
 	"SELECT id, v FROM a WHERE v % 3 = 0",
 	"SELECT count(*) AS n, sum(w) AS s, max(w) AS hi FROM b",
 	"SELECT a.k, count(*) AS n, sum(b.w) AS s FROM a LEFT JOIN b ON a.id = b.id GROUP BY a.k",
+	// Constant rows: emitted once over the view's life, kills included.
+	"SELECT a.id, m.name FROM a JOIN (VALUES (1, 'one'), (2, 'two'), (2, 'deux')) AS m(k, name) ON a.k = m.k UNION ALL VALUES (-1, 'const'), (-1, 'const')",
+	"SELECT count(*) AS n, sum(x) AS s FROM (VALUES (1), (2), (2)) AS v(x)",
 }
 
 // chaosFailpoints are set in the server's environment in odd rounds when

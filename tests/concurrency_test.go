@@ -117,6 +117,7 @@ var viewDefs = []string{
 	"SELECT g, max(w) AS m, min(w) AS mi FROM b GROUP BY g",
 	"SELECT count(*) AS n, sum(w) AS s FROM b",
 	"SELECT a.g, count(*) AS n FROM a LEFT JOIN b ON a.id = b.id GROUP BY a.g",
+	"SELECT a.id, m.label FROM a JOIN (VALUES (0, 'zero'), (1, 'one'), (1, 'uno')) AS m(g, label) ON a.g = m.g UNION ALL SELECT -1, 'const'",
 }
 
 // TestConcurrentDMLAndDDL: writers insert, update and delete in their own

@@ -27,6 +27,9 @@ var diffViews = []struct{ name, query string }{
 	{"v_join_agg", "SELECT b.w, count(*) AS n, sum(a.v) AS s FROM a JOIN b ON a.k = b.k GROUP BY b.w"},
 	{"v_over_view", "SELECT count(*) AS ngroups, sum(n) AS rows_total, max(hi) AS top FROM v_agg"},
 	{"v_over_join", "SELECT bid, count(*) AS n FROM v_left GROUP BY bid"},
+	// Constant rows: a lookup table, and a branch next to a table's.
+	{"v_values_join", "SELECT a.id, a.v, m.label FROM a LEFT JOIN (VALUES (0, 'zero'), (1, 'one'), (1, 'uno'), (NULL, 'null')) AS m(k, label) ON a.k = m.k"},
+	{"v_values_union", "SELECT k, v FROM a UNION ALL VALUES (-1, -1), (-1, -1), (2, 5) EXCEPT ALL SELECT k, w FROM b"},
 }
 
 // TestDifferential applies a random stream of INSERT, UPDATE and DELETE

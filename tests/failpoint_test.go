@@ -35,9 +35,12 @@ var fpViews = map[string]string{
 	"fp_all":  "SELECT a.k, count(*) AS n, sum(a.v + b.w) AS s FROM a JOIN b ON a.k = b.k WHERE a.v % 5 <> 1 GROUP BY a.k",
 	"fp_agg":  "SELECT k, count(*) AS n, sum(v) AS s, max(v) AS hi FROM a GROUP BY k",
 	"fp_proj": "SELECT id, v * 2 AS v2, k FROM a WHERE v % 3 <> 0",
+	// Constant rows (stream.Values), a join's lookup table and a branch
+	// of their own: emitted once, whatever fails.
+	"fp_values": "SELECT a.id, m.name FROM a JOIN (VALUES (1, 'one'), (2, 'two'), (2, 'deux')) AS m(k, name) ON a.k = m.k UNION ALL VALUES (-1, 'const'), (-1, 'const')",
 }
 
-var fpViewOrder = []string{"fp_all", "fp_agg", "fp_proj"}
+var fpViewOrder = []string{"fp_all", "fp_agg", "fp_proj", "fp_values"}
 
 type fpPhase string
 

@@ -146,7 +146,7 @@ func (p pgProcRow) callQuery() string {
 		args[i] = "NULL::" + a
 	}
 	switch {
-	case p.variadic == anyOID && p.name == "jsonb_build_object":
+	case p.variadic == anyOID && (p.name == "jsonb_build_object" || p.name == "json_build_object"):
 		args = []string{"'k'::text", "NULL::integer"} // a key must not be NULL
 	case p.name == "jsonb_object_agg" || p.name == "json_object_agg":
 		args = []string{"'k'::text", "NULL::integer"} // a key must not be NULL

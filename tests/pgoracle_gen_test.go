@@ -690,9 +690,29 @@ func (g *pgoGen) query() pgoQuery {
 			}
 			return fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(outs, ", "), bt.name, where())
 		}
+		// A branch of constant rows (VALUES), of literals cast to the
+		// branch types.
+		values := func() string {
+			var rows, names []string
+			for range 1 + g.n(3) {
+				var vals []string
+				for _, typ := range ts {
+					vals = append(vals, g.literal(typ)+"::"+typ)
+				}
+				rows = append(rows, "("+strings.Join(vals, ", ")+")")
+			}
+			for i := range ts {
+				names = append(names, fmt.Sprintf("c%d", i+1))
+			}
+			return fmt.Sprintf("SELECT * FROM (VALUES %s) AS v(%s)", strings.Join(rows, ", "), strings.Join(names, ", "))
+		}
 		q := branch()
 		for range 1 + g.n(2) {
-			q += " " + g.pick("UNION ALL", "UNION", "INTERSECT", "EXCEPT", "INTERSECT ALL", "EXCEPT ALL") + " " + branch()
+			next := branch
+			if g.chance(4) {
+				next = values
+			}
+			q += " " + g.pick("UNION ALL", "UNION", "INTERSECT", "EXCEPT", "INTERSECT ALL", "EXCEPT ALL") + " " + next()
 		}
 		return pgoQuery{sql: q}
 	case 0, 1: // projection and filter

@@ -63,6 +63,14 @@ var pgoFixedQueries = []pgoQuery{
 	{name: "mod_name", sql: "SELECT id, mod(a, 3) FROM t1"},
 	{name: "distinct_on_position", sql: "SELECT DISTINCT ON (1) a, id FROM t1 ORDER BY 1, id", ordered: true},
 	{name: "lag_default_type", sql: "SELECT id, lag(a, 1, 10000000000) OVER (ORDER BY id) AS l, lead(a, 1, 2.5) OVER (ORDER BY id) AS r FROM t1"},
+	// Constant rows: a lookup table, a branch next to a table's, alone,
+	// under an aggregate and an EXCEPT ALL.
+	{name: "values_join", sql: "SELECT x.id, m.label FROM t1 x JOIN (VALUES (1, 'one'), (2, 'two'), (2, 'deux')) AS m(k, label) ON x.a = m.k"},
+	{name: "values_left_join", sql: "SELECT x.id, x.s, m.label FROM t1 x LEFT JOIN (VALUES (1, 'one'), (NULL, 'none'), (3, 'three')) AS m(k, label) ON x.a = m.k"},
+	{name: "values_union", sql: "SELECT a, s FROM t1 UNION ALL VALUES (1, 'one'), (1, 'one'), (NULL, NULL)"},
+	{name: "values_only", sql: "SELECT * FROM (VALUES (1, 'a', DATE '2024-01-02'), (2, NULL, NULL)) AS v(n, s, d)"},
+	{name: "values_agg", sql: "SELECT count(*) AS c, sum(n) AS s, max(n) AS m FROM (VALUES (1), (2), (NULL)) AS v(n)"},
+	{name: "values_except_all", sql: "SELECT a FROM t1 EXCEPT ALL VALUES (1), (1), (3)"},
 }
 
 // pgOracle runs statements on PostgreSQL and streamdb and records where

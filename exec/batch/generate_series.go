@@ -22,6 +22,7 @@ type GenerateSeries struct {
 	inc               int64     // integer step
 	add               expr.Expr // timestamp + interval step, over column 0
 	desc              bool
+	zone              *types.Zone
 }
 
 // NewGenerateSeries returns the series of type t (an integer or timestamp
@@ -29,6 +30,13 @@ type GenerateSeries struct {
 func NewGenerateSeries(start, stop, step expr.Expr, t types.Type) *GenerateSeries {
 	ts := []types.Type{t}
 	return &GenerateSeries{start: start, stop: stop, step: step, types: ts, rb: newRowBuilder(ts)}
+}
+
+// InZone makes a timestamptz series step its days and months in time zone
+// z (nil: UTC), as local days and months; it returns g.
+func (g *GenerateSeries) InZone(z *types.Zone) *GenerateSeries {
+	g.zone = z
+	return g
 }
 
 // Types implements Executor.
@@ -92,8 +100,8 @@ func (g *GenerateSeries) initTimestamp(step types.Datum) error {
 	if err != nil {
 		return err
 	}
-	g.add = add
-	next, err := add.Eval([]types.Datum{g.cur})
+	g.add = expr.WithZone(add, g.zone)
+	next, err := g.add.Eval([]types.Datum{g.cur})
 	if err != nil {
 		return err
 	}

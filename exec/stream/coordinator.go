@@ -105,6 +105,9 @@ type CoordinatorOptions struct {
 	// OnFailure is called from the barrier loop after a failed graph has
 	// been torn down; it rebuilds the actors (Coordinator.Restart).
 	OnFailure func(err error)
+	// Clock gives the time barriers carry (Barrier.Time); nil:
+	// time.Now. Tests set it to move temporal filters by hand.
+	Clock func() time.Time
 }
 
 // Coordinator injects barriers into the graph's sources, collects them from
@@ -408,9 +411,10 @@ func (c *Coordinator) Mutate(ctx context.Context, m Mutation, actors []*Actor, s
 // MutateIn): its writers start before a barrier that carries add (which
 // attaches them to their upstreams) and, once that barrier's epoch E0 has
 // committed, the job's scans start on a snapshot at E0 and the job runs
-// on its own barriers.
-func (c *Coordinator) Create(ctx context.Context, gen uint64, add *AddMutation, job *CreatingJob) error {
-	return c.submit(ctx, request{mutation: add, actors: job.Writers, gen: gen, creating: []*CreatingJob{job}})
+// on its own barriers. sources are the writers' sources, if any (the
+// barrier sources of constant rows, see Values), registered with them.
+func (c *Coordinator) Create(ctx context.Context, gen uint64, add *AddMutation, job *CreatingJob, sources map[ActorID]*Source) error {
+	return c.submit(ctx, request{mutation: add, actors: job.Writers, sources: sources, gen: gen, creating: []*CreatingJob{job}})
 }
 
 // errJoinAborted answers a join whose job was asked to stop first.
@@ -776,10 +780,18 @@ func (c *Coordinator) endGraph(err error) {
 	c.recoverGraph(err)
 }
 
+// now is the time a barrier made now carries (unix microseconds).
+func (c *Coordinator) now() int64 {
+	if c.opts.Clock != nil {
+		return c.opts.Clock().UnixMicro()
+	}
+	return time.Now().UnixMicro()
+}
+
 // newEpochLocked makes the next barrier, carrying m, and registers it in
 // flight, waiting for the actors of expected (which it takes).
 func (c *Coordinator) newEpochLocked(m Mutation, expected map[ActorID]bool) *epochState {
-	b := &Barrier{Prev: c.epoch, Curr: c.epoch + 1, Mutation: m,
+	b := &Barrier{Prev: c.epoch, Curr: c.epoch + 1, Mutation: m, Time: c.now(),
 		commit: &commitSignal{done: make(chan struct{})}}
 	c.epoch++
 	es := &epochState{barrier: b, expected: make(map[ActorID]bool, len(expected)), all: make(chan struct{})}

@@ -480,7 +480,7 @@ func (h *harness) newView(up *tableNode, id uint32, hook func()) *viewNode {
 // create starts v's job (its writer attached by an Add barrier).
 func (h *harness) create(v *viewNode) error {
 	h.t.Helper()
-	return h.bounded("Create", func() error { return h.c.Create(context.Background(), 0, v.add, v.job) })
+	return h.bounded("Create", func() error { return h.c.Create(context.Background(), 0, v.add, v.job, nil) })
 }
 
 // catchUp checkpoints until the view's backfill has caught up.

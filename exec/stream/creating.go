@@ -470,7 +470,7 @@ func (j *CreatingJob) allDrained() bool {
 // barrier injects one job barrier into the scans, waits for every actor
 // of the job to collect it, and commits the job's batches.
 func (j *CreatingJob) barrier(ctx context.Context, m Mutation, sync bool) error {
-	b := &Barrier{Prev: j.epoch, Curr: j.epoch + 1, Mutation: m, coll: j,
+	b := &Barrier{Prev: j.epoch, Curr: j.epoch + 1, Mutation: m, coll: j, Time: j.c.now(),
 		commit: &commitSignal{done: make(chan struct{})}}
 	je := &jobEpoch{barrier: b, expected: j.actorSet(), all: make(chan struct{})}
 	j.mu.Lock()

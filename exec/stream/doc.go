@@ -80,6 +80,14 @@
 // its scans at once; a Stop or Update mutation that stops its actors first
 // ends the job with a last barrier of its own.
 //
+// Constant rows (VALUES, a SELECT without FROM) are a backfill whose
+// snapshot never changes and has no log (values.go): a Values, in a
+// fragment of one actor, emits them on the job's barriers and records at
+// each of them how many it emitted, with the view's state; its writer
+// passes on the barriers of a source of its own (it has no upstream),
+// and once the job has joined the Values actor owns that source and
+// emits nothing ever again (I3).
+//
 // # Failures
 //
 // An actor's error or panic (ActorError), an actor that ends without a

@@ -23,6 +23,16 @@ type DynamicFilterSpec struct {
 	Type        types.Type
 	// Op is one of <, <=, >, >=.
 	Op string
+	// Temporal makes it a temporal filter (WHERE ts > now() - INTERVAL
+	// '1 hour'): there is no threshold input, and Right is over a row of
+	// one timestamptz, the Time of each barrier, which moves the
+	// threshold before the barrier passes. It implies Monotonic.
+	Temporal bool
+	// Monotonic says the threshold, once set, never goes down (a temporal
+	// filter's: now() only moves on). The state then keeps only the rows
+	// whose fate may still change (see mayChange), and the filter never
+	// moves the threshold down.
+	Monotonic bool
 }
 
 // DynamicFilter passes the rows of its input for which Left Op threshold
@@ -75,6 +85,12 @@ func NewDynamicFilter(left, right []*Receiver, sc *StateContext, spec DynamicFil
 	if len(tableIDs) != 2 {
 		return nil, fmt.Errorf("stream: dynamic filter needs 2 state tables, got %d", len(tableIDs))
 	}
+	if spec.Temporal {
+		if len(right) > 0 {
+			return nil, fmt.Errorf("stream: a temporal filter takes no threshold input")
+		}
+		spec.Monotonic = true
+	}
 	d := &DynamicFilter{align: NewAlignInputs(left, right), sc: sc, spec: spec}
 	ts := append([]types.Type{types.TText}, spec.InTypes...)
 	pk := []int{0}
@@ -110,6 +126,11 @@ func (d *DynamicFilter) Next(ctx context.Context) (Message, error) {
 		}
 		if !d.started {
 			if err := d.start(); err != nil {
+				return Message{}, err
+			}
+		}
+		if d.spec.Temporal && msg.Barrier != nil {
+			if err := d.noteTime(msg.Barrier.Time); err != nil {
 				return Message{}, err
 			}
 		}
@@ -206,10 +227,10 @@ func (d *DynamicFilter) applyRows(c *chunk.Chunk) error {
 			if err != nil {
 				return err
 			}
-			if err := d.rows.Delete(batch, d.stateRow(k, row)); err != nil {
+			if err := d.unstore(batch, k, row); err != nil {
 				return err
 			}
-			if err := d.rows.Insert(batch, d.stateRow(k2, next)); err != nil {
+			if err := d.store(batch, k2, next); err != nil {
 				return err
 			}
 			switch {
@@ -224,9 +245,9 @@ func (d *DynamicFilter) applyRows(c *chunk.Chunk) error {
 			continue
 		}
 		if op.IsInsert() {
-			err = d.rows.Insert(batch, d.stateRow(k, row))
+			err = d.store(batch, k, row)
 		} else {
-			err = d.rows.Delete(batch, d.stateRow(k, row))
+			err = d.unstore(batch, k, row)
 		}
 		if err != nil {
 			return err
@@ -240,6 +261,44 @@ func (d *DynamicFilter) applyRows(c *chunk.Chunk) error {
 		}
 	}
 	return nil
+}
+
+// store keeps a row whose Left value has sort key k in the state (under
+// a monotonic threshold, only when its fate may still change).
+func (d *DynamicFilter) store(batch *storage.WriteBatch, k string, row []types.Datum) error {
+	if d.spec.Monotonic && !d.mayChange(k, d.key) {
+		return nil
+	}
+	return d.rows.Insert(batch, d.stateRow(k, row))
+}
+
+// unstore removes a row from the state (under a monotonic threshold, a
+// row whose fate was sealed is not there).
+func (d *DynamicFilter) unstore(batch *storage.WriteBatch, k string, row []types.Datum) error {
+	if d.spec.Monotonic && !d.mayChange(k, d.key) {
+		return nil
+	}
+	return d.rows.Delete(batch, d.stateRow(k, row))
+}
+
+// mayChange reports whether, under a monotonic threshold whose sort key
+// is t ("" when unset), a row whose Left value has sort key k can still
+// change its fate. A NULL never passes. Before a threshold, every other
+// row may come to pass. Under > and >=, a row that fails now fails for
+// good (the threshold only rises past it); under < and <=, one that
+// passes passes for good.
+func (d *DynamicFilter) mayChange(k, t string) bool {
+	if k[0] != 1 {
+		return false
+	}
+	if t == "" {
+		return true
+	}
+	pass := d.passes(k, t)
+	if d.spec.Op == ">" || d.spec.Op == ">=" {
+		return pass
+	}
+	return !pass
 }
 
 func (d *DynamicFilter) rowKey(row []types.Datum) (string, bool, error) {
@@ -280,6 +339,17 @@ func (d *DynamicFilter) noteThreshold(c *chunk.Chunk) error {
 	return nil
 }
 
+// noteTime makes a temporal filter's threshold Right over the barrier
+// time t (applied before the barrier passes).
+func (d *DynamicFilter) noteTime(t int64) error {
+	v, err := d.spec.Right.Eval([]types.Datum{types.Timestamp(t)})
+	if err != nil {
+		return err
+	}
+	d.pending, d.pendingSet, d.pendingVal = true, true, v
+	return nil
+}
+
 // applyThreshold moves the threshold to its pending value: the rows
 // between the old and the new one that pass under one and not the other
 // are emitted, and the new threshold is stored.
@@ -292,6 +362,12 @@ func (d *DynamicFilter) applyThreshold() error {
 	d.set, d.val = d.pendingSet, d.pendingVal
 	if err := d.setKey(); err != nil {
 		return err
+	}
+	if d.spec.Monotonic && oldKey != "" && (d.key == "" || d.key < oldKey) {
+		// A threshold going down (or away) would need rows the state
+		// let go of: it holds where it was.
+		d.set, d.val, d.key = oldSet, oldVal, oldKey
+		return nil
 	}
 	batch := d.sc.Batch()
 	if oldSet {
@@ -318,12 +394,22 @@ func (d *DynamicFilter) applyThreshold() error {
 			lo, hi = t, "\x02"
 		}
 	}
+	if d.spec.Monotonic && oldKey == "" && (d.spec.Op == ">" || d.spec.Op == ">=") {
+		// The first threshold also seals the rows below it, which
+		// failed before it and fail for good now. (Any later move up
+		// seals the rows it crosses, which the range above covers.)
+		lo = "\x01"
+	}
+	var sealed [][]types.Datum
 	it := d.rows.ScanPrefixFrom(batch, nil, []types.Datum{lo}, false)
 	for it.Next() {
 		sr := it.Row()
 		k := sr[0].(string)
 		if k > hi {
 			break
+		}
+		if d.spec.Monotonic && !d.mayChange(k, d.key) {
+			sealed = append(sealed, cloneRow(sr))
 		}
 		was, now := d.passes(k, oldKey), d.passes(k, d.key)
 		if was == now {
@@ -336,5 +422,13 @@ func (d *DynamicFilter) applyThreshold() error {
 			d.out.add(chunk.Delete, row)
 		}
 	}
-	return closeIter(it)
+	if err := closeIter(it); err != nil {
+		return err
+	}
+	for _, sr := range sealed {
+		if err := d.rows.Delete(batch, sr); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -14,6 +14,10 @@ import (
 // passed every actor, epoch Prev is committed to the store in one batch.
 type Barrier struct {
 	Prev, Curr uint64
+	// Time is when the barrier was made (unix microseconds, by the
+	// coordinator's clock): the now() of the temporal filters it passes,
+	// so every operator of one barrier sees the same instant.
+	Time int64
 	// Mutation, when not nil, changes the graph at this barrier; every actor
 	// applies it when it passes the barrier.
 	Mutation Mutation

@@ -71,6 +71,17 @@ type Column struct {
 	Default string `json:"default,omitempty"`
 }
 
+// Watermark is a relation's WATERMARK FOR Column AS Expr: its watermark
+// is the greatest value of Expr over the rows it took, raised at each
+// barrier, and a row whose Column is below the watermark (or NULL) when
+// it arrives is late: dropped, and counted. State is the id of the state
+// table that keeps the watermark and the count.
+type Watermark struct {
+	Column int    `json:"column"`
+	Expr   string `json:"expr"`
+	State  uint32 `json:"state"`
+}
+
 // Relation is a table or a materialized view.
 type Relation struct {
 	ID      uint32   `json:"id"`
@@ -91,6 +102,11 @@ type Relation struct {
 	// SearchPath is the search path a view's Definition binds with (that
 	// of the session that created it); empty for public alone.
 	SearchPath []string `json:"search_path,omitempty"`
+	// TimeZone is the TimeZone setting a materialized view's Definition
+	// binds with (that of the session that created it: its time zone
+	// dependent expressions keep their meaning whoever reads the view);
+	// empty for UTC.
+	TimeZone string `json:"time_zone,omitempty"`
 	// Deps lists the relations a view reads.
 	Deps []uint32 `json:"deps,omitempty"`
 	// Internal lists the ids of the state tables the view's operators own,
@@ -131,6 +147,11 @@ type Relation struct {
 	DMLRateLimit int64 `json:"dml_rate_limit,omitempty"`
 	// DMLPaused holds a table's DML statements (a DML rate limit of 0).
 	DMLPaused bool `json:"dml_paused,omitempty"`
+	// AppendOnly: the table takes INSERTs only (APPEND ONLY; a source is
+	// append-only by nature).
+	AppendOnly bool `json:"append_only,omitempty"`
+	// Watermark, when not nil, is the table's or source's WATERMARK FOR.
+	Watermark *Watermark `json:"watermark,omitempty"`
 	// Connector holds the connector options of a source or of a table fed
 	// by a connector (WITH connector = ...); nil for a plain table.
 	Connector map[string]string `json:"connector,omitempty"`

@@ -26,6 +26,7 @@ type Rows struct {
 	Tag     string
 	rows    [][]types.Datum
 	pos     int
+	zone    *types.Zone // the session's, which Text prints timestamptz in
 }
 
 // Next advances to the next row.
@@ -59,7 +60,7 @@ func (r *Rows) Text() []*string {
 	out := make([]*string, len(row))
 	for i, d := range row {
 		if d != nil {
-			s := types.Format(d, r.Columns[i].Type)
+			s := types.FormatIn(d, r.Columns[i].Type, r.zone)
 			out[i] = &s
 		}
 	}
@@ -139,7 +140,7 @@ func (s *Session) Query(ctx context.Context, query string, args ...any) (*Rows, 
 	if err != nil {
 		return nil, err
 	}
-	return &Rows{Columns: c.cols, Tag: c.tag, rows: c.rows}, nil
+	return &Rows{Columns: c.cols, Tag: c.tag, rows: c.rows, zone: s.zone}, nil
 }
 
 func (s *Session) runArgs(ctx context.Context, query string, args []any) (*collector, error) {

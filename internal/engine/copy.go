@@ -32,6 +32,7 @@ func (s *Session) copy(ctx context.Context, n *sql.CopyStmt, w ResultWriter) err
 	if err != nil {
 		return err
 	}
+	opts.Zone = s.zone
 	if n.From {
 		return s.copyFrom(ctx, n, opts, w)
 	}

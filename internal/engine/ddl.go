@@ -52,6 +52,14 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	if ct.Source {
 		rel.Kind = catalog.KindSource
 	}
+	rel.AppendOnly = ct.AppendOnly
+	if ct.Watermark != nil {
+		w := *ct.Watermark
+		if w.State, err = db.allocID(); err != nil {
+			return err
+		}
+		rel.Watermark = &w
+	}
 	if len(rel.PK) == 0 {
 		rel.Columns = append(rel.Columns, catalog.Column{Name: rowIDColumn, Type: types.TInt64, NotNull: true, Hidden: true})
 		rel.PK = []int{len(rel.Columns) - 1}
@@ -195,7 +203,8 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	}
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
-		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan), SearchPath: storedPath(cv.SearchPath)}
+		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan), SearchPath: storedPath(cv.SearchPath),
+		TimeZone: cv.TimeZone}
 	opts.apply(rel, db.opts.Parallelism)
 	return db.launchView(ctx, rel, shape)
 }
@@ -246,7 +255,7 @@ func (db *DB) launchView(ctx context.Context, rel *catalog.Relation, shape *plan
 	db.mu.Lock()
 	db.jobs[rel.ID] = j
 	db.mu.Unlock()
-	if err := db.coord.Create(ctx, gen, add, sj.Creating); err != nil {
+	if err := db.coord.Create(ctx, gen, add, sj.Creating, sj.Sources); err != nil {
 		db.mu.Lock()
 		delete(db.jobs, rel.ID)
 		db.mu.Unlock()

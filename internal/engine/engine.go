@@ -60,7 +60,8 @@ type Options struct {
 	// when set (tests use it to run every view with more actors than
 	// cores), else runtime.GOMAXPROCS(0); capped at MaxParallelism.
 	Parallelism     int
-	JobFailureLimit int // zero: 3 (see job_failures.go)
+	JobFailureLimit int              // zero: 3 (see job_failures.go)
+	Clock           func() time.Time // nil: time.Now (temporal filters' barrier time)
 }
 
 // MaxParallelism is the highest streaming parallelism a view can have.
@@ -148,6 +149,9 @@ type relRuntime struct {
 	// generated is the index of the next row of the relation's connector
 	// (relations with a connector only).
 	generated *atomic.Int64
+	// watermark shows the relation's watermark filter (relations with a
+	// WATERMARK only).
+	watermark *stream.WatermarkStats
 }
 
 // Open opens (creating if needed) the database in dir.
@@ -174,7 +178,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	db.coord = stream.NewCoordinator(st, stream.CoordinatorOptions{
-		BarrierInterval: o.BarrierInterval, Logger: o.Logger, OnFailure: db.rebuildGraph})
+		BarrierInterval: o.BarrierInterval, Logger: o.Logger, OnFailure: db.rebuildGraph, Clock: o.Clock})
 	g, resumed, err := db.buildGraph()
 	if err != nil {
 		st.Close()

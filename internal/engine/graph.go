@@ -8,6 +8,7 @@ import (
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/engine/write"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
 	"github.com/streamdb/streamdb/sql/binder"
@@ -28,6 +29,11 @@ func (e *jobEnv) Store() *storage.Store                        { return e.db.sto
 func (e *jobEnv) NewActorID() stream.ActorID                   { return e.db.actorSeq.next() }
 func (e *jobEnv) Relation(id uint32) (*catalog.Relation, bool) { return e.db.RelationByID(id) }
 func (e *jobEnv) ErrorLog() stream.ErrorLog                    { return &e.db.viewErrors }
+
+// WatermarkExpr binds r's watermark expression (planner.WatermarkBinder).
+func (e *jobEnv) WatermarkExpr(r *catalog.Relation) (expr.Expr, error) {
+	return binder.WatermarkExpr(e.db, r)
+}
 
 func (e *jobEnv) NextStateTableID() uint32 {
 	if !e.allocate {
@@ -77,6 +83,9 @@ func (db *DB) buildGraph() (*builtGraph, []*job, error) {
 		tops[r.ID] = job
 		if job.Source != nil {
 			sources[job.SourceOwner.ID] = job.Source
+		}
+		for id, src := range job.Sources {
+			sources[id] = src
 		}
 		runtime[r.ID] = db.newRuntime(r, job)
 		actors = append(actors, job.Actors...)
@@ -164,7 +173,7 @@ func actorIDs(as []*stream.Actor) []stream.ActorID {
 // table across rebuilds.
 func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntime {
 	rt := &relRuntime{par: r.Parallelism, tops: actorIDs(job.Tops), topVnodes: job.TopVnodes, actors: job.AllActors(), fragments: job.Fragments,
-		source: job.Source, generated: job.Connector}
+		source: job.Source, generated: job.Connector, watermark: job.Watermark}
 	if r.Kind == catalog.KindTable {
 		db.mu.RLock()
 		old := db.runtime[r.ID]
@@ -200,7 +209,7 @@ func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.Str
 // planStored returns the stream plan of a stored view or index.
 func (db *DB) planStored(r *catalog.Relation) (*planner.ViewShape, error) {
 	if r.Kind != catalog.KindIndex {
-		return db.planView(r.Definition, r.SearchPath, r.Columns)
+		return db.planView(r.Definition, r.SearchPath, r.TimeZone, r.Columns)
 	}
 	if r.Index == nil {
 		return nil, errors.New("index without its definition")
@@ -212,9 +221,10 @@ func (db *DB) planStored(r *catalog.Relation) (*planner.ViewShape, error) {
 	return planner.PlanIndex(on, r)
 }
 
-// planView binds a stored view definition and checks that it still has the
-// stored shape.
-func (db *DB) planView(def string, path []string, cols []catalog.Column) (*planner.ViewShape, error) {
+// planView binds a stored view definition, with the search path and time
+// zone it was created under, and checks that it still has the stored
+// shape.
+func (db *DB) planView(def string, path []string, zone string, cols []catalog.Column) (*planner.ViewShape, error) {
 	stmts, err := sql.NewParser().Parse(def)
 	if err != nil {
 		return nil, err
@@ -223,8 +233,15 @@ func (db *DB) planView(def string, path []string, cols []catalog.Column) (*plann
 		return nil, errors.New("view definition is not one statement")
 	}
 	var cat catalog.Reader = db
-	if len(path) > 0 {
-		cat = pathCatalog{DB: db, path: path}
+	if len(path) > 0 || zone != "" {
+		z, err := storedZone(zone)
+		if err != nil {
+			return nil, err
+		}
+		if len(path) == 0 {
+			path = []string{catalog.PublicSchema}
+		}
+		cat = pathCatalog{DB: db, path: path, zone: z}
 	}
 	bound, err := binder.Bind(cat, stmts[0], binder.Options{View: true})
 	if err != nil {

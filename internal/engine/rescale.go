@@ -145,6 +145,9 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 		if job.Source != nil {
 			upd.Sources[job.SourceOwner.ID] = job.Source
 		}
+		for id, src := range job.Sources {
+			upd.Sources[id] = src
+		}
 		jobs[i] = job
 	}
 	upd.Committed = func() {

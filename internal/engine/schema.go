@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/sql"
 )
 
@@ -194,11 +195,13 @@ func (db *DB) dropSchema(ctx context.Context, sc *catalog.Schema, w ResultWriter
 // SearchPath implements catalog.SchemaReader: the session's search_path.
 func (c sessionCatalog) SearchPath() []string { return c.searchPath }
 
-// pathCatalog is the catalog with a fixed search path: a stored view's
-// definition binds with the path it was created under.
+// pathCatalog is the catalog with a fixed search path and time zone: a
+// stored view's definition binds with the path and zone it was created
+// under.
 type pathCatalog struct {
 	*DB
 	path []string
+	zone *types.Zone
 }
 
 // SearchPath implements catalog.SchemaReader.

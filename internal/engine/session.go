@@ -40,6 +40,8 @@ type Session struct {
 	// user and database are the names the client connected with ("" for
 	// an in-process session); see identity.
 	user, database string
+	// zone is the TimeZone setting (nil: UTC); see timezone.go.
+	zone *types.Zone
 }
 
 // NewSession returns a new session.
@@ -274,7 +276,23 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 }
 
 func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
-	name := strings.ToLower(n.Name)
+	if err := s.setVar(n.Name, n.Value, n.Default); err != nil {
+		return err
+	}
+	return w.Complete("SET")
+}
+
+// setVar sets a session variable to value, or to its default.
+func (s *Session) setVar(name, value string, def bool) error {
+	name = strings.ToLower(name)
+	switch {
+	case name == "timezone":
+		return s.setTimeZone(value, def)
+	case name == "all" && def: // RESET ALL
+		s.vars, s.zone = defaultVars(), nil
+		return nil
+	}
+	n := &sql.SetStmt{Name: name, Value: value, Default: def}
 	if n.Default {
 		if v, ok := defaultVars()[name]; ok {
 			s.vars[name] = v
@@ -299,7 +317,33 @@ func (s *Session) set(n *sql.SetStmt, w ResultWriter) error {
 		}
 		s.vars[name] = n.Value
 	}
-	return w.Complete("SET")
+	return nil
+}
+
+// setConfig is set_config(name, value, is_local): SET name = value (a
+// NULL value: RESET), returning the setting's new value. A local setting
+// lasts until the transaction ends: outside a transaction block, that is
+// the statement's, so the value is only checked (PostgreSQL's effect).
+func (s *Session) setConfig(name string, value *string, local bool) (string, error) {
+	name = strings.ToLower(name)
+	v := ""
+	if value != nil {
+		v = *value
+	}
+	if local && !s.inTx {
+		if name == "timezone" && value != nil {
+			z, err := types.LoadZone(v)
+			if err != nil {
+				return "", err
+			}
+			return z.Name(), nil
+		}
+		return v, nil
+	}
+	if err := s.setVar(name, v, value == nil); err != nil {
+		return "", err
+	}
+	return s.vars[name], nil
 }
 
 // rateLimitVars are the session variables that hold a rate limit (rows
@@ -435,7 +479,7 @@ func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) err
 	if !ok {
 		return pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", n.What)
 	}
-	if err := w.Columns([]Column{{Name: n.What, Type: types.TText}}); err != nil {
+	if err := w.Columns([]Column{{Name: settingName(n.What), Type: types.TText}}); err != nil {
 		return err
 	}
 	if err := w.Row([]types.Datum{v}); err != nil {

@@ -48,6 +48,18 @@ func (s systemSource) RowsGenerated(id uint32) (int64, bool) {
 	return rt.generated.Load(), true
 }
 
+// Watermark implements systemcatalog.Engine.
+func (s systemSource) Watermark(id uint32) (types.Datum, int64, bool) {
+	s.db.mu.RLock()
+	rt := s.db.runtime[id]
+	s.db.mu.RUnlock()
+	if rt == nil || rt.watermark == nil {
+		return nil, 0, false
+	}
+	wm, late := rt.watermark.Watermark()
+	return wm, late, true
+}
+
 // Jobs implements systemcatalog.Engine.
 func (s systemSource) Jobs() []systemcatalog.Job {
 	var out []systemcatalog.Job
@@ -126,7 +138,8 @@ type identityKey struct{}
 // one role, a superuser that owns everything), its database and its
 // settings.
 func (s *Session) identity() systemcatalog.Identity {
-	id := systemcatalog.Identity{User: s.user, Database: s.database, Settings: map[string]string{}, Defaults: settingDefaults}
+	id := systemcatalog.Identity{User: s.user, Database: s.database, Settings: map[string]string{}, Defaults: settingDefaults,
+		SetConfig: s.setConfig}
 	if id.User == "" {
 		id.User = defaultUser
 	}
@@ -161,6 +174,8 @@ type sessionCatalog struct {
 	noIndexes bool
 	// searchPath is the session's search_path.
 	searchPath []string
+	// zone is the session's TimeZone.
+	zone *types.Zone
 }
 
 // IndexesOf implements catalog.IndexReader: none when the session's
@@ -180,7 +195,7 @@ var (
 // catalog returns the catalog the session binds statements against.
 func (s *Session) catalog() sessionCatalog {
 	return sessionCatalog{DB: s.db, Functions: systemcatalog.NewFunctions(systemSource{s.db}, s.identity()),
-		noIndexes: !s.boolVar("enable_indexscan"), searchPath: catalog.ParseSearchPath(s.vars["search_path"])}
+		noIndexes: !s.boolVar("enable_indexscan"), searchPath: catalog.ParseSearchPath(s.vars["search_path"]), zone: s.zone}
 }
 
 // rowsIter is a storage.Iterator over rows held in memory.

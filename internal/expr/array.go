@@ -117,8 +117,14 @@ func arrayAppend(l, r Expr) (Expr, error) {
 		arr, el, prepend = r, l, true
 	}
 	t := arr.Type()
+	elType := el.Type()
 	el, err := coerce(el, t.ElemType())
 	if err != nil {
+		if elType.ID != types.IDUnknown {
+			// No anycompatible || anycompatiblearray, nor text ||
+			// anynonarray, applies.
+			return nil, operatorError("||", []types.Type{l.Type(), r.Type()}, resolveNone)
+		}
 		return nil, err
 	}
 	args := []Expr{arr, el}
@@ -293,25 +299,31 @@ func arrayToString(name string, args []Expr) (Expr, error) {
 		return nil, err
 	}
 	return &call{name: name, style: styleFunc, args: append([]Expr{args[0]}, rest...), typ: types.TText,
-		nonStrict: true, fn: func(a []types.Datum) (types.Datum, error) {
-			if a[0] == nil || a[1] == nil {
-				return nil, nil
+		nonStrict: true, fn: arrayToStringIn(t, nil)}, nil
+}
+
+// arrayToStringIn is array_to_string over an array of type t, elements
+// printed in time zone z.
+func arrayToStringIn(t types.Type, z *types.Zone) evalFn {
+	return func(a []types.Datum) (types.Datum, error) {
+		if a[0] == nil || a[1] == nil {
+			return nil, nil
+		}
+		elems, err := elemsOf(a[0], t)
+		if err != nil {
+			return nil, err
+		}
+		var parts []string
+		for _, e := range elems {
+			switch {
+			case e != nil:
+				parts = append(parts, types.FormatIn(e, t.ElemType(), z))
+			case len(a) == 3 && a[2] != nil:
+				parts = append(parts, a[2].(string))
 			}
-			elems, err := elemsOf(a[0], t)
-			if err != nil {
-				return nil, err
-			}
-			var parts []string
-			for _, e := range elems {
-				switch {
-				case e != nil:
-					parts = append(parts, types.Format(e, t.ElemType()))
-				case len(a) == 3 && a[2] != nil:
-					parts = append(parts, a[2].(string))
-				}
-			}
-			return strings.Join(parts, a[1].(string)), nil
-		}}, nil
+		}
+		return strings.Join(parts, a[1].(string)), nil
+	}
 }
 
 // arrayDim builds array_upper / array_lower / array_length(arr, dim):

@@ -29,6 +29,7 @@ type castExpr struct {
 	to       types.Type
 	fn       convertFn
 	implicit bool
+	explicit bool // CAST or :: (neither implicit nor assignment)
 }
 
 func (c *castExpr) Type() types.Type { return c.to }
@@ -89,7 +90,7 @@ func castIn(e Expr, t types.Type, ctx castContext) (Expr, error) {
 		}
 	}
 	fn := converter(from, t, ctx == ctxExplicit)
-	return &castExpr{e: e, to: t, fn: fn, implicit: ctx == ctxImplicit}, nil
+	return &castExpr{e: e, to: t, fn: fn, implicit: ctx == ctxImplicit, explicit: ctx == ctxExplicit}, nil
 }
 
 // hasTypmod reports whether t carries a length, precision or scale that
@@ -107,7 +108,11 @@ func constFromLiteral(c *Const, t types.Type, ctx castContext) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewConst(v, t), nil
+	nc := NewConst(v, t)
+	if zoneParsed(t) {
+		nc.lit = s
+	}
+	return nc, nil
 }
 
 // parseLiteral reads text as a value of t; an explicit cast to varchar(n)

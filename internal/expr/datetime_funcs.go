@@ -16,6 +16,7 @@ func registerDateTime() {
 		fn2(tText, tTS, tTS, truncTimestamp(types.TTimestamp)),
 		fn2(tText, tTSTZ, tTSTZ, truncTimestamp(types.TTimestampTZ)),
 		fn2(tText, tIvl, tIvl, truncInterval),
+		fn3(tText, tTSTZ, tText, tTSTZ, truncTimestampAtZone),
 	), "date_trunc")
 	register(overloads(
 		fn2(tText, tDate, tFloat8, datePartOfDate),
@@ -33,9 +34,12 @@ func registerDateTime() {
 	register(overloads(fn3(tInt4, tInt4, tInt4, tDate, makeDate)), "make_date")
 	register(nowFn(types.TTimestampTZ), "now", "current_timestamp")
 	register(nowFn(types.TDate), "current_date")
+	register(nowFn(types.TTimestamp), "localtimestamp")
 }
 
-// nowFn returns the current time (or date) at evaluation, in UTC.
+// nowFn returns the current time (or date, or local time) at evaluation,
+// in UTC (WithZone gives current_date and localtimestamp the session's
+// zone).
 func nowFn(t types.Type) funcBuilder {
 	return func(name string, args []Expr) (Expr, error) {
 		if len(args) != 0 {

@@ -8,8 +8,9 @@ import (
 )
 
 // date_bin, age, make_timestamp[tz], make_interval and justify_days,
-// justify_hours, justify_interval, as PostgreSQL 15 has them (time zone
-// UTC: a timestamptz's fields are UTC's).
+// justify_hours, justify_interval, as PostgreSQL 15 has them (a
+// timestamptz's fields are UTC's here; WithZone gives age and
+// make_timestamptz the session's zone: timezone.go).
 
 const daysPerMonth = 30
 
@@ -21,6 +22,8 @@ func init() {
 	register(overloads(
 		fn2(tTS, tTS, tIvl, age),
 		fn2(tTSTZ, tTSTZ, tIvl, age),
+		fn1(tTS, tIvl, ageToday(nil, false)),
+		fn1(tTSTZ, tIvl, ageToday(nil, true)),
 	), "age")
 	mk := sig{params: []types.ID{tInt4, tInt4, tInt4, tInt4, tInt4, tFloat8}, result: tTS, fn: makeTimestamp}
 	register(overloads(mk), "make_timestamp")
@@ -91,6 +94,12 @@ func age(a []types.Datum) (types.Datum, error) {
 	if types.IsInfinite(t1) || types.IsInfinite(t2) {
 		return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
 	}
+	return ageOf(t1, t2, t1 < t2)
+}
+
+// ageOf is age over the fields of the finite t1 and t2 (local times for
+// a timestamptz: see timezone.go); neg is whether t1 is before t2.
+func ageOf(t1, t2 types.Timestamp, neg bool) (types.Datum, error) {
 	f1, f2 := splitFields(t1), splitFields(t2)
 	us := f1.micros%types.MicrosPerSecond - f2.micros%types.MicrosPerSecond
 	sec := f1.micros/types.MicrosPerSecond%60 - f2.micros/types.MicrosPerSecond%60
@@ -99,7 +108,6 @@ func age(a []types.Datum) (types.Datum, error) {
 	days := int64(f1.d - f2.d)
 	months := int64(f1.m - f2.m)
 	years := int64(f1.y - f2.y)
-	neg := t1 < t2
 	flip := func() {
 		us, sec, mins, hours, days, months, years = -us, -sec, -mins, -hours, -days, -months, -years
 	}

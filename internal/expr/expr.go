@@ -48,6 +48,10 @@ func (c *Column) String() string {
 type Const struct {
 	Value types.Datum
 	Typ   types.Type
+	// lit is the text a literal of a type whose input depends on the
+	// session time zone was read from (in UTC), for WithZone to read
+	// again.
+	lit string
 }
 
 // NewConst returns a constant of type t (Value must be a Datum of t, or nil).

@@ -2,7 +2,6 @@ package expr
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -15,8 +14,7 @@ import (
 // json and jsonb: casts, operators and functions, over package jsonb. A
 // jsonb Datum is its normal form's text, a json Datum its input text;
 // operators parse them. The json type's operators (-> ->> #> #>>) work
-// on its jsonb form, so a json result is normalized (key order,
-// whitespace), where PostgreSQL keeps the input's text.
+// on its text as written (json_funcs.go), as PostgreSQL's do.
 
 // catUser is the category of json and jsonb (pg_type.typcategory 'U').
 const catUser = 'U'
@@ -118,6 +116,9 @@ func jsonBinary(op string, l, r Expr) (Expr, bool, error) {
 		}
 		e, err := jsonbOp(op, l, r)
 		return e, true, err
+	}
+	if op == "||" && (lt.IsString() || rt.IsString()) {
+		return nil, false, nil // jsonb || text: anytextcat (concatOp)
 	}
 	if lt.ID != types.IDJSONB && rt.ID != types.IDJSONB {
 		if (isJSON(lt) || isJSON(rt)) && op != "||" {
@@ -290,6 +291,9 @@ func jsonGet(op string, l, r Expr) (Expr, error) {
 					return nil, nil
 				}
 				return strings.Clone(v), nil // v may view s
+			}
+			if lt.ID == types.IDJSON { // json's text as written
+				return jsonWrittenGet(op, a[0].(string), a[1], res.ID == types.IDText)
 			}
 			j, err := jsonOf(a[0], lt)
 			if err != nil {
@@ -600,9 +604,9 @@ func jsonbBuild(object bool) funcBuilder {
 					if a[i] == nil {
 						return nil, pgerr.New(pgerr.NullValueNotAllowed, "argument %d: key must not be null", i+1)
 					}
-					k := types.Format(a[i], ts[i])
-					if b, ok := a[i].(bool); ok {
-						k = strconv.FormatBool(b)
+					k, err := objectKey(a[i], ts[i])
+					if err != nil {
+						return nil, err
 					}
 					j, err := ToJSONB(a[i+1], ts[i+1])
 					if err != nil {

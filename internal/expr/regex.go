@@ -58,11 +58,12 @@ type regexKey struct {
 // regexOpts are the options of a pattern, from a function's flags
 // (parseRegexFlags).
 type regexOpts struct {
-	icase     bool // i: case-insensitive
-	noDotNL   bool // n, p: '.' and [^...] do not match a newline
-	multiline bool // n, w: ^ and $ match at line boundaries
-	literal   bool // q: the pattern is a literal string
-	expanded  bool // x: whitespace and #-comments in the pattern are ignored
+	icase     bool     // i: case-insensitive
+	noDotNL   bool     // n, p: '.' and [^...] do not match a newline
+	multiline bool     // n, w: ^ and $ match at line boundaries
+	literal   bool     // q: the pattern is a literal string
+	expanded  bool     // x: whitespace and #-comments in the pattern are ignored
+	flavor    reFlavor // b: a basic RE (regex_flavor.go)
 }
 
 const regexCacheMax = 256

@@ -29,6 +29,11 @@ func init() {
 		sig{params: []types.ID{tText, tText, tInt4, tInt4}, result: tText, fn: regexpSubstr},
 		sig{params: []types.ID{tText, tText, tInt4, tInt4, tText}, result: tText, fn: regexpSubstr},
 		sig{params: []types.ID{tText, tText, tInt4, tInt4, tText, tInt4}, result: tText, fn: regexpSubstr}), "regexp_substr")
+	register(overloads(fn2(tText, tText, tInt4, regexpInstr), fn3(tText, tText, tInt4, tInt4, regexpInstr),
+		sig{params: []types.ID{tText, tText, tInt4, tInt4}, result: tInt4, fn: regexpInstr},
+		sig{params: []types.ID{tText, tText, tInt4, tInt4, tInt4}, result: tInt4, fn: regexpInstr},
+		sig{params: []types.ID{tText, tText, tInt4, tInt4, tInt4, tText}, result: tInt4, fn: regexpInstr},
+		sig{params: []types.ID{tText, tText, tInt4, tInt4, tInt4, tText, tInt4}, result: tInt4, fn: regexpInstr}), "regexp_instr")
 }
 
 // typed wraps a builder whose overloads all return a type a sig cannot
@@ -46,44 +51,6 @@ func typed(t types.Type, b funcBuilder) funcBuilder {
 		}
 		return e, nil
 	}
-}
-
-// parseRegexFlags reads a flags argument; global says whether the 'g'
-// flag is allowed (fn names the function for the error when it is not).
-func parseRegexFlags(flags, fn string, global bool) (o regexOpts, g bool, err error) {
-	for _, c := range flags {
-		switch c {
-		case 'g':
-			if !global {
-				e := pgerr.New(pgerr.InvalidParameterValue, "%s does not support the \"global\" option", fn)
-				if fn == "regexp_match()" {
-					e.Hint = "Use the regexp_matches function instead."
-				}
-				return o, false, e
-			}
-			g = true
-		case 'i':
-			o.icase = true
-		case 'c':
-			o.icase = false
-		case 'n', 'm':
-			o.noDotNL, o.multiline = true, true
-		case 'p':
-			o.noDotNL, o.multiline = true, false
-		case 'w':
-			o.noDotNL, o.multiline = false, true
-		case 's':
-			o.noDotNL, o.multiline = false, false
-		case 'q':
-			o.literal = true
-		case 'x':
-			o.expanded = true
-		case 't', 'e':
-		default:
-			return o, false, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", c)
-		}
-	}
-	return o, g, nil
 }
 
 // regexArgs compiles a[1] with the flags in a[k] (when there), for fn.
@@ -342,14 +309,9 @@ func regexpCount(a []types.Datum) (types.Datum, error) {
 // regexpSubstr is regexp_substr(string, pattern [, start [, N [, flags
 // [, subexpr]]]]): the Nth match (or its group subexpr), NULL when none.
 func regexpSubstr(a []types.Datum) (types.Datum, error) {
-	// Flags, when given, are the fifth argument (the third is start).
-	re, _, err := regexArgs(a, 4, "regexp_substr()", false)
-	if err != nil {
-		return nil, err
-	}
 	s := a[0].(string)
 	from, err := startArg(a, 2, s)
-	if err != nil || from > len(s) {
+	if err != nil {
 		return nil, err
 	}
 	n, sub := int64(1), int64(0)
@@ -363,6 +325,11 @@ func regexpSubstr(a []types.Datum) (types.Datum, error) {
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "subexpr", sub)
 		}
 	}
+	// Flags, when given, are the fifth argument (the third is start).
+	re, _, err := regexArgs(a, 4, "regexp_substr()", false)
+	if err != nil || from > len(s) {
+		return nil, err
+	}
 	ms, err := findN(re, s, from, int(n))
 	if err != nil {
 		return nil, err
@@ -370,11 +337,73 @@ func regexpSubstr(a []types.Datum) (types.Datum, error) {
 	if int64(len(ms)) < n {
 		return nil, nil
 	}
-	m := ms[n-1]
-	if 2*sub+1 >= int64(len(m)) || m[2*sub] < 0 {
+	lo, hi, ok := matchPart(ms[n-1], sub)
+	if !ok {
 		return nil, nil
 	}
-	return s[m[2*sub]:m[2*sub+1]], nil
+	return s[lo:hi], nil
+}
+
+// matchPart is the part subexpr of match m (as findN gives it) that
+// regexp_substr and regexp_instr return: the whole match for 0, and for
+// a pattern without groups for 1 too (PostgreSQL's npatterns is then 1);
+// ok is false past the groups or for a group that did not match.
+func matchPart(m []int, subexpr int64) (lo, hi int, ok bool) {
+	if subexpr > 0 && len(m) == 2 {
+		if subexpr > 1 {
+			return 0, 0, false
+		}
+		subexpr = 0
+	}
+	if 2*subexpr+1 >= int64(len(m)) || m[2*subexpr] < 0 {
+		return 0, 0, false
+	}
+	return m[2*subexpr], m[2*subexpr+1], true
+}
+
+// regexpInstr is regexp_instr(string, pattern [, start [, N [, endoption
+// [, flags [, subexpr]]]]]): the character position where the Nth match
+// (or its group subexpr) starts, or with endoption 1 the one after its
+// end; 0 when there is none.
+func regexpInstr(a []types.Datum) (types.Datum, error) {
+	s := a[0].(string)
+	from, err := startArg(a, 2, s)
+	if err != nil {
+		return nil, err
+	}
+	n, end, sub := int64(1), int64(0), int64(0)
+	if len(a) > 3 {
+		if n = a[3].(int64); n <= 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "n", n)
+		}
+	}
+	if len(a) > 4 {
+		if end = a[4].(int64); end != 0 && end != 1 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "endoption", end)
+		}
+	}
+	if len(a) > 6 {
+		if sub = a[6].(int64); sub < 0 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": %d", "subexpr", sub)
+		}
+	}
+	re, _, err := regexArgs(a, 5, "regexp_instr()", false)
+	if err != nil || from > len(s) {
+		return int64(0), err
+	}
+	ms, err := findN(re, s, from, int(n))
+	if err != nil || int64(len(ms)) < n {
+		return int64(0), err
+	}
+	lo, hi, ok := matchPart(ms[n-1], sub)
+	if !ok {
+		return int64(0), nil
+	}
+	pos := lo
+	if end == 1 {
+		pos = hi
+	}
+	return int64(utf8.RuneCountInString(s[:pos]) + 1), nil
 }
 
 // regexSubstring is substring(string FROM pattern) (or substring(string,

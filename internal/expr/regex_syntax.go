@@ -142,6 +142,10 @@ type reParser struct {
 // parseRegex parses pattern with options o (the flags of a function
 // call; options embedded in the pattern override them).
 func parseRegex(pattern string, o regexOpts) (*reSyntax, error) {
+	pattern, o, err := resolveFlavor(pattern, o)
+	if err != nil {
+		return nil, err
+	}
 	ps := &reParser{p: []rune(pattern), o: o, closed: map[int]bool{}}
 	ps.prefix()
 	var root *reNode
@@ -489,6 +493,9 @@ func (ps *reParser) atom() (*reNode, bool, error) {
 		}
 		return &reNode{op: reSet, set: runeSet{0, unicode.MaxRune}}, true, nil
 	case '[':
+		if w, ok := ps.wordBracket(); ok { // [[:<:]] or [[:>:]]
+			return w, false, nil
+		}
 		ps.i++
 		set, err := ps.bracket()
 		return &reNode{op: reSet, set: set}, true, err
@@ -1173,4 +1180,21 @@ func (e *goEmitter) emit(n *reNode) {
 			b.WriteString("(?:)")
 		}
 	}
+}
+
+// wordBracket reads [[:<:]] (\m) or [[:>:]] (\M) at the current '['.
+func (ps *reParser) wordBracket() (*reNode, bool) {
+	if ps.i+7 > len(ps.p) {
+		return nil, false
+	}
+	q := ps.p[ps.i : ps.i+7]
+	if q[1] != '[' || q[2] != ':' || (q[3] != '<' && q[3] != '>') || q[4] != ':' || q[5] != ']' || q[6] != ']' {
+		return nil, false
+	}
+	ps.i += 7
+	ps.hasWord = true
+	if q[3] == '<' {
+		return &reNode{op: reAssert, kind: aWordBeg}, true
+	}
+	return &reNode{op: reAssert, kind: aWordEnd}, true
 }

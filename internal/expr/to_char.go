@@ -55,14 +55,32 @@ type dchFields struct {
 	dow                                int   // 0 = Sunday
 	isoYear, isoWeek, isoDow, isoYDays int
 	interval                           bool
-	tz                                 string // "UTC", or "" for a timestamp
+	tz                                 string // the zone's abbreviation, or "" for a timestamp
+	off                                int64  // the zone's offset, seconds east of UTC
 }
 
 func toCharTimestamp(tz bool) evalFn {
+	if tz {
+		return toCharTimestampTZ(nil)
+	}
+	return toCharTimestampIn(nil, false)
+}
+
+// toCharTimestampTZ is to_char(timestamptz, format) in the session time
+// zone z: the fields of the local time, TZ its abbreviation, OF its offset.
+func toCharTimestampTZ(z *types.Zone) evalFn { return toCharTimestampIn(z, true) }
+
+func toCharTimestampIn(z *types.Zone, tz bool) evalFn {
 	return func(a []types.Datum) (types.Datum, error) {
 		ts := a[0].(types.Timestamp)
-		if types.IsInfinite(ts) {
-			return nil, nil
+		if types.IsInfinite(ts) || a[1].(string) == "" {
+			return nil, nil // an empty format is NULL, as in PostgreSQL
+		}
+		var abbrev string
+		var off int64
+		if tz {
+			abbrev, off = z.Abbrev(ts), z.Offset(ts)
+			ts = z.Local(ts)
 		}
 		f := splitFields(ts)
 		iy, iw := f.isoWeek()
@@ -73,20 +91,9 @@ func toCharTimestamp(tz bool) evalFn {
 			micros: f.micros % types.MicrosPerSecond, days: f.days,
 			doy: int(f.days-types.DaysFromCivil(f.y, 1, 1)) + 1, dow: int(f.isodow() % 7),
 			isoYear: int(iy), isoWeek: int(iw), isoDow: int(f.isodow()), isoYDays: int(f.days-isoStart) + 1}
-		if tz {
-			d.tz = "UTC"
-		}
+		d.tz, d.off = abbrev, off
 		return formatDCH(a[1].(string), &d), nil
 	}
-}
-
-func toCharInterval(a []types.Datum) (types.Datum, error) {
-	iv := a[0].(types.Interval)
-	us := iv.Micros
-	d := dchFields{year: int(iv.Months / 12), month: int(iv.Months % 12), day: int(iv.Days), interval: true,
-		hour: us / types.MicrosPerHour, min: us / types.MicrosPerMinute % 60, sec: us / types.MicrosPerSecond % 60,
-		micros: us % types.MicrosPerSecond}
-	return formatDCH(a[1].(string), &d), nil
 }
 
 // formatDCH renders format over d.
@@ -371,25 +378,40 @@ func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 			return strings.ToLower(d.tz), dchNoNum
 		}
 		return d.tz, dchNoNum
-	case "TZH":
-		if d.tz == "" {
-			return "", dchNoNum
-		}
-		return "+00", dchNoNum
-	case "TZM":
-		if d.tz == "" {
-			return "", dchNoNum
-		}
-		return "00", dchNoNum
-	case "OF":
-		if d.tz == "" {
-			return "", dchNoNum
-		}
-		return "+00", dchNoNum
+	case "TZH", "TZM", "OF":
+		return d.offsetPattern(p, fm), dchNoNum
 	case "FX":
 		return "", dchNoNum
 	}
 	return p, dchNoNum
+}
+
+// offsetPattern prints TZH (+05), TZM (30) or OF (+05:30; FM drops the
+// hours' zero padding) of a timestamptz's zone offset (a timestamp's is
+// +00, as PostgreSQL prints it).
+func (d *dchFields) offsetPattern(p string, fm bool) string {
+	if d.interval {
+		return ""
+	}
+	sign, abs := '+', d.off
+	if abs < 0 {
+		sign, abs = '-', -abs
+	}
+	switch p {
+	case "TZH":
+		return fmt.Sprintf("%c%02d", sign, abs/3600)
+	case "TZM":
+		return fmt.Sprintf("%02d", abs%3600/60)
+	}
+	width := 2
+	if fm {
+		width = 0
+	}
+	s := fmt.Sprintf("%c%0*d", sign, width, abs/3600)
+	if abs%3600 != 0 {
+		s += fmt.Sprintf(":%02d", abs%3600/60)
+	}
+	return s
 }
 
 func absI64(n int64) int64 {

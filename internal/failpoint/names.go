@@ -42,7 +42,8 @@ const (
 	// ExecScanChunk and ExecScanBarrier are in stream.StreamScan, at each
 	// chunk it handles (an upstream chunk, logged during a backfill or
 	// passed through after; a snapshot or log-store chunk it emits) and
-	// each barrier.
+	// each barrier; ExecScanBarrier also in stream.Values, at each of its
+	// job's barriers.
 	ExecScanChunk   = "exec/scan/chunk"
 	ExecScanBarrier = "exec/scan/barrier"
 	// ExecHashAggChunk and ExecHashAggBarrier are in stream.HashAgg, at
@@ -66,7 +67,8 @@ const (
 	ExecProjectBarrier = "exec/project/barrier"
 
 	// BackfillSnapshotRead is in stream.StreamScan before each chunk of a
-	// backfill's snapshot is read from Pebble, as a failed read.
+	// backfill's snapshot is read from Pebble, as a failed read, and in
+	// stream.Values before each chunk of constant rows it emits.
 	BackfillSnapshotRead = "backfill/snapshot-read"
 	// BackfillLogRead is in the backfill's log-store replay before each
 	// chunk of logged changes is read, as a failed read.
@@ -75,9 +77,10 @@ const (
 	// of its own checkpoints commits, as a failed commit (it fails the
 	// graph; the job resumes from its checkpoint before).
 	BackfillJobCommit = "backfill/job-commit"
-	// BackfillJoin is in a creating job's scans once the running graph's
-	// barrier that joins the job has committed, before they replay the
-	// rest of the log store: a failure just after the switch.
+	// BackfillJoin is in a creating job's scans (and stream.Values) once
+	// the running graph's barrier that joins the job has committed,
+	// before they replay the rest of the log store: a failure just after
+	// the switch.
 	BackfillJoin = "backfill/join"
 
 	// CatalogDropPurge is in the removal of a dropped relation's state

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
 )
 
 // Format is a COPY data format.
@@ -49,6 +50,10 @@ type Options struct {
 	ForceNotNull, ForceNull []string
 	// Freeze is accepted and ignored.
 	Freeze bool
+	// Zone is the session time zone (not an option of the statement: the
+	// caller sets it): text timestamptz values without an offset are read
+	// in it, and written in it. nil is UTC.
+	Zone *types.Zone
 }
 
 // Option is one option as the statement gave it (see sql.CopyOption).

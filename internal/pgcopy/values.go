@@ -28,11 +28,19 @@ type Decoder struct {
 	binary bool
 	types  []types.Type
 	m      *pgtype.Map // numeric's binary codec, made on first use
+	zone   *types.Zone
 }
 
 // NewDecoder returns a decoder of fields in format f for columns of types ts.
 func NewDecoder(f Format, ts []types.Type) *Decoder {
 	return &Decoder{binary: f == Binary, types: ts}
+}
+
+// InZone makes d read text timestamptz values without an offset in time
+// zone z (nil: UTC); it returns d.
+func (d *Decoder) InZone(z *types.Zone) *Decoder {
+	d.zone = z
+	return d
 }
 
 // Decode returns the value of column i from its non-NULL field.
@@ -49,7 +57,7 @@ func (d *Decoder) Decode(i int, field []byte) (types.Datum, error) {
 	}
 	// The parsers keep nothing of their input (errors copy it), so the
 	// field's bytes need no copy.
-	return types.Parse(unsafeString(field), t)
+	return types.ParseIn(unsafeString(field), t, d.zone)
 }
 
 // unsafeString views b as a string without copying; b must not change

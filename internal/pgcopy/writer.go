@@ -95,7 +95,11 @@ func (w *Writer) textRow(row []types.Datum) {
 			buf = append(buf, w.opts.Null...)
 			continue
 		}
-		w.val = AppendText(w.val[:0], d, w.types[i])
+		if t := w.types[i]; !w.opts.Zone.IsUTC() && (t.ID == types.IDTimestampTZ || t.ID == types.IDArray) {
+			w.val = append(w.val[:0], types.FormatIn(d, t, w.opts.Zone)...)
+		} else {
+			w.val = AppendText(w.val[:0], d, t)
+		}
 		if w.opts.Format == CSV {
 			buf = w.appendCSV(buf, w.val, w.forceQuote != nil && w.forceQuote[i])
 		} else {

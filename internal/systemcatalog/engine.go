@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"
 )
 
@@ -38,6 +39,10 @@ type Engine interface {
 	// ViewErrors returns the data errors of views' expressions counted
 	// since the database opened, by view and message.
 	ViewErrors() []ViewError
+	// Watermark returns relation id's current watermark (nil: none yet)
+	// and the late rows it dropped; ok is false when the relation has no
+	// running watermark filter.
+	Watermark(id uint32) (wm types.Datum, late int64, ok bool)
 }
 
 // ViewError counts the rows on which one of a view's expressions failed
@@ -102,6 +107,10 @@ type Identity struct {
 	Database string
 	// Settings are the session's settings, by lower-case name.
 	Settings map[string]string
+	// SetConfig, when not nil, changes a setting of the session as
+	// set_config(name, value, is_local) does (a nil value resets it) and
+	// returns its new value.
+	SetConfig func(name string, value *string, local bool) (string, error)
 	// Defaults are the settings' default values (pg_settings' boot_val,
 	// and whether a setting's source is "default" or "session").
 	Defaults map[string]string

@@ -103,6 +103,23 @@ func (c Functions) function(name string, n int) *catalog.Func {
 		return constant(serverVersion, tText)
 	case "current_setting":
 		return c.currentSetting(n)
+	case "set_config":
+		if c.id.SetConfig == nil || n != 3 {
+			return nil
+		}
+		return &catalog.Func{Params: []types.Type{tText, tText, tBool}, Result: tText, Strict: false,
+			Eval: func(a []types.Datum) (types.Datum, error) {
+				name, _ := a[0].(string)
+				if a[0] == nil {
+					return nil, pgerr.New(pgerr.NullValueNotAllowed, "SET requires parameter name")
+				}
+				var value *string
+				if v, ok := a[1].(string); ok {
+					value = &v
+				}
+				local, _ := a[2].(bool)
+				return c.id.SetConfig(name, value, local)
+			}}
 	case "getdatabaseencoding":
 		return constant("UTF8", tText)
 	case "pg_char_to_encoding":

@@ -87,6 +87,8 @@ func (e fakeEngine) Recoveries() []Recovery {
 	return []Recovery{{Seq: 1, At: time.UnixMicro(1_000_000), Cause: errors.New("actor 7 failed").Error(), Rebuild: 1500 * time.Microsecond}}
 }
 
+func (e fakeEngine) Watermark(id uint32) (types.Datum, int64, bool) { return nil, 0, false }
+
 func (e fakeEngine) ViewErrors() []ViewError {
 	return []ViewError{
 		{View: "mv", Code: "22012", Message: "division by zero", Count: 3, FirstEpoch: 0, LastEpoch: 9,

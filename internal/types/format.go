@@ -15,6 +15,44 @@ import (
 // shortest round-trip representation, NaN, Infinity ...).
 func Format(d Datum, t Type) string { return format(d, t) }
 
+// FormatIn is Format in the session time zone z: a timestamptz, and the
+// elements of a timestamptz array, print as local times with their
+// offsets. The nil Zone is UTC, as Format.
+func FormatIn(d Datum, t Type, z *Zone) string {
+	switch {
+	case z.IsUTC():
+	case t.ID == IDTimestampTZ:
+		if ts, ok := d.(Timestamp); ok {
+			return FormatTimestampTZ(ts, z)
+		}
+	case t.ID == IDArray && t.Elem == IDTimestampTZ:
+		if s, ok := d.(string); ok {
+			if elems, err := ParseArray(s, TTimestampTZ); err == nil {
+				return FormatArrayIn(elems, TTimestampTZ, z)
+			}
+		}
+	}
+	return format(d, t)
+}
+
+// ParseIn is Parse in the session time zone z: a timestamptz without a
+// zone of its own (and each such element of a timestamptz array) is a
+// local time of z. The nil Zone is UTC, as Parse.
+func ParseIn(s string, t Type, z *Zone) (Datum, error) {
+	switch {
+	case z.IsUTC():
+	case t.ID == IDTimestampTZ:
+		return ParseTimestampIn(s, z)
+	case t.ID == IDArray && t.Elem == IDTimestampTZ:
+		elems, err := parseArrayIn(s, TTimestampTZ, z)
+		if err != nil {
+			return nil, err
+		}
+		return FormatArray(elems, TTimestampTZ), nil
+	}
+	return parse(s, t)
+}
+
 // Parse reads a value of type t from Postgres text input format, as a
 // string literal cast to t would (22P02 / 22007 / 22008 / 22003 on bad input).
 func Parse(s string, t Type) (Datum, error) { return parse(s, t) }
@@ -153,8 +191,26 @@ func writeYMD(b *strings.Builder, y, m, d int) bool {
 
 // FormatTimestamp renders ts as "YYYY-MM-DD HH:MM:SS[.ffffff]", with the
 // fraction trimmed of trailing zeros and "+00" appended for timestamptz
-// (the session time zone is UTC).
+// (in time zone UTC; FormatTimestampTZ renders one in a session's zone).
 func FormatTimestamp(ts Timestamp, tz bool) string {
+	if tz {
+		return FormatTimestampTZ(ts, nil)
+	}
+	return formatTimestamp(ts, false, 0)
+}
+
+// FormatTimestampTZ renders the timestamptz ts as PostgreSQL's ISO
+// DateStyle does in time zone z: the local time, then its offset
+// (-05, +05:30, -04:56:02 for a local mean time).
+func FormatTimestampTZ(ts Timestamp, z *Zone) string {
+	if ts == TimestampInfinity || ts == TimestampNegInfinity {
+		return formatTimestamp(ts, false, 0)
+	}
+	off := z.Offset(ts)
+	return formatTimestamp(ts+Timestamp(off*MicrosPerSecond), true, off)
+}
+
+func formatTimestamp(ts Timestamp, tz bool, off int64) string {
 	switch ts {
 	case TimestampInfinity:
 		return "infinity"
@@ -168,12 +224,31 @@ func FormatTimestamp(ts Timestamp, tz bool) string {
 	b.WriteByte(' ')
 	writeClock(&b, micros/MicrosPerHour, micros%MicrosPerHour)
 	if tz {
-		b.WriteString("+00")
+		b.WriteString(FormatOffset(off, false))
 	}
 	if bc {
 		b.WriteString(" BC")
 	}
 	return b.String()
+}
+
+// FormatOffset renders a zone offset, seconds east of UTC, as PostgreSQL's
+// EncodeTimezone does: +HH, with :MM when the minutes (or seconds) are
+// not zero and :SS when the seconds are not; xsd (the XML Schema style
+// of JSON) always writes the minutes.
+func FormatOffset(east int64, xsd bool) string {
+	sign := byte('+')
+	if east < 0 {
+		sign, east = '-', -east
+	}
+	h, m, s := east/3600, east%3600/60, east%60
+	switch {
+	case s != 0:
+		return fmt.Sprintf("%c%02d:%02d:%02d", sign, h, m, s)
+	case m != 0 || xsd:
+		return fmt.Sprintf("%c%02d:%02d", sign, h, m)
+	}
+	return fmt.Sprintf("%c%02d", sign, h)
 }
 
 // writeClock writes hours:MM:SS[.ffffff] for non-negative hours and the

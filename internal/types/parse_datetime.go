@@ -45,10 +45,18 @@ func ParseDate(s string) (Date, error) {
 // [zone][ BC], where the zone is +HH, +HHMM or +HH:MM[:SS], an
 // abbreviation (Z, UTC, EST, CEST, ...), a zone name (Europe/Paris) or a
 // POSIX offset (UTC+3); see timezone.go. For timestamptz the zone shifts
-// the value to UTC (no zone means the session zone, UTC); timestamp
+// the value to UTC (no zone means the session zone: UTC here, see
+// ParseTimestampIn); timestamp
 // without time zone ignores it, as Postgres does. Also infinity,
 // -infinity and epoch.
-func ParseTimestamp(s string, tz bool) (Timestamp, error) {
+func ParseTimestamp(s string, tz bool) (Timestamp, error) { return parseTimestamp(s, tz, nil) }
+
+// ParseTimestampIn reads a timestamptz in the session time zone z: one
+// without a zone of its own is a local time of z (an instant a
+// transition skips or repeats resolved as Zone.LocalOffset does).
+func ParseTimestampIn(s string, z *Zone) (Timestamp, error) { return parseTimestamp(s, true, z) }
+
+func parseTimestamp(s string, tz bool, z *Zone) (Timestamp, error) {
 	t := TTimestamp
 	if tz {
 		t = TTimestampTZ
@@ -74,8 +82,12 @@ func ParseTimestamp(s string, tz bool) (Timestamp, error) {
 		// PostgreSQL resolves a named zone at the whole second.
 		dt.offset = dt.zone.offsetAt(days*secsPerDay+dt.micros/MicrosPerSecond) * MicrosPerSecond
 	}
-	if tz && dt.hasZone {
+	switch {
+	case tz && dt.hasZone:
 		ts -= Timestamp(dt.offset)
+	case tz && !z.IsUTC():
+		// PostgreSQL resolves the session zone at the whole second too.
+		ts -= Timestamp(z.LocalOffset(ts) * MicrosPerSecond)
 	}
 	if !TimestampValid(ts) {
 		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: %q", s)

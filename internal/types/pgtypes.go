@@ -258,8 +258,11 @@ func parseExt(s string, t Type) (Datum, error) {
 
 // ParseArray reads the text form of a one-dimensional array ({a,"b c",NULL})
 // into its elements, each parsed as elem.
-func ParseArray(s string, elem Type) ([]Datum, error) {
-	p := &arrayParser{s: strings.TrimSpace(s), elem: elem}
+func ParseArray(s string, elem Type) ([]Datum, error) { return parseArrayIn(s, elem, nil) }
+
+// parseArrayIn is ParseArray with timestamptz elements read in zone z.
+func parseArrayIn(s string, elem Type, z *Zone) ([]Datum, error) {
+	p := &arrayParser{s: strings.TrimSpace(s), elem: elem, zone: z}
 	return p.parse()
 }
 
@@ -267,6 +270,7 @@ type arrayParser struct {
 	s    string
 	i    int
 	elem Type
+	zone *Zone
 }
 
 func (p *arrayParser) malformed(detail string) error {
@@ -354,7 +358,7 @@ func (p *arrayParser) element() (Datum, error) {
 			continue
 		case quoted && c == '"':
 			p.i++
-			return Parse(b.String(), p.elem)
+			return ParseIn(b.String(), p.elem, p.zone)
 		case !quoted && (c == ',' || c == '}'):
 			v := strings.TrimRight(b.String(), " \t\n\r\v\f")
 			if v == "" {
@@ -363,7 +367,7 @@ func (p *arrayParser) element() (Datum, error) {
 			if strings.EqualFold(v, "null") {
 				return nil, nil
 			}
-			return Parse(v, p.elem)
+			return ParseIn(v, p.elem, p.zone)
 		case !quoted && (c == '"' || c == '{'):
 			return nil, p.malformed("Unexpected array element.")
 		}
@@ -373,7 +377,10 @@ func (p *arrayParser) element() (Datum, error) {
 }
 
 // FormatArray renders elements of type elem as Postgres's array_out does.
-func FormatArray(elems []Datum, elem Type) string {
+func FormatArray(elems []Datum, elem Type) string { return FormatArrayIn(elems, elem, nil) }
+
+// FormatArrayIn is FormatArray with timestamptz elements rendered in zone z.
+func FormatArrayIn(elems []Datum, elem Type, z *Zone) string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, e := range elems {
@@ -384,7 +391,7 @@ func FormatArray(elems []Datum, elem Type) string {
 			b.WriteString("NULL")
 			continue
 		}
-		writeArrayElem(&b, Format(e, elem))
+		writeArrayElem(&b, FormatIn(e, elem, z))
 	}
 	b.WriteByte('}')
 	return b.String()

@@ -46,6 +46,13 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 		ct.Columns[i].NotNull = true
 	}
 	ct.PK = pk
+	if s.AppendOnly && s.Source {
+		return nil, notSupported("APPEND ONLY on a source (a source is append-only already)")
+	}
+	ct.AppendOnly = s.AppendOnly || s.Source
+	if ct.Watermark, err = b.bindWatermark(s, ct.Columns); err != nil {
+		return nil, err
+	}
 	rest, err := b.bindConnector(s, ct)
 	if err != nil {
 		return nil, err
@@ -190,7 +197,7 @@ func (b *binder) bindCreateView(s *sql.CreateMaterializedViewStmt) (*planner.Cre
 	}
 	return &planner.CreateView{
 		Name: name, IfNotExists: s.IfNotExists, Definition: s.QueryText, Query: q, ColNames: s.Columns,
-		With: with, SearchPath: b.searchPath(),
+		With: with, SearchPath: b.searchPath(), TimeZone: zoneSetting(b.zone),
 	}, nil
 }
 

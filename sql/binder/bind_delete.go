@@ -19,6 +19,9 @@ func (b *binder) bindDelete(s *ast.DeleteStmt) (*planner.Delete, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.AppendOnly {
+		return nil, b.appendOnlyError(r, "delete from", tn)
+	}
 	d := &planner.Delete{Rel: r, Indexes: b.indexesOf(r)}
 	b.dml = "DELETE"
 	if s.Where != nil {

@@ -212,10 +212,32 @@ func (b *binder) binary(op string, l, r expr.Expr) (expr.Expr, error) {
 	} else if l, r, err = b.decidePair(l, r); err != nil {
 		return nil, err
 	}
-	if l, r, err = b.regLiteral(l, r); err != nil {
+	if op == "||" {
+		// anynonarray || text (anytextcat, textanycat): a reg* operand
+		// concatenates as its name, the other as text.
+		if l, r, err = b.regConcat(l, r); err != nil {
+			return nil, err
+		}
+	} else if l, r, err = b.regLiteral(l, r); err != nil {
 		return nil, err
 	}
 	return expr.Binary(op, l, r)
+}
+
+// regConcat converts a reg* operand of || whose other operand is a
+// string (or an untyped literal, which is then text) to its name, as
+// PostgreSQL's anytextcat and textanycat print it with its output
+// function.
+func (b *binder) regConcat(l, r expr.Expr) (expr.Expr, expr.Expr, error) {
+	isStr := func(t types.Type) bool { return t.IsString() || t.ID == types.IDUnknown }
+	var err error
+	switch {
+	case l.Type().IsReg() && isStr(r.Type()):
+		l, err = b.convert(l, types.TText)
+	case r.Type().IsReg() && isStr(l.Type()):
+		r, err = b.convert(r, types.TText)
+	}
+	return l, r, err
 }
 
 // regLiteral reads a string literal compared with a reg* value as that

@@ -29,7 +29,7 @@ var funcAliases = map[string]string{
 	"curdate":           "current_date",
 	"current_date":      "current_date",
 	"current_timestamp": "current_timestamp",
-	"localtimestamp":    "current_timestamp",
+	"localtimestamp":    "localtimestamp",
 }
 
 func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {

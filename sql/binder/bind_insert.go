@@ -333,7 +333,7 @@ func ColumnDefaults(cat catalog.Reader, r *catalog.Relation, targets []int) ([]e
 		if err != nil {
 			return nil, err
 		}
-		out[i] = d
+		out[i] = expr.WithZone(d, b.zone)
 	}
 	return out, nil
 }

@@ -286,5 +286,5 @@ func (b *binder) timestampSeries(args []expr.Expr) (*planner.GenerateSeries, err
 			return nil, err
 		}
 	}
-	return &planner.GenerateSeries{Start: out[0], Stop: out[1], Step: args[2], Cols: []planner.Column{{Type: t}}}, nil
+	return &planner.GenerateSeries{Start: out[0], Stop: out[1], Step: args[2], Cols: []planner.Column{{Type: t}}, Zone: b.zone}, nil
 }

@@ -23,6 +23,9 @@ func (b *binder) bindUpdate(s *ast.UpdateStmt) (*planner.Update, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.AppendOnly {
+		return nil, b.appendOnlyError(r, "update", tn)
+	}
 	q := firstNonEmpty(alias, r.Name)
 	c := &exprCtx{scope: scopeOf(relColumns(r, q), q), clause: "UPDATE"}
 	u := &planner.Update{Rel: r, Indexes: b.indexesOf(r)}

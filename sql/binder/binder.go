@@ -56,6 +56,7 @@ func Bind(cat catalog.Reader, st *sql.Statement, opts Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	inZone(stmt, b.zone)
 	return &Result{Stmt: stmt, ParamTypes: b.finalParamTypes()}, nil
 }
 
@@ -98,6 +99,9 @@ type binder struct {
 	// binder; refs lists the relations the statement names.
 	viewDepth int
 	refs      []uint32
+	// zone is the session time zone the statement's expressions are
+	// evaluated in (nil: UTC); see timezone.go.
+	zone *types.Zone
 }
 
 func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {
@@ -110,6 +114,7 @@ func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {
 		params:        params,
 		values:        opts.ParamValues,
 		unknownParams: map[*expr.Const]int{},
+		zone:          catalog.TimeZoneOf(cat),
 	}
 }
 

@@ -107,7 +107,7 @@ func (b *binder) bindParam(order int) (*expr.Const, error) {
 	// A bytea's Datum is a string of its bytes, not its text: a value
 	// decoded as bytea must not be read again.
 	if s, ok := v.(string); ok && t.ID != types.IDUnknown && !t.IsString() && t.ID != types.IDBytea {
-		d, err := types.Parse(s, t) // a value sent before its type was decided
+		d, err := types.ParseIn(s, t, b.zone) // a value sent before its type was decided
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +133,7 @@ func (b *binder) decideParam(e expr.Expr, t types.Type) (expr.Expr, error) {
 	}
 	v := c.Value
 	if s, isStr := v.(string); isStr {
-		d, err := types.Parse(s, t)
+		d, err := types.ParseIn(s, t, b.zone)
 		if err != nil {
 			return nil, err
 		}

@@ -67,7 +67,7 @@ func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []
 	}
 	l := &copyLoad{w: w, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
 		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
-		dec: pgcopy.NewDecoder(opts.Format, ts), stage: newCopyStage(rel.ColumnTypes()),
+		dec: pgcopy.NewDecoder(opts.Format, ts).InZone(opts.Zone), stage: newCopyStage(rel.ColumnTypes()),
 		row: make([]types.Datum, len(rel.Columns)), defaults: defaults}
 	defer l.stage.close()
 	if err := l.read(ctx); err != nil {

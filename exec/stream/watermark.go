@@ -1,0 +1,193 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/expr"
+	"github.com/streamdb/streamdb/internal/failpoint"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// WatermarkFilter is the first operator of a table or source with a
+// WATERMARK FOR column AS expr (RisingWave's syntax). The watermark is the
+// greatest value of expr over the rows that passed, and it only rises: at
+// each barrier it takes the greatest value of the epoch's rows. A row
+// whose column is below the watermark of the last barrier, or NULL, is
+// late: it is dropped (it never reaches the table or a view) and counted.
+// Rows of one epoch are judged against the same watermark, so a
+// statement's rows, which one epoch commits whole, are judged alike
+// whatever their order within it.
+//
+// The watermark and the count of late rows are its state (one row of
+// WatermarkTable), written at a barrier when they changed, so they
+// commit with the epoch whose rows moved them (I3) and a restart or a
+// recovery resumes from them: the watermark never goes back.
+//
+// Its input is append-only (the binder refuses UPDATE and DELETE on the
+// table); a retraction fails the actor.
+type WatermarkFilter struct {
+	in    Executor
+	col   int
+	typ   types.Type // the column's
+	expr  expr.Expr
+	sc    *StateContext
+	state *storage.Table
+	stats *WatermarkStats
+
+	loaded bool
+	wm     types.Datum // the watermark (nil: none yet)
+	late   int64
+	next   types.Datum // the greatest expr value this epoch (nil: none)
+	dirty  bool
+	b      *chunk.Builder
+	row    []types.Datum
+}
+
+// WatermarkTable is the layout of a WatermarkFilter's state with id: one
+// row (key 0, the watermark, the late rows) for a column of type t.
+func WatermarkTable(id uint32, t types.Type) *storage.Table {
+	return &storage.Table{ID: id, Types: []types.Type{types.TInt16, t, types.TInt64}, PK: []int{0}, DistKey: []int{}}
+}
+
+// WatermarkStats is what a WatermarkFilter shows outside its actor (the
+// catalog's streamdb_catalog.watermarks), safe for concurrent use.
+type WatermarkStats struct {
+	mu   sync.Mutex
+	wm   types.Datum
+	late atomic.Int64
+}
+
+// Watermark returns the watermark of the last barrier (nil: none yet)
+// and the late rows dropped so far.
+func (s *WatermarkStats) Watermark() (wm types.Datum, late int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wm, s.late.Load()
+}
+
+func (s *WatermarkStats) set(wm types.Datum, late int64) {
+	s.mu.Lock()
+	s.wm = wm
+	s.late.Store(late)
+	s.mu.Unlock()
+}
+
+// NewWatermarkFilter returns the filter of in's rows by the watermark of
+// column col (of in's row) that e (over in's row, of col's type)
+// advances; state is its WatermarkTable, stats, when not nil, shows it.
+func NewWatermarkFilter(in Executor, col int, e expr.Expr, sc *StateContext, state *storage.Table, stats *WatermarkStats) *WatermarkFilter {
+	return &WatermarkFilter{in: in, col: col, typ: in.Types()[col], expr: e, sc: sc, state: state, stats: stats, b: chunk.NewBuilder(in.Types())}
+}
+
+// Types implements Executor.
+func (w *WatermarkFilter) Types() []types.Type { return w.in.Types() }
+
+// StateTables returns the filter's state table.
+func (w *WatermarkFilter) StateTables() []*storage.Table { return []*storage.Table{w.state} }
+
+// Next implements Executor.
+func (w *WatermarkFilter) Next(ctx context.Context) (Message, error) {
+	for {
+		msg, err := w.in.Next(ctx)
+		if err != nil {
+			return msg, err
+		}
+		if failpoint.Enabled {
+			if err := hitStateless(msg); err != nil {
+				return Message{}, err
+			}
+		}
+		if !w.loaded {
+			if err := w.load(); err != nil {
+				return Message{}, err
+			}
+		}
+		if msg.Barrier != nil {
+			if err := w.barrier(); err != nil {
+				return Message{}, err
+			}
+			return msg, nil
+		}
+		if msg.Chunk == nil {
+			return msg, nil
+		}
+		c, err := w.filter(msg.Chunk)
+		msg.Chunk.Release()
+		if err != nil {
+			return Message{}, err
+		}
+		if c.NumRows() > 0 {
+			return Message{Chunk: c}, nil
+		}
+		c.Release()
+	}
+}
+
+// load reads the watermark and the count the last committed epoch left.
+func (w *WatermarkFilter) load() error {
+	row, ok, err := w.state.Get(w.sc.Batch(), []types.Datum{int64(0)})
+	if err != nil {
+		return fmt.Errorf("stream: loading a watermark: %w", err)
+	}
+	if ok {
+		w.wm, w.late = row[1], row[2].(int64)
+	}
+	w.loaded = true
+	if w.stats != nil {
+		w.stats.set(w.wm, w.late)
+	}
+	return nil
+}
+
+// filter returns the rows of c that are not late.
+func (w *WatermarkFilter) filter(c *chunk.Chunk) (*chunk.Chunk, error) {
+	n := c.NumRows()
+	for i := 0; i < n; i++ {
+		if op := c.Op(i); op != chunk.Insert {
+			w.b.Build().Release()
+			return nil, fmt.Errorf("stream: watermark filter: an append-only input took a %v", op)
+		}
+		w.row = c.Row(i, w.row)
+		v := w.row[w.col]
+		if v == nil || (w.wm != nil && expr.Compare(v, w.wm, w.typ) < 0) {
+			w.late++
+			w.dirty = true
+			continue
+		}
+		// A row the expression fails on (an overflow near the ends of
+		// time) passes and moves nothing: failing the actor would only
+		// refuse the statement, again after each recovery.
+		e, err := w.expr.Eval(w.row)
+		if err == nil && e != nil && (w.next == nil || expr.Compare(e, w.next, w.typ) > 0) {
+			w.next = e
+		}
+		w.b.Append(chunk.Insert, w.row)
+	}
+	return w.b.Build(), nil
+}
+
+// barrier raises the watermark to the epoch's greatest value and stages
+// the state when it changed.
+func (w *WatermarkFilter) barrier() error {
+	if w.next != nil && (w.wm == nil || expr.Compare(w.next, w.wm, w.typ) > 0) {
+		w.wm = w.next
+		w.dirty = true
+	}
+	w.next = nil
+	if !w.dirty {
+		return nil
+	}
+	w.dirty = false
+	if err := w.state.Insert(w.sc.Batch(), []types.Datum{int64(0), w.wm, w.late}); err != nil {
+		return fmt.Errorf("stream: saving a watermark: %w", err)
+	}
+	if w.stats != nil {
+		w.stats.set(w.wm, w.late)
+	}
+	return nil
+}
