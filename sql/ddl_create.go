@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
@@ -164,22 +166,11 @@ func (s *stmtParser) parseWatermark(c *cursor, ct *CreateTableStmt) error {
 	if err := c.expectWord("as"); err != nil {
 		return err
 	}
-	start := c.i
-	end := scanLevel(c.toks, start, 1, func(k int) bool { return c.toks[k].isPunct(",") })
-	if end <= start || end > len(c.toks) {
-		return c.errHere()
-	}
-	rw, err := rewrite(s.query, c.toks[start:end])
+	e, text, err := s.parseExprUntil(c, func(k int) bool { return c.toks[k].isPunct(",") })
 	if err != nil {
 		return err
 	}
-	exprs, err := s.parseExprs([][]Token{rw}, c.toks[start])
-	if err != nil {
-		return err
-	}
-	ct.Watermark = &WatermarkDef{Column: col, Expr: exprs[0], Pos: position(s.query, at.Pos),
-		ExprText: s.query[c.toks[start].Pos:c.toks[end-1].End]}
-	c.i = end
+	ct.Watermark = &WatermarkDef{Column: col, Expr: e, ExprText: text, Pos: position(s.query, at.Pos)}
 	return nil
 }
 
@@ -261,25 +252,33 @@ var constraintWords = wordSet(`not null primary constraint check unique referenc
 // parseDefault parses the expression after DEFAULT.
 func (s *stmtParser) parseDefault(c *cursor, col *ColumnDef) error {
 	start := c.i
-	end := scanLevel(c.toks, start, 1, func(k int) bool {
+	e, text, err := s.parseExprUntil(c, func(k int) bool {
 		t := c.toks[k]
 		return t.isPunct(",") || (k > start && wordIn(t, constraintWords))
 	})
+	col.Default, col.DefaultText = e, text
+	return err
+}
+
+// parseExprUntil parses the expression at the cursor, which ends before
+// the first token (at its level of parentheses) for which stop holds or
+// the closing parenthesis around it, and returns it and its text.
+func (s *stmtParser) parseExprUntil(c *cursor, stop func(k int) bool) (ast.ExprNode, string, error) {
+	start := c.i
+	end := scanLevel(c.toks, start, 1, stop)
 	if end <= start || end > len(c.toks) {
-		return c.errHere()
+		return nil, "", c.errHere()
 	}
 	rw, err := rewrite(s.query, c.toks[start:end])
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	exprs, err := s.parseExprs([][]Token{rw}, c.toks[start])
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	col.Default = exprs[0]
-	col.DefaultText = s.query[c.toks[start].Pos:c.toks[end-1].End]
 	c.i = end
-	return nil
+	return exprs[0], s.query[c.toks[start].Pos:c.toks[end-1].End], nil
 }
 
 // parseCreateMV parses the rest of CREATE MATERIALIZED VIEW [IF NOT

@@ -284,20 +284,40 @@ func (s *StreamScan) jobBarrier(m Message) (Message, error) {
 // the job) may come first. Once the join's epoch has committed, the log
 // store holds every change before it: the scan replays the rest of it.
 func (s *StreamScan) parked(ctx context.Context) (Message, bool, error) {
-	fwd, ok := s.up.(*Receiver)
+	m, ok, err := awaitJoin(ctx, s.up, s.opts.Barriers, s.opts.Job, fmt.Sprintf("scan of table %d", s.upstream.ID), s.jobBarrier)
+	if err != nil || ok {
+		return m, ok, err
+	}
+	// The drain reads one whole round from here: a round begun before
+	// the join may have passed vnodes that got entries since.
+	s.prog.visited = 0
+	s.phase = phaseDrain
+	return Message{}, false, nil
+}
+
+// awaitJoin is the wait of a creating job's leaf (a scan, constant rows)
+// after the job's last barrier of its own: for the running graph's
+// JoinMutation of job, which the leaf's writer passes on through up, or
+// for a job barrier (one that stops the job), which it hands to
+// jobBarrier and returns (ok true). The JoinMutation's barrier is the
+// running graph's last without the job's actors: it is not passed on;
+// awaitJoin returns (ok false) once its epoch has committed.
+func awaitJoin(ctx context.Context, up Input, barriers *Receiver, job uint32, what string,
+	jobBarrier func(Message) (Message, error)) (Message, bool, error) {
+	fwd, ok := up.(*Receiver)
 	if !ok {
-		return Message{}, false, fmt.Errorf("stream: scan of table %d: a backfill follows one log writer", s.upstream.ID)
+		return Message{}, false, fmt.Errorf("stream: %s: a backfill follows one writer", what)
 	}
 	var m Message
 	var open bool
 	mayBlock(ctx)
 	defer working(ctx)
 	select {
-	case m, open = <-s.opts.Barriers.C:
+	case m, open = <-barriers.C:
 		if !open {
 			return Message{}, false, ErrUpstreamEnded
 		}
-		m, err := s.jobBarrier(m)
+		m, err := jobBarrier(m)
 		return m, true, err
 	case m, open = <-fwd.C:
 		if !open {
@@ -310,8 +330,8 @@ func (s *StreamScan) parked(ctx context.Context) (Message, bool, error) {
 	if m.Barrier != nil {
 		j, _ = m.Barrier.Mutation.(*JoinMutation)
 	}
-	if j == nil || j.Job != s.opts.Job {
-		return Message{}, false, fmt.Errorf("stream: scan of table %d received upstream data before its job joined", s.upstream.ID)
+	if j == nil || j.Job != job {
+		return Message{}, false, fmt.Errorf("stream: %s received upstream data before its job joined", what)
 	}
 	if err := m.Barrier.commit.wait(ctx); err != nil {
 		return Message{}, false, err
@@ -321,10 +341,6 @@ func (s *StreamScan) parked(ctx context.Context) (Message, bool, error) {
 			return Message{}, false, err
 		}
 	}
-	// The drain reads one whole round from here: a round begun before
-	// the join may have passed vnodes that got entries since.
-	s.prog.visited = 0
-	s.phase = phaseDrain
 	return Message{}, false, nil
 }
 

@@ -243,42 +243,9 @@ func (v *Values) jobBarrier(m Message) (Message, error) {
 // stops the job) may come first. The JoinMutation's barrier is the
 // running graph's last without the job's actors: it is not passed on.
 func (v *Values) parked(ctx context.Context) (Message, bool, error) {
-	fwd, ok := v.up.(*Receiver)
-	if !ok {
-		return Message{}, false, fmt.Errorf("stream: constant rows of job %d: a backfill follows one writer", v.opts.Job)
-	}
-	var m Message
-	var open bool
-	mayBlock(ctx)
-	defer working(ctx)
-	select {
-	case m, open = <-v.opts.Barriers.C:
-		if !open {
-			return Message{}, false, ErrUpstreamEnded
-		}
-		m, err := v.jobBarrier(m)
-		return m, true, err
-	case m, open = <-fwd.C:
-		if !open {
-			return Message{}, false, ErrUpstreamEnded
-		}
-	case <-ctx.Done():
-		return Message{}, false, ctx.Err()
-	}
-	var j *JoinMutation
-	if m.Barrier != nil {
-		j, _ = m.Barrier.Mutation.(*JoinMutation)
-	}
-	if j == nil || j.Job != v.opts.Job {
-		return Message{}, false, fmt.Errorf("stream: constant rows of job %d received a message before the job joined", v.opts.Job)
-	}
-	if err := m.Barrier.commit.wait(ctx); err != nil {
-		return Message{}, false, err
-	}
-	if failpoint.Enabled {
-		if err := hit(failpoint.BackfillJoin); err != nil {
-			return Message{}, false, err
-		}
+	m, ok, err := awaitJoin(ctx, v.up, v.opts.Barriers, v.opts.Job, fmt.Sprintf("constant rows of job %d", v.opts.Job), v.jobBarrier)
+	if err != nil || ok {
+		return m, ok, err
 	}
 	v.phase = valuesFollow
 	v.release()

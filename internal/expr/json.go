@@ -621,11 +621,32 @@ func jsonbBuild(object bool) funcBuilder {
 
 // jsonbExtractPath builds jsonb_extract_path[_text](j, VARIADIC path).
 func jsonbExtractPath(text bool) funcBuilder {
+	return extractPath(types.TJSONB, 1, text, func(doc string, path []string) (types.Datum, error) {
+		v, ok := parseJSONB(doc).Path(path)
+		if !ok {
+			return nil, nil
+		}
+		if text {
+			s, ok := v.Text()
+			if !ok {
+				return nil, nil
+			}
+			return s, nil
+		}
+		return v.String(), nil
+	})
+}
+
+// extractPath builds a [json|jsonb]_extract_path[_text](doc, VARIADIC
+// path) of at least minArgs arguments over documents of type doc: get
+// returns the value at path (NULL when the document, or a path element,
+// is NULL).
+func extractPath(doc types.Type, minArgs int, text bool, get func(doc string, path []string) (types.Datum, error)) funcBuilder {
 	return func(name string, args []Expr) (Expr, error) {
-		if len(args) < 1 {
+		if len(args) < minArgs {
 			return nil, functionError(name, exprTypes(args), resolveNone)
 		}
-		j, err := coerce(args[0], types.TJSONB)
+		j, err := coerce(args[0], doc)
 		if err != nil {
 			return nil, functionError(name, exprTypes(args), resolveNone)
 		}
@@ -637,7 +658,7 @@ func jsonbExtractPath(text bool) funcBuilder {
 			}
 			cargs = append(cargs, c)
 		}
-		typ := types.TJSONB
+		typ := doc
 		if text {
 			typ = types.TText
 		}
@@ -653,18 +674,7 @@ func jsonbExtractPath(text bool) funcBuilder {
 					}
 					path[i] = p.(string)
 				}
-				v, ok := parseJSONB(a[0]).Path(path)
-				if !ok {
-					return nil, nil
-				}
-				if text {
-					s, ok := v.Text()
-					if !ok {
-						return nil, nil
-					}
-					return s, nil
-				}
-				return v.String(), nil
+				return get(a[0].(string), path)
 			}}, nil
 	}
 }

@@ -291,41 +291,9 @@ func objectArrays(a []types.Datum) (keys, vals []string, nulls []bool, err error
 // jsonExtractPath builds json_extract_path[_text](from_json json,
 // VARIADIC path_elems text[]): json #> path (#>> with text).
 func jsonExtractPath(text bool) funcBuilder {
-	return func(name string, args []Expr) (Expr, error) {
-		if len(args) < 2 {
-			return nil, functionError(name, exprTypes(args), resolveNone)
-		}
-		j, err := coerce(args[0], types.TJSON)
-		if err != nil {
-			return nil, functionError(name, exprTypes(args), resolveNone)
-		}
-		cargs := []Expr{j}
-		for _, a := range args[1:] {
-			c, err := coerce(a, types.TText)
-			if err != nil {
-				return nil, functionError(name, exprTypes(args), resolveNone)
-			}
-			cargs = append(cargs, c)
-		}
-		typ := types.TJSON
-		if text {
-			typ = types.TText
-		}
-		return &call{name: name, style: styleFunc, args: cargs, typ: typ, nonStrict: true,
-			fn: func(a []types.Datum) (types.Datum, error) {
-				if a[0] == nil {
-					return nil, nil
-				}
-				path := make([]string, len(a)-1)
-				for i, p := range a[1:] {
-					if p == nil {
-						return nil, nil
-					}
-					path[i] = p.(string)
-				}
-				return jsonWrittenPath(a[0].(string), path, text)
-			}}, nil
-	}
+	return extractPath(types.TJSON, 2, text, func(doc string, path []string) (types.Datum, error) {
+		return jsonWrittenPath(doc, path, text)
+	})
 }
 
 // jsonWrittenPath is json #> path (#>> with text) over the json text s.

@@ -98,69 +98,14 @@ func toCharTimestampIn(z *types.Zone, tz bool) evalFn {
 
 // formatDCH renders format over d.
 func formatDCH(format string, d *dchFields) string {
-	var b strings.Builder
-	for i := 0; i < len(format); {
-		// One prefix at most, as PostgreSQL reads it: FM (fill mode) or
-		// TM (translation mode: names are English here, but never
-		// padded). "FMTMDay" is FM, then the characters T and M, then Day.
-		fm, tm := false, false
-		switch format[i:min(i+2, len(format))] {
-		case "FM", "fm":
-			fm = true
-			i += 2
-		case "TM", "tm":
-			tm = true
-			i += 2
+	out, _ := walkDCH(format, func(p string, fm, tm bool) (string, func(bool) string, error) {
+		s, num := d.pattern(p, fm, tm)
+		if num == dchNoNum {
+			return s, nil, nil
 		}
-		if i >= len(format) {
-			break
-		}
-		c := format[i]
-		if c == '"' {
-			for i++; i < len(format) && format[i] != '"'; i++ {
-				if format[i] == '\\' && i+1 < len(format) {
-					i++
-				}
-				b.WriteByte(format[i])
-			}
-			i++
-			continue
-		}
-		if c == '\\' && i+1 < len(format) && format[i+1] == '"' {
-			b.WriteByte('"')
-			i += 2
-			continue
-		}
-		pat := ""
-		for _, p := range dchPatterns {
-			if strings.HasPrefix(format[i:], p) {
-				pat = p
-				break
-			}
-		}
-		if pat == "" {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		i += len(pat)
-		// One suffix at most: TH, th, or SP (spell mode: not implemented
-		// by PostgreSQL either); "DDTHSP" prints SP as text.
-		th := ""
-		switch format[i:min(i+2, len(format))] {
-		case "TH", "th":
-			th = format[i : i+2]
-			i += 2
-		case "SP":
-			i += 2
-		}
-		out, num := d.pattern(pat, fm, tm)
-		b.WriteString(out)
-		if th != "" && num != dchNoNum {
-			b.WriteString(ordinal(num, th == "TH"))
-		}
-	}
-	return b.String()
+		return s, func(upper bool) string { return ordinal(num, upper) }, nil
+	})
+	return out
 }
 
 // dchNoNum is pattern's num for a name: TH adds nothing to it.

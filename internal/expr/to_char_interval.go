@@ -29,7 +29,17 @@ func toCharInterval(a []types.Datum) (types.Datum, error) {
 		hour: us / types.MicrosPerHour, min: us / types.MicrosPerMinute % 60,
 		sec: us / types.MicrosPerSecond % 60, fsec: us % types.MicrosPerSecond}
 	f.yday = (f.year*12+f.mon)*30 + f.mday
-	return walkDCH(format, f.pattern)
+	out, err := walkDCH(format, func(p string, fm, tm bool) (string, func(bool) string, error) {
+		s, num, err := f.pattern(p, fm, tm)
+		if !num {
+			return s, nil, err
+		}
+		return s, func(upper bool) string { return thSuffix(s, upper) }, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ivlFields are an interval's fields, as PostgreSQL's struct pg_tm holds
@@ -176,12 +186,15 @@ func (f ivlFields) pattern(p string, fm, tm bool) (out string, num bool, err err
 	return p, false, nil
 }
 
-// walkDCH renders format with emit printing each template pattern, as
-// formatDCH reads the format (FM and TM prefixes, quoted text, TH and
-// SP suffixes; TH after a number only).
-func walkDCH(format string, emit func(p string, fm, tm bool) (string, bool, error)) (types.Datum, error) {
+// walkDCH renders format with emit printing each template pattern:
+// its text, and for a number the ordinal suffix a TH or th after it adds
+// (nil: none, for a name).
+func walkDCH(format string, emit func(p string, fm, tm bool) (string, func(upper bool) string, error)) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(format); {
+		// One prefix at most, as PostgreSQL reads it: FM (fill mode) or
+		// TM (translation mode: names are English here, but never
+		// padded). "FMTMDay" is FM, then the characters T and M, then Day.
 		fm, tm := false, false
 		switch format[i:min(i+2, len(format))] {
 		case "FM", "fm":
@@ -223,6 +236,8 @@ func walkDCH(format string, emit func(p string, fm, tm bool) (string, bool, erro
 			continue
 		}
 		i += len(pat)
+		// One suffix at most: TH, th, or SP (spell mode: not implemented
+		// by PostgreSQL either); "DDTHSP" prints SP as text.
 		th := ""
 		switch format[i:min(i+2, len(format))] {
 		case "TH", "th":
@@ -231,13 +246,13 @@ func walkDCH(format string, emit func(p string, fm, tm bool) (string, bool, erro
 		case "SP":
 			i += 2
 		}
-		out, num, err := emit(pat, fm, tm)
+		out, suffix, err := emit(pat, fm, tm)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		b.WriteString(out)
-		if th != "" && num {
-			b.WriteString(thSuffix(out, th == "TH"))
+		if th != "" && suffix != nil {
+			b.WriteString(suffix(th == "TH"))
 		}
 	}
 	return b.String(), nil
