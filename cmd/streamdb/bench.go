@@ -21,6 +21,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fresh := fs.Int("freshness", 10_000, "single-row INSERTs timed by the freshness scenario")
 	pgFresh := fs.Int("pg-freshness", 20, "REFRESHes timed on PostgreSQL by the freshness scenario (each rereads the table)")
 	nexmark := fs.Int64("nexmark-events", 10_000_000, "events of the Nexmark stream per query")
+	isoRepeat := fs.Int("isolation-repeat", 1, "isolation scenario: how many times the group-by and group-by-adaptive backfills run, their samples pooled")
 	isoWindow := fs.Duration("isolation-window", 10*time.Second, "isolation scenario: length of its idle phase, and of its rate-limited backfill (rate: rows per window)")
 	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
 	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
@@ -39,8 +40,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
-		IsolationWindow: *isoWindow,
-		Compare:         *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
+		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat,
+		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
 	})
 	if perr := bench.Print(stdout, results); err == nil {
 		err = perr
