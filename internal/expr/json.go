@@ -565,24 +565,35 @@ func jsonbFn(f func(jsonb.Value) (types.Datum, error)) evalFn {
 	return func(a []types.Datum) (types.Datum, error) { return f(parseJSONB(a[0])) }
 }
 
+// buildArgs checks the arguments of a [json|jsonb]_build_object (object,
+// named fn) or _array: alternating keys and values for an object; an
+// untyped literal is text.
+func buildArgs(object bool, args []Expr, fn string) ([]Expr, error) {
+	if object && len(args)%2 != 0 {
+		e := pgerr.New(pgerr.InvalidParameterValue, "argument list must have even number of elements")
+		e.Hint = "The arguments of " + fn + "() must consist of alternating keys and values."
+		return nil, e
+	}
+	cargs := make([]Expr, len(args))
+	for i, a := range args {
+		cargs[i] = a
+		if a.Type().ID == types.IDUnknown {
+			var err error
+			if cargs[i], err = coerce(a, types.TText); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return cargs, nil
+}
+
 // jsonbBuild builds jsonb_build_object(k1, v1, ...) or
 // jsonb_build_array(v1, ...): values of any type, NULL as JSON null.
 func jsonbBuild(object bool) funcBuilder {
 	return func(name string, args []Expr) (Expr, error) {
-		if object && len(args)%2 != 0 {
-			e := pgerr.New(pgerr.InvalidParameterValue, "argument list must have even number of elements")
-			e.Hint = "The arguments of jsonb_build_object() must consist of alternating keys and values."
-			return nil, e
-		}
-		cargs := make([]Expr, len(args))
-		for i, a := range args {
-			cargs[i] = a
-			if a.Type().ID == types.IDUnknown {
-				var err error
-				if cargs[i], err = coerce(a, types.TText); err != nil {
-					return nil, err
-				}
-			}
+		cargs, err := buildArgs(object, args, "jsonb_build_object")
+		if err != nil {
+			return nil, err
 		}
 		ts := exprTypes(cargs)
 		return &call{name: name, style: styleFunc, args: cargs, typ: types.TJSONB, nonStrict: true,

@@ -73,20 +73,9 @@ func toJSON(name string, args []Expr) (Expr, error) {
 // NULL as null; keys as their text, a NULL key an error.
 func jsonBuild(object bool) funcBuilder {
 	return func(name string, args []Expr) (Expr, error) {
-		if object && len(args)%2 != 0 {
-			e := pgerr.New(pgerr.InvalidParameterValue, "argument list must have even number of elements")
-			e.Hint = "The arguments of json_build_object() must consist of alternating keys and values."
-			return nil, e
-		}
-		cargs := make([]Expr, len(args))
-		for i, a := range args {
-			cargs[i] = a
-			if a.Type().ID == types.IDUnknown {
-				var err error
-				if cargs[i], err = coerce(a, types.TText); err != nil {
-					return nil, err
-				}
-			}
+		cargs, err := buildArgs(object, args, "json_build_object")
+		if err != nil {
+			return nil, err
 		}
 		ts := exprTypes(cargs)
 		return &call{name: name, style: styleFunc, args: cargs, typ: types.TJSON, nonStrict: true,

@@ -47,14 +47,13 @@ var dchPatterns = []string{
 
 // dchFields are what a pattern prints from.
 type dchFields struct {
-	year, month, day                   int   // astronomical year (0 = 1 BC)
-	hour, min, sec                     int64 // hour may exceed 23 for an interval
+	year, month, day                   int // astronomical year (0 = 1 BC)
+	hour, min, sec                     int64
 	micros                             int64 // within the second
 	days                               int64 // day number (timestamps)
 	doy                                int   // day of the year, 1-based
 	dow                                int   // 0 = Sunday
 	isoYear, isoWeek, isoDow, isoYDays int
-	interval                           bool
 	tz                                 string // the zone's abbreviation, or "" for a timestamp
 	off                                int64  // the zone's offset, seconds east of UTC
 }
@@ -143,11 +142,11 @@ func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 		return s, dchNoNum
 	}
 	year, isoYear := d.year, d.isoYear
-	bc := year <= 0 && !d.interval
+	bc := year <= 0
 	if bc {
 		year = 1 - year
 	}
-	if isoYear <= 0 && !d.interval {
+	if isoYear <= 0 {
 		isoYear = 1 - isoYear
 	}
 	up := strings.ToUpper(p)
@@ -155,17 +154,9 @@ func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 	isLower := p == strings.ToLower(p)
 	switch up {
 	case "HH", "HH12":
-		// An interval's hour may be negative or past 23: PostgreSQL
-		// prints hour % 12, or 12 where that is 0 (interval '0' is 12,
-		// interval '-13 hours' is -01), zero-padded to 2 digits, or to 3
-		// with the sign when the hour is negative (interval '-12 hours'
-		// is 012).
 		h := d.hour % 12
 		if h == 0 {
 			h = 12
-		}
-		if d.interval && d.hour < 0 && !fm {
-			return fmt.Sprintf("%03d", h), h
 		}
 		return pad(h, 2)
 	case "HH24":
@@ -216,9 +207,6 @@ func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 		}
 		return s + "," + rest, int64(year)
 	case "YYYY":
-		if d.interval {
-			return pad(int64(d.year), 4)
-		}
 		return pad(int64(year), 4)
 	case "YYY":
 		return pad(int64(year%1000), 3)
@@ -273,11 +261,6 @@ func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 	case "IDDD":
 		return pad(int64(d.isoYDays), 3)
 	case "DD":
-		if d.interval && d.day < 0 && !fm {
-			// PostgreSQL pads an interval's day to 2 places, sign
-			// included: -3 days is -3 (an hour pads to 3: -03).
-			return fmt.Sprintf("%02d", d.day), int64(d.day)
-		}
 		return pad(int64(d.day), 2)
 	case "D":
 		return pad(int64(d.dow+1), 0)
@@ -291,9 +274,7 @@ func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 		return pad(int64(d.isoWeek), 2)
 	case "CC":
 		cc := (year + 99) / 100
-		if d.interval {
-			cc = d.year / 100
-		} else if bc {
+		if bc {
 			cc = -cc
 		}
 		return pad(int64(cc), 2)
@@ -335,9 +316,6 @@ func (d *dchFields) pattern(p string, fm, tm bool) (string, int64) {
 // hours' zero padding) of a timestamptz's zone offset (a timestamp's is
 // +00, as PostgreSQL prints it).
 func (d *dchFields) offsetPattern(p string, fm bool) string {
-	if d.interval {
-		return ""
-	}
 	sign, abs := '+', d.off
 	if abs < 0 {
 		sign, abs = '-', -abs

@@ -1,7 +1,5 @@
 package jsonb
 
-import "github.com/streamdb/streamdb/internal/pgerr"
-
 // The json type's object members as written, for json_each and
 // json_each_text. Unlike jsonb, json keeps its input's text: PostgreSQL's
 // json_each yields the members in written order, duplicate keys kept,
@@ -25,27 +23,8 @@ func Members(s string) (keys, vals []string, err error) {
 	case p >= len(s) || s[p] != '{':
 		return nil, nil, invalidParam("cannot deconstruct a scalar")
 	}
-	p = skipSpace(s, p+1)
-	if p < len(s) && s[p] == '}' {
-		return nil, nil, nil
-	}
-	for p < len(s) {
-		key, val, next, ok := member(s, p)
-		if !ok {
-			break
-		}
-		keys, vals = append(keys, key), append(vals, val)
-		switch p = skipSpace(s, next); {
-		case p < len(s) && s[p] == ',':
-			p = skipSpace(s, p+1)
-		case p < len(s) && s[p] == '}':
-			return keys, vals, nil
-		default:
-			p = len(s)
-		}
-	}
-	// Unreachable for text checkDecoding accepts.
-	return nil, nil, pgerr.New(pgerr.Internal, "jsonb: malformed json text in json_each")
+	keys, vals, _ = writtenMembers(s)
+	return keys, vals, nil
 }
 
 // member reads the member "key": value at s[p] (valid JSON): the key
