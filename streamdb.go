@@ -61,8 +61,9 @@ type Options struct {
 	JobFailureLimit int
 	// Clock, when not nil, is the time the temporal filters of views
 	// read (WHERE ts > now() - INTERVAL '1 hour' moves with it at each
-	// barrier) instead of the system clock: tests set it to move time by
-	// hand.
+	// barrier), and the time statements start at and clock_timestamp()
+	// reads (now() is the start of the transaction, as in PostgreSQL),
+	// instead of the system clock: tests set it to move time by hand.
 	Clock func() time.Time
 }
 

@@ -50,6 +50,24 @@ type Fragment struct {
 	// Inputs say where the fragment's rows come from: other fragments of
 	// the job, or an upstream relation, through hash exchanges.
 	Inputs []FragmentInput
+
+	live []*stream.Actor // the actors, for Watermarks
+}
+
+// Watermarks returns the fragment's current watermarks: those of the
+// last barrier each of its actors sent, each at its least over them (nil
+// while an actor has none, or for a fragment only described).
+func (f *Fragment) Watermarks() []stream.Watermark {
+	var out []stream.Watermark
+	for i, a := range f.live {
+		ws := a.Watermarks()
+		if i == 0 {
+			out = slices.Clone(ws)
+			continue
+		}
+		out = stream.LeastWatermarks(out, ws)
+	}
+	return out
 }
 
 // FragmentInput is one input of a fragment: the rows of fragment
@@ -82,7 +100,8 @@ type fragment struct {
 func (f *fragment) types() []types.Type { return f.execs[0].Types() }
 
 func (f *fragment) describe() Fragment {
-	d := Fragment{Kind: f.kind, Vnodes: slices.Clone(f.vnodes), Ops: slices.Clone(f.ops), Inputs: slices.Clone(f.inputs)}
+	d := Fragment{Kind: f.kind, Vnodes: slices.Clone(f.vnodes), Ops: slices.Clone(f.ops), Inputs: slices.Clone(f.inputs),
+		live: slices.Clone(f.actors)}
 	for _, a := range f.actors {
 		d.Actors = append(d.Actors, a.ID)
 	}

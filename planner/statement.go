@@ -91,6 +91,8 @@ type CreateView struct {
 	// TimeZone is the TimeZone setting the query was bound with ("" for
 	// UTC), kept with the view for the same reason.
 	TimeZone string
+	// EmitOnWindowClose: EMIT ON WINDOW CLOSE (CheckEmitOnWindowClose).
+	EmitOnWindowClose bool
 }
 
 // CreatePlainView is CREATE [OR REPLACE] VIEW: a name for a query, stored

@@ -145,7 +145,7 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		}
 		a.Exec = exec
 		job.Tops, job.TopVnodes = []*stream.Actor{a}, []storage.VnodeBitmap{storage.AllVnodes()}
-		job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()},
+		job.Fragments = []Fragment{{Kind: "table", Actors: []stream.ActorID{a.ID}, live: []*stream.Actor{a}, Vnodes: []storage.VnodeBitmap{storage.AllVnodes()},
 			Ops: tableOps(r, true)}}
 		return job, nil
 	}
@@ -226,7 +226,7 @@ func watermarkFilter(r *catalog.Relation, in stream.Executor, sc *stream.StateCo
 	w := r.Watermark
 	stats := &stream.WatermarkStats{}
 	state := stream.WatermarkTable(w.State, r.Columns[w.Column].Type)
-	return stream.NewWatermarkFilter(in, w.Column, e, sc, state, stats), stats, nil
+	return stream.NewWatermarkFilter(in, r.ID, w.Column, e, sc, state, stats), stats, nil
 }
 
 // connectorSource builds the generator of r's connector and the executor

@@ -24,13 +24,19 @@ func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 		return nil, fmt.Errorf("planner: parallelism %d above the maximum %d", par, MaxParallelism)
 	}
 	b := &jobBuilder{env: env, mode: mode, rate: rel.BackfillRateLimit, paused: rel.BackfillHeld(),
-		jobID: rel.ID, par: par, scans: NumScans(shape.Plan) * par, job: &StreamJob{}}
+		closeWindows: rel.CloseWindows,
+		jobID:        rel.ID, par: par, scans: NumScans(shape.Plan) * par, job: &StreamJob{}}
 	if rel.BackfillAdaptive {
 		b.rate, b.target = stream.AdaptiveStartRate, rel.AdaptiveTarget() // the job's controller moves it
 	}
 	if n := int64(b.scans); n > 1 && b.rate > 0 {
 		// The limit is for the whole job: share it between its scan actors.
 		b.rate = max(1, b.rate/n)
+	}
+	if rel.EmitOnWindowClose {
+		if b.emitAgg = emitAggregate(shape.Plan); b.emitAgg == nil {
+			return nil, CheckEmitOnWindowClose(shape.Plan)
+		}
 	}
 	f, err := b.build(shape.Plan)
 	if err != nil {
@@ -117,8 +123,14 @@ type jobBuilder struct {
 	jobID  uint32
 	par    int // actors per partitioned fragment
 	scans  int // scan actors of the job
-	job    *StreamJob
-	frags  []*fragment
+	// closeWindows: aggregates and joins close the groups and keys a
+	// watermark passes (catalog.Relation.CloseWindows); emitAgg, under
+	// EMIT ON WINDOW CLOSE, is the aggregate that emits a group only
+	// then.
+	closeWindows bool
+	emitAgg      *Aggregate
+	job          *StreamJob
+	frags        []*fragment
 }
 
 // creating returns the job's CreatingJob, made on first use.
@@ -334,6 +346,10 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 		return nil, err
 	}
 	spec := stream.AggSpec{InTypes: in.types(), GroupBy: n.GroupBy, InputPK: in.key, FixedGroups: n.FixedGroups}
+	var closing string
+	if b.closeWindows {
+		spec.Watermark, closing = aggWatermark(n, n == b.emitAgg)
+	}
 	for _, c := range n.Aggs {
 		call := stream.AggCall{Kind: c.Kind, Arg: c.Arg, Distinct: c.Distinct, Type: c.Type, Sep: c.Sep,
 			Filtered: c.Filtered, FilterCol: c.FilterCol}
@@ -379,13 +395,17 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 		}
 	}
 	f.kind = "agg"
-	f.ops = append(f.ops, "Hash"+describe(n))
+	op := "Hash" + describe(n)
+	if closing != "" {
+		op += " (" + closing + ")"
+	}
+	f.ops = append(f.ops, op)
 	for i, a := range f.actors {
 		agg, err := stream.NewHashAgg(f.execs[i], a.State, spec, ids)
 		if err != nil {
 			return nil, err
 		}
-		if len(spec.FixedGroups) > 0 {
+		if len(spec.FixedGroups) > 0 || spec.Watermark != nil {
 			agg.SetOwned(f.vnodes[i])
 		}
 		f.execs[i] = agg
@@ -401,6 +421,11 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 // buildJoin runs the join in a fragment of its own, each side's rows
 // exchanged on the join key.
 func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
+	var closing *stream.JoinWatermark
+	if b.closeWindows {
+		// The key pair a watermark bounds leads the state's keys.
+		n, closing = joinWatermark(n)
+	}
 	sides, err := b.buildTwo(n.Left, n.Right)
 	if err != nil {
 		return nil, err
@@ -408,7 +433,7 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	spec := stream.JoinSpec{Kind: joinKind(n.Kind),
 		LeftTypes: sides[0].types(), RightTypes: sides[1].types(),
 		LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
-		LeftPK: sides[0].key, RightPK: sides[1].key, Cond: n.Cond}
+		LeftPK: sides[0].key, RightPK: sides[1].key, Cond: n.Cond, Watermark: closing}
 	ids := b.stateTableIDs(spec.NumStateTables())
 	f := b.newFragment("join", b.parallelism(len(n.LeftKeys)))
 	left, err := exchange(sides[0], f, n.LeftKeys)
@@ -419,7 +444,11 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.ops = append(f.ops, describe(n))
+	op := describe(n)
+	if closing != nil {
+		op += fmt.Sprintf(" (closes keys: $%d < %s)", n.LeftKeys[0], leastOf(closing.Bounds))
+	}
+	f.ops = append(f.ops, op)
 	for i, a := range f.actors {
 		spec := spec
 		spec.Cond = expr.Guard(spec.Cond, errorSink(a))
@@ -427,6 +456,7 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 		if err != nil {
 			return nil, err
 		}
+		j.SetOwned(f.vnodes[i])
 		f.execs[i] = j
 	}
 	nl := len(spec.LeftTypes)

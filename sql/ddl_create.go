@@ -282,7 +282,7 @@ func (s *stmtParser) parseExprUntil(c *cursor, stop func(k int) bool) (ast.ExprN
 }
 
 // parseCreateMV parses the rest of CREATE MATERIALIZED VIEW [IF NOT
-// EXISTS] name [(col, ...)] [WITH (...)] AS query.
+// EXISTS] name [(col, ...)] [WITH (...)] AS query [EMIT ON WINDOW CLOSE].
 func (s *stmtParser) parseCreateMV(c *cursor) (Node, error) {
 	mv := &CreateMaterializedViewStmt{IfNotExists: acceptIfNotExists(c)}
 	var err error
@@ -304,6 +304,9 @@ func (s *stmtParser) parseCreateMV(c *cursor) (Node, error) {
 		return nil, c.errHere()
 	}
 	q := c.rest()
+	if n := len(q); n > 4 && q[n-4].isWord("emit") && q[n-3].isWord("on") && q[n-2].isWord("window") && q[n-1].isWord("close") {
+		mv.EmitOnWindowClose, q = true, q[:n-4]
+	}
 	mv.QueryText = s.query[q[0].Pos:q[len(q)-1].End]
 	if mv.Query, err = s.parseQuery(q); err != nil {
 		return nil, err

@@ -171,14 +171,15 @@ type WatermarkDef struct {
 }
 
 // CreateMaterializedViewStmt is CREATE MATERIALIZED VIEW name [(cols)]
-// [WITH (...)] AS query.
+// [WITH (...)] AS query [EMIT ON WINDOW CLOSE].
 type CreateMaterializedViewStmt struct {
-	Name        string
-	IfNotExists bool
-	Columns     []string
-	Query       *SelectStmt
-	QueryText   string // the query's original text
-	With        map[string]string
+	Name              string
+	IfNotExists       bool
+	Columns           []string
+	Query             *SelectStmt
+	QueryText         string // the query's original text
+	With              map[string]string
+	EmitOnWindowClose bool
 }
 
 // CreateViewStmt is CREATE [OR REPLACE] VIEW name [(cols)] AS query: a

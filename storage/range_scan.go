@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/streamdb/streamdb/internal/types"
@@ -37,6 +38,20 @@ func (t *Table) ScanRange(r Reader, kr KeyRange) Iterator {
 	if err != nil {
 		return errIter{err}
 	}
+	return t.scanRange(r, kr, vnodes)
+}
+
+// ScanRangeIn is ScanRange within the given vnodes only (in their order),
+// as an actor reads the part of a table it owns; kr.Eq holds no DistKey
+// column's value.
+func (t *Table) ScanRangeIn(r Reader, kr KeyRange, vnodes []uint16) Iterator {
+	if len(kr.Eq) > len(t.PK) || kr.bounded() && len(kr.Eq) >= len(t.PK) {
+		return errIter{fmt.Errorf("%w: table %d: key range over %d pk columns", ErrBadLayout, t.ID, len(t.PK))}
+	}
+	return t.scanRange(r, kr, slices.Clone(vnodes))
+}
+
+func (t *Table) scanRange(r Reader, kr KeyRange, vnodes []uint16) Iterator {
 	pr, err := r.reader()
 	if err != nil {
 		return errIter{err}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -36,6 +37,37 @@ type Actor struct {
 	// slot: the actor holds one of the coordinator's cpuSlots (its
 	// goroutine only).
 	slot bool
+	// watermarks are those of the last barrier the actor sent (see
+	// Watermarks).
+	watermarks atomic.Pointer[[]Watermark]
+}
+
+// Watermarks returns the watermarks of the last barrier the actor sent
+// downstream (nil before its first barrier); safe for concurrent use.
+func (a *Actor) Watermarks() []Watermark {
+	if p := a.watermarks.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// noteWatermarks records the watermarks of a barrier the actor sends,
+// when they differ from the last ones.
+func (a *Actor) noteWatermarks(ws []Watermark) {
+	if old := a.Watermarks(); len(old) == len(ws) {
+		same := true
+		for i := range ws {
+			if old[i].Table != ws[i].Table || !sameDatum(old[i].Value, ws[i].Value, ws[i].Type) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	ws = slices.Clone(ws)
+	a.watermarks.Store(&ws)
 }
 
 // errExitedWithoutStop is the failure of an actor whose goroutine ended
@@ -83,7 +115,7 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			}
 			continue
 		}
-		stopped, err := a.passBarrier(ctx, c, msg.Barrier)
+		stopped, err := a.passBarrier(ctx, c, msg)
 		if err != nil || stopped {
 			a.stopped = stopped
 			return a.actorError(err)
@@ -99,7 +131,9 @@ func (a *Actor) actorError(err error) error {
 	return &ActorError{Actor: a.ID, Err: err}
 }
 
-func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, b *Barrier) (stopped bool, err error) {
+func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, msg Message) (stopped bool, err error) {
+	b := msg.Barrier
+	a.noteWatermarks(msg.Watermarks)
 	if a.Errors != nil {
 		// The rows pulled next belong to the barrier's Curr; a creating
 		// job's own barriers number apart from the running graph's, so
@@ -110,7 +144,7 @@ func (a *Actor) passBarrier(ctx context.Context, c *Coordinator, b *Barrier) (st
 		}
 	}
 	a.Out.applyBeforeBarrier(a.ID, b.Mutation)
-	if err := a.Out.Send(ctx, Message{Barrier: b}); err != nil {
+	if err := a.Out.Send(ctx, Message{Barrier: b, Watermarks: msg.Watermarks}); err != nil {
 		return false, err
 	}
 	a.Out.applyAfterBarrier(a.ID, b.Mutation)

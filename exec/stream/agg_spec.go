@@ -62,6 +62,28 @@ type AggSpec struct {
 	// group: the empty grouping sets. The actor owning a fixed group's
 	// vnode (HashAgg.SetOwned) creates it at its first barrier.
 	FixedGroups [][]types.Datum
+	// Watermark, when not nil, names the group column a table's watermark
+	// bounds: a group below the bound can take no more rows, so its state
+	// is dropped (and, with EmitOnWindowClose, its row emitted then).
+	Watermark *AggWatermark
+}
+
+// AggWatermark is how a HashAgg closes groups by a watermark (TUMBLE and
+// HOP windows, RisingWave's and Flink's windows that close). The
+// watermark of table Table bounds group column Key (a position in
+// GroupBy): every row still to come has a value of it at least the least
+// of Bounds, evaluated over the one-column row [the watermark]. The group
+// column leads the result table's key, so the closed groups are one
+// range of each vnode.
+type AggWatermark struct {
+	Table  uint32
+	Key    int
+	Bounds []expr.Expr
+	// EmitOnWindowClose emits a group's row once, when it closes, and
+	// nothing before (EMIT ON WINDOW CLOSE): the output is append-only.
+	// Without it the groups' changes are emitted as usual and a closed
+	// group's state is only dropped: its row stays in the view.
+	EmitOnWindowClose bool
 }
 
 // Splittable reports whether the aggregation can run in two phases: every
@@ -210,6 +232,9 @@ func (s AggSpec) validate() error {
 			return fmt.Errorf("stream: hash agg: column %d out of range", c)
 		}
 	}
+	if w := s.Watermark; w != nil && (w.Key < 0 || w.Key >= len(s.GroupBy) || len(w.Bounds) == 0 || len(s.FixedGroups) > 0) {
+		return fmt.Errorf("stream: hash agg: a watermark on group column %d of %d", w.Key, len(s.GroupBy))
+	}
 	for _, k := range s.FixedGroups {
 		if len(k) != len(s.GroupBy) {
 			return fmt.Errorf("stream: hash agg: fixed group of %d values for %d group columns", len(k), len(s.GroupBy))
@@ -319,6 +344,7 @@ type aggCallLayout struct {
 type aggLayout struct {
 	groupTypes []types.Type
 	result     *storage.Table
+	wmKey      int // the group column leading the result table's key (AggWatermark.Key; 0 without)
 	minMaxCols []int
 	minMax     []*storage.Table
 	distCols   []int
@@ -339,6 +365,12 @@ func newAggLayout(s AggSpec, ids []uint32) (*aggLayout, error) {
 		return nil, err
 	}
 	l.result = l.resultTable(ids[0])
+	if w := s.Watermark; w != nil {
+		// The bounded column leads the key: the closed groups are a
+		// range.
+		l.result.PK = append([]int{w.Key}, slices.Delete(l.result.PK, w.Key, w.Key+1)...)
+		l.wmKey = w.Key
+	}
 	ids = ids[1:]
 	for i, c := range l.minMaxCols {
 		l.minMax = append(l.minMax, l.minMaxTable(ids[i], s, c))
@@ -424,6 +456,17 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 		return expr.RegrStateTypes
 	}
 	return []types.Type{types.TInt64}
+}
+
+// resultPK returns group key key (in GroupBy order) in the order of the
+// result table's key.
+func (l *aggLayout) resultPK(key []types.Datum) []types.Datum {
+	if l.wmKey == 0 {
+		return key
+	}
+	pk := append(make([]types.Datum, 0, len(key)), key[l.wmKey])
+	pk = append(pk, key[:l.wmKey]...)
+	return append(pk, key[l.wmKey+1:]...)
 }
 
 func (l *aggLayout) groupKeyCols() []int {

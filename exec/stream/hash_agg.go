@@ -73,6 +73,12 @@ type HashAgg struct {
 	started bool
 	seen    *keyFilter
 	seed    maphash.Seed
+	// owned are the vnodes the actor owns (SetOwned); eowc: the spec
+	// emits on window close; closed: the bound below which every group
+	// was closed (nil: none yet).
+	owned  []uint16
+	eowc   bool
+	closed types.Datum
 }
 
 // aggGroup is a group: dirty in the current epoch, or clean in the cache.
@@ -97,12 +103,16 @@ func NewHashAgg(in Executor, sc *StateContext, spec AggSpec, tableIDs []uint32) 
 		in: in, sc: sc, l: l, spec: spec, types: spec.OutTypes(), global: len(spec.GroupBy) == 0,
 		out: newOutQueue(spec.OutTypes()), groups: map[string]*aggGroup{}, cache: map[string]*aggGroup{},
 		columnar: l.columnarAgg(), keyCols: spec.keyCols(), seed: maphash.MakeSeed(),
+		eowc: spec.Watermark != nil && spec.Watermark.EmitOnWindowClose,
 	}, nil
 }
 
 // SetOwned tells h the vnodes its actor owns, so that it creates the
-// fixed groups (AggSpec.FixedGroups) among them. Without it h owns none.
+// fixed groups (AggSpec.FixedGroups) among them and closes the groups
+// of them a watermark passed (AggSpec.Watermark). Without it h owns
+// none.
 func (h *HashAgg) SetOwned(owned storage.VnodeBitmap) {
+	h.owned = owned.Vnodes()
 	h.fixed, h.fixedKeys = nil, map[string]bool{}
 	for _, k := range h.spec.FixedGroups {
 		row := make([]types.Datum, len(h.l.result.Types))
@@ -118,8 +128,8 @@ func (h *HashAgg) SetOwned(owned storage.VnodeBitmap) {
 // appendGroupKey appends the encoding of group key values, as group
 // encodes a row's.
 func (h *HashAgg) appendGroupKey(buf []byte, key []types.Datum) []byte {
-	for i, c := range h.keyCols {
-		buf = storage.AppendDatumKeyOf(buf, h.spec.InTypes[c], key[i])
+	for i, t := range h.l.groupTypes {
+		buf = storage.AppendDatumKeyOf(buf, t, key[i])
 	}
 	return buf
 }
@@ -153,8 +163,11 @@ func (h *HashAgg) Next(ctx context.Context) (Message, error) {
 			if err := h.endEpoch(); err != nil {
 				return Message{}, err
 			}
+			if err := h.closeGroups(msg.Watermarks); err != nil {
+				return Message{}, err
+			}
 			h.forget(msg.Barrier.Mutation)
-			h.out.barrier(msg.Barrier)
+			h.out.barrierMsg(msg)
 			continue
 		}
 		if !h.started {
@@ -307,7 +320,7 @@ func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
 	if h.seen != nil && !h.seen.mayContain(maphash.Bytes(h.seed, h.keyBuf)) {
 		return g, nil
 	}
-	row, ok, err := h.l.result.Get(h.sc.Batch(), key)
+	row, ok, err := h.l.result.Get(h.sc.Batch(), h.l.resultPK(key))
 	if err != nil || !ok {
 		return g, wrapAggErr("read group", err)
 	}
@@ -324,7 +337,9 @@ func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
 			return nil, err
 		}
 	}
-	g.prevOut, err = h.outputRow(g)
+	if !h.eowc { // (downstream holds nothing of an open group)
+		g.prevOut, err = h.outputRow(g)
+	}
 	return g, err
 }
 
@@ -489,6 +504,8 @@ func (h *HashAgg) flushGroup(g *aggGroup) error {
 		return err
 	}
 	switch {
+	case h.eowc:
+		cur = nil // emitted when the group closes (closeGroups)
 	case g.prevOut == nil:
 		h.out.add(chunk.Insert, cur)
 	case !datumsIdentical(g.prevOut, cur):
@@ -647,4 +664,125 @@ func datumIdentical(a, b types.Datum) bool {
 		return ok && math.Float64bits(x) == math.Float64bits(y) || ok && math.IsNaN(x) && math.IsNaN(y)
 	}
 	return a == b
+}
+
+// closeGroups closes the groups the watermark of ws passed
+// (AggSpec.Watermark), once the epoch's changes are staged: it drops
+// their state, from every state table, in the epoch's batch, and under
+// EMIT ON WINDOW CLOSE emits their rows. No row still to come can reach
+// them, so a view over an unbounded stream keeps bounded state. The
+// emission and the deletion commit together, so a group is emitted once
+// across restarts and recoveries (I7).
+func (h *HashAgg) closeGroups(ws []Watermark) error {
+	spec := h.spec.Watermark
+	if spec == nil || len(ws) == 0 {
+		return nil
+	}
+	wm, ok := findWatermark(ws, spec.Table)
+	if !ok {
+		return nil
+	}
+	keyType := h.l.groupTypes[spec.Key]
+	bound, ok := leastBound(spec.Bounds, wm.Value, keyType)
+	if !ok || h.closed != nil && expr.Compare(bound, h.closed, keyType) <= 0 {
+		return nil
+	}
+	rows, err := closedRows(h.l.result, h.sc.Batch(), h.owned, h.closed, bound)
+	h.closed = bound
+	if err != nil {
+		return err
+	}
+	n := len(h.l.groupTypes)
+	for _, row := range rows {
+		key := row[:n:n]
+		if h.eowc {
+			g := &aggGroup{key: key, states: make([]aggState, len(h.l.calls))}
+			for i := range h.l.calls {
+				if g.states[i], err = h.l.calls[i].decodeState(row); err != nil {
+					return err
+				}
+			}
+			out, err := h.outputRow(g)
+			if err != nil {
+				return err
+			}
+			h.out.add(chunk.Insert, out)
+		}
+		if err := h.dropGroup(key, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leastBound evaluates bounds (AggWatermark.Bounds, JoinWatermark.Bounds)
+// for watermark wm: the least of them, of type t. ok is false when one
+// fails or is NULL (near the ends of time the bound may not exist): then
+// nothing closes, rather than the view failing.
+func leastBound(bounds []expr.Expr, wm types.Datum, t types.Type) (bound types.Datum, ok bool) {
+	arg := []types.Datum{wm}
+	for _, b := range bounds {
+		v, err := b.Eval(arg)
+		if err != nil || v == nil {
+			return nil, false
+		}
+		if bound == nil || expr.Compare(v, bound, t) < 0 {
+			bound = v
+		}
+	}
+	return bound, bound != nil
+}
+
+// closedRows returns the rows of t within vnodes whose first key column
+// is below bound and, when from is not nil, at least from (the rows
+// below from were closed before), read whole before any is deleted.
+func closedRows(t *storage.Table, r storage.Reader, vnodes []uint16, from, bound types.Datum) ([][]types.Datum, error) {
+	kr := storage.KeyRange{Upper: &storage.KeyBound{Value: bound}}
+	if from != nil {
+		kr.Lower = &storage.KeyBound{Value: from, Inclusive: true}
+	}
+	it := t.ScanRangeIn(r, kr, vnodes)
+	var rows [][]types.Datum
+	for it.Next() {
+		rows = append(rows, slices.Clone(it.Row()))
+	}
+	err := it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stream: closing by watermark: %w", err)
+	}
+	return rows, nil
+}
+
+// dropGroup deletes the state of the group with key (its result row
+// row) from every state table, and forgets it.
+func (h *HashAgg) dropGroup(key, row []types.Datum) error {
+	b := h.sc.Batch()
+	if err := h.l.result.Delete(b, row); err != nil {
+		return wrapAggErr("drop closed group", err)
+	}
+	for _, t := range slices.Concat(h.l.minMax, h.l.distinct, h.l.lists) {
+		it := t.ScanPrefix(b, key, false)
+		var del [][]types.Datum
+		for it.Next() {
+			del = append(del, slices.Clone(it.Row()))
+		}
+		err := it.Err()
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		for _, r := range del {
+			if err == nil {
+				err = t.Delete(b, r)
+			}
+		}
+		if err != nil {
+			return wrapAggErr("drop closed group", err)
+		}
+	}
+	h.keyBuf = h.appendGroupKey(h.keyBuf[:0], key)
+	delete(h.cache, string(h.keyBuf))
+	return nil
 }

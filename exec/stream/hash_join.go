@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
@@ -49,6 +50,47 @@ type HashJoin struct {
 	rows     [][]types.Datum // the decoded chunk's rows, in flat
 	condRow  []types.Datum
 	outRow   []types.Datum
+	// owned are the vnodes the actor owns (SetOwned); closed: the bound
+	// below which every key was closed (spec.Watermark; nil: none yet).
+	owned  []uint16
+	closed types.Datum
+}
+
+// SetOwned tells j the vnodes its actor owns, whose closed keys it
+// deletes (JoinSpec.Watermark).
+func (j *HashJoin) SetOwned(owned storage.VnodeBitmap) { j.owned = owned.Vnodes() }
+
+// closeKeys deletes, once the epoch's writes are staged, the rows of
+// both sides whose first join key the watermark of ws passed
+// (JoinSpec.Watermark). The deletions commit with the epoch.
+func (j *HashJoin) closeKeys(ws []Watermark) error {
+	spec := j.spec.Watermark
+	if spec == nil || len(ws) == 0 {
+		return nil
+	}
+	wm, ok := findWatermark(ws, spec.Table)
+	if !ok {
+		return nil
+	}
+	keyType := j.spec.LeftTypes[j.spec.LeftKeys[0]]
+	bound, ok := leastBound(spec.Bounds, wm.Value, keyType)
+	if !ok || j.closed != nil && expr.Compare(bound, j.closed, keyType) <= 0 {
+		return nil
+	}
+	b := j.sc.Batch()
+	for _, side := range j.sides {
+		rows, err := closedRows(side.table, b, j.owned, j.closed, bound)
+		if err != nil {
+			return wrapJoinErr("close keys", err)
+		}
+		for _, r := range rows {
+			if err := side.table.Delete(b, r); err != nil {
+				return wrapJoinErr("close keys", err)
+			}
+		}
+	}
+	j.closed = bound
+	return nil
 }
 
 // NewHashJoin returns a join of left and right. tableIDs are the ids of
@@ -112,8 +154,11 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 					return Message{}, wrapJoinErr("write state", err)
 				}
 			}
+			if err := j.closeKeys(msg.Watermarks); err != nil {
+				return Message{}, err
+			}
 			j.forget(msg.Barrier.Mutation)
-			j.out.barrier(msg.Barrier)
+			j.out.barrierMsg(msg)
 			continue
 		}
 		err = j.applyChunk(int(side), msg.Chunk)

@@ -65,6 +65,22 @@ type JoinSpec struct {
 	// Cond is a residual condition over the left row followed by the right
 	// row; nil means true.
 	Cond expr.Expr
+	// Watermark, when not nil, closes join keys: the watermark of table
+	// Watermark.Table bounds the first key pair on both sides.
+	Watermark *JoinWatermark
+}
+
+// JoinWatermark is how a HashJoin drops the state no row still to come
+// can reach (a join on a window, as Nexmark's q5 and q8 join windows
+// computed over a stream): every row still to come on either side has a
+// first join key of at least the least of Bounds, evaluated over the
+// one-column row [the watermark of table Table]. Rows of both sides with
+// a first key below it can no more be matched or retracted: they are
+// deleted. The first key leads both state tables' keys, so they are a
+// range of each vnode.
+type JoinWatermark struct {
+	Table  uint32
+	Bounds []expr.Expr
 }
 
 // NumStateTables returns how many state table ids NewHashJoin takes: one
@@ -108,6 +124,9 @@ func (s JoinSpec) validate() error {
 			}
 		}
 		return nil
+	}
+	if s.Watermark != nil && (len(s.LeftKeys) == 0 || len(s.Watermark.Bounds) == 0) {
+		return fmt.Errorf("stream: hash join: a watermark without a join key")
 	}
 	if err := check(slices.Concat(s.LeftKeys, s.LeftPK), len(s.LeftTypes)); err != nil {
 		return err

@@ -98,7 +98,7 @@ func (a *LocalAgg) Next(ctx context.Context) (Message, error) {
 			if err := a.emit(); err != nil {
 				return Message{}, err
 			}
-			a.out.barrier(msg.Barrier)
+			a.out.barrierMsg(msg)
 			continue
 		}
 		err = a.apply(msg.Chunk)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -70,9 +72,10 @@ type Merge struct {
 	in  []*Receiver
 	typ []types.Type
 
-	pending  []bool   // per input: its barrier arrived, waiting for the others
-	waiting  int      // inputs with a pending barrier
-	barrier  *Barrier // the first barrier of the round
+	pending  []bool      // per input: its barrier arrived, waiting for the others
+	waiting  int         // inputs with a pending barrier
+	barrier  *Barrier    // the first barrier of the round
+	wms      []Watermark // the watermarks all inputs of the round carried so far
 	cases    []reflect.SelectCase
 	caseIn   []int // input of each receive case
 	casesSet bool  // cases match pending
@@ -144,35 +147,62 @@ func (m *Merge) next(ctx context.Context, mode recvMode, timeout <-chan time.Tim
 		if msg.Barrier == nil {
 			return i, msg, true, nil
 		}
-		b, err := m.align(i, msg.Barrier)
+		b, ws, err := m.align(i, msg)
 		if err != nil {
 			return 0, Message{}, false, err
 		}
 		if b != nil {
-			return -1, Message{Barrier: b}, true, nil
+			return -1, Message{Barrier: b, Watermarks: ws}, true, nil
 		}
 	}
 }
 
-// align records barrier b from input i and returns the barrier once every
-// input has delivered it.
-func (m *Merge) align(i int, b *Barrier) (*Barrier, error) {
+// align records the barrier of msg from input i and returns the barrier
+// once every input has delivered it, with the watermarks every input
+// carried, each at its least.
+func (m *Merge) align(i int, msg Message) (*Barrier, []Watermark, error) {
+	b := msg.Barrier
 	if m.barrier == nil {
 		m.barrier = b
+		m.wms = append(m.wms[:0], msg.Watermarks...)
 	} else if m.barrier.Prev != b.Prev || m.barrier.Curr != b.Curr {
-		return nil, fmt.Errorf("stream: barrier misalignment: epoch %d->%d on one input, %d->%d on the other",
+		return nil, nil, fmt.Errorf("stream: barrier misalignment: epoch %d->%d on one input, %d->%d on the other",
 			m.barrier.Prev, m.barrier.Curr, b.Prev, b.Curr)
+	} else {
+		m.wms = LeastWatermarks(m.wms, msg.Watermarks)
 	}
 	m.pending[i] = true
 	m.waiting++
 	m.casesSet = false
 	if m.waiting < len(m.in) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	first := m.barrier
 	m.barrier, m.waiting = nil, 0
 	clear(m.pending)
-	return first, nil
+	var ws []Watermark
+	if len(m.wms) > 0 {
+		ws = slices.Clone(m.wms)
+	}
+	return first, ws, nil
+}
+
+// LeastWatermarks keeps in acc the watermarks ws has too, each at the
+// lesser of the two, and returns it: a stream merged from several holds
+// rows as late as the latest of its inputs allows.
+func LeastWatermarks(acc, ws []Watermark) []Watermark {
+	out := acc[:0]
+	for _, a := range acc {
+		w, ok := findWatermark(ws, a.Table)
+		if !ok {
+			continue
+		}
+		if expr.Compare(w.Value, a.Value, a.Type) < 0 {
+			a.Value = w.Value
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // recv receives one message from an input without a pending barrier.

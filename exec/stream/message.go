@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -168,6 +169,38 @@ type Message struct {
 	// written: the table's Materialize attaches it to its epoch batch
 	// instead of writing them, and passes the chunk on without it.
 	Ingest *storage.Ingest
+	// Watermarks, only on a barrier, are the watermarks of the tables
+	// upstream whose rows reach this stream unchanged in time (see
+	// Watermark). Operators that keep rows' event time (filters,
+	// projections, exchanges, TUMBLE/HOP expansions, local aggregates)
+	// pass them on with the barrier; a merge keeps those every input
+	// carries, at their least; the others drop them.
+	Watermarks []Watermark
+}
+
+// Watermark says that every row of table Table that passes the barrier
+// it travels with, and every later one, has a watermark column of at
+// least Value (of type Type): the WatermarkFilter of the table drops the
+// rows below it. It travels with every barrier, so an operator built
+// after a restart, a recovery or a rescale learns it at its first
+// barrier, and it never goes back (I7). Which columns of a stream a
+// watermark bounds, and how (window_start of a TUMBLE over the column,
+// the column minus an interval), is the planner's to know: it gives the
+// operators that use one (WatermarkUse) the expressions that map it.
+type Watermark struct {
+	Table uint32
+	Type  types.Type
+	Value types.Datum
+}
+
+// findWatermark returns the watermark of table in ws.
+func findWatermark(ws []Watermark, table uint32) (Watermark, bool) {
+	for _, w := range ws {
+		if w.Table == table {
+			return w, true
+		}
+	}
+	return Watermark{}, false
 }
 
 // Executor is one operator of an actor's pipeline. Next pulls from the
@@ -216,4 +249,12 @@ func (r *Receiver) Next(ctx context.Context) (Message, error) {
 	case <-ctx.Done():
 		return Message{}, ctx.Err()
 	}
+}
+
+// sameDatum reports whether a and b (of type t, possibly NULL) are equal.
+func sameDatum(a, b types.Datum, t types.Type) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return expr.Compare(a, b, t) == 0
 }

@@ -189,6 +189,14 @@ func (q *outQueue) barrier(b *Barrier) {
 	q.msgs = append(q.msgs, Message{Barrier: b})
 }
 
+// barrierMsg queues the pending rows and then the barrier of m with its
+// watermarks: for an operator whose output rows keep their input rows'
+// event time.
+func (q *outQueue) barrierMsg(m Message) {
+	q.flush()
+	q.msgs = append(q.msgs, Message{Barrier: m.Barrier, Watermarks: m.Watermarks})
+}
+
 // pop removes and returns the oldest queued message.
 func (q *outQueue) pop() (Message, bool) {
 	if len(q.msgs) == 0 {

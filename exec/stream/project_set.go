@@ -42,7 +42,7 @@ func (p *ProjectSet) Next(ctx context.Context) (Message, error) {
 			return Message{}, err
 		}
 		if msg.Barrier != nil {
-			p.out.barrier(msg.Barrier)
+			p.out.barrierMsg(msg)
 			continue
 		}
 		err = p.apply(ctx, msg.Chunk)

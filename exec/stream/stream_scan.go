@@ -220,7 +220,9 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 	}
 }
 
-// follow passes the next upstream message through. The first barrier
+// follow passes the next upstream message through, with the upstream's
+// watermark: only here, once the backfill is over, are the rows that
+// follow a barrier those the upstream sends after it. The first barrier
 // after a backfill saves its final progress: the vnodes finished and the
 // log replayed since the last barrier (I3; a resume would otherwise read
 // them again).
@@ -242,6 +244,15 @@ func (s *StreamScan) follow(ctx context.Context) (Message, error) {
 			return Message{}, err
 		}
 		s.prog = nil
+	}
+	if len(m.Watermarks) > 0 {
+		// Only the upstream's own watermark bounds its rows: one that
+		// came through a view upstream bounds that view's input.
+		w, ok := findWatermark(m.Watermarks, s.upstream.ID)
+		m.Watermarks = nil
+		if ok {
+			m.Watermarks = []Watermark{w}
+		}
 	}
 	return m, nil
 }

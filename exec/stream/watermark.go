@@ -32,6 +32,7 @@ import (
 // table); a retraction fails the actor.
 type WatermarkFilter struct {
 	in    Executor
+	table uint32 // the table's (or source's) relation id
 	col   int
 	typ   types.Type // the column's
 	expr  expr.Expr
@@ -77,11 +78,12 @@ func (s *WatermarkStats) set(wm types.Datum, late int64) {
 	s.mu.Unlock()
 }
 
-// NewWatermarkFilter returns the filter of in's rows by the watermark of
-// column col (of in's row) that e (over in's row, of col's type)
-// advances; state is its WatermarkTable, stats, when not nil, shows it.
-func NewWatermarkFilter(in Executor, col int, e expr.Expr, sc *StateContext, state *storage.Table, stats *WatermarkStats) *WatermarkFilter {
-	return &WatermarkFilter{in: in, col: col, typ: in.Types()[col], expr: e, sc: sc, state: state, stats: stats, b: chunk.NewBuilder(in.Types())}
+// NewWatermarkFilter returns the filter of the rows of table (a relation
+// id) from in by the watermark of column col (of in's row) that e (over
+// in's row, of col's type) advances; state is its WatermarkTable, stats,
+// when not nil, shows it. Each barrier it passes carries the watermark.
+func NewWatermarkFilter(in Executor, table uint32, col int, e expr.Expr, sc *StateContext, state *storage.Table, stats *WatermarkStats) *WatermarkFilter {
+	return &WatermarkFilter{in: in, table: table, col: col, typ: in.Types()[col], expr: e, sc: sc, state: state, stats: stats, b: chunk.NewBuilder(in.Types())}
 }
 
 // Types implements Executor.
@@ -110,6 +112,12 @@ func (w *WatermarkFilter) Next(ctx context.Context) (Message, error) {
 		if msg.Barrier != nil {
 			if err := w.barrier(); err != nil {
 				return Message{}, err
+			}
+			if w.wm != nil {
+				// Every barrier carries it, so an operator downstream
+				// built since (a restart, a recovery, a rescale) learns
+				// it at once.
+				msg.Watermarks = []Watermark{{Table: w.table, Type: w.typ, Value: w.wm}}
 			}
 			return msg, nil
 		}

@@ -152,6 +152,13 @@ type Relation struct {
 	AppendOnly bool `json:"append_only,omitempty"`
 	// Watermark, when not nil, is the table's or source's WATERMARK FOR.
 	Watermark *Watermark `json:"watermark,omitempty"`
+	// CloseWindows: the view's aggregates close the groups a watermark
+	// passed (windows of TUMBLE or HOP over a watermark column), dropping
+	// their state; views created before watermarks travelled keep their
+	// state layout without. EmitOnWindowClose: EMIT ON WINDOW CLOSE, a
+	// group's row is emitted once, when it closes.
+	CloseWindows      bool `json:"close_windows,omitempty"`
+	EmitOnWindowClose bool `json:"emit_on_window_close,omitempty"`
 	// Connector holds the connector options of a source or of a table fed
 	// by a connector (WITH connector = ...); nil for a plain table.
 	Connector map[string]string `json:"connector,omitempty"`
@@ -211,4 +218,14 @@ func (r *Relation) AdaptiveTarget() time.Duration {
 		return 0
 	}
 	return time.Duration(r.BackfillLatencyTarget) * time.Microsecond
+}
+
+// StateTables returns the ids of the state tables r owns: its rows' (its
+// own id), its operators' (Internal) and its watermark filter's.
+func (r *Relation) StateTables() []uint32 {
+	ids := append([]uint32{r.ID}, r.Internal...)
+	if r.Watermark != nil {
+		ids = append(ids, r.Watermark.State)
+	}
+	return ids
 }

@@ -152,6 +152,7 @@ func (s *Session) runArgs(ctx context.Context, query string, args []any) (*colle
 	if err != nil {
 		return nil, err
 	}
+	s.startStatement()
 	stmts, err := s.parser.Parse(query)
 	if err != nil {
 		return nil, err

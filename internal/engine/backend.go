@@ -63,6 +63,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 
 // Execute implements pgwire.Session.
 func (s *Session) Execute(ctx context.Context, query string, args []types.Datum, w ResultWriter) error {
+	s.startStatement()
 	st, err := s.parseOne(query)
 	if err != nil || st == nil {
 		return err

@@ -144,7 +144,7 @@ func mayComputeArrays(query string) bool {
 // its state half purged, or stale because its actors had stopped. Open
 // purges what a crash left (purgeDropped).
 func (db *DB) beginDrop(r *catalog.Relation) error {
-	ids, err := json.Marshal(append([]uint32{r.ID}, r.Internal...))
+	ids, err := json.Marshal(r.StateTables())
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (db *DB) finishDrop(id uint32, tables []uint32) error {
 }
 
 func (db *DB) finishDropOf(r *catalog.Relation) error {
-	return db.finishDrop(r.ID, append([]uint32{r.ID}, r.Internal...))
+	return db.finishDrop(r.ID, r.StateTables())
 }
 
 // purgeDropped finishes the drops a crash interrupted (at Open).

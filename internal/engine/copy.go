@@ -144,7 +144,7 @@ func (s *Session) copyFrom(ctx context.Context, n *sql.CopyStmt, opts pgcopy.Opt
 	if err != nil {
 		return err
 	}
-	defaults, err := binder.ColumnDefaults(s.catalog(), rel, targets)
+	defaults, err := binder.ColumnDefaults(s.catalog(), rel, targets, s.instants())
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (s *Session) copyTo(ctx context.Context, n *sql.CopyStmt, opts pgcopy.Optio
 // positions of the listed columns among the query's (nil: all).
 func (s *Session) copyQuery(n *sql.CopyStmt, opts pgcopy.Options) (*planner.Query, []int, error) {
 	if n.Query != nil {
-		res, err := binder.Bind(s.catalog(), n.Query, binder.Options{})
+		res, err := binder.Bind(s.catalog(), n.Query, binder.Options{Time: s.instants()})
 		if err != nil {
 			return nil, nil, err
 		}

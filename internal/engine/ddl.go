@@ -194,6 +194,11 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	if err != nil {
 		return nil, err
 	}
+	if cv.EmitOnWindowClose {
+		if err := planner.CheckEmitOnWindowClose(shape.Plan); err != nil {
+			return nil, err
+		}
+	}
 	if err := db.checkUpstreamsCreated(shape.Plan); err != nil {
 		return nil, err
 	}
@@ -204,7 +209,7 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	rel := &catalog.Relation{ID: id, Name: cv.Name, Kind: catalog.KindMaterializedView,
 		State: catalog.StateCreating, Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK,
 		Definition: cv.Definition, Deps: db.viewDeps(cv.Query, shape.Plan), SearchPath: storedPath(cv.SearchPath),
-		TimeZone: cv.TimeZone}
+		TimeZone: cv.TimeZone, CloseWindows: true, EmitOnWindowClose: cv.EmitOnWindowClose}
 	opts.apply(rel, db.opts.Parallelism)
 	return db.launchView(ctx, rel, shape)
 }

@@ -13,7 +13,8 @@
 // durable and visible in every view (read your writes). Batch queries read
 // a consistent snapshot of committed state.
 //
-// Where things live: statement dispatch in session.go; DDL in ddl.go,
+// Where things live: statement dispatch in session.go, and the time
+// statements read (now()) in statement_time.go; DDL in ddl.go,
 // index.go (CREATE INDEX, and reading indexes) and alter.go; view jobs (backfill progress, pause, quarantine) in jobs.go
 // and job_failures.go; the stream graph's build, rescale and recovery in
 // graph.go, rescale.go and recoveries.go; the catalog's entries in the store in
@@ -61,7 +62,7 @@ type Options struct {
 	// cores), else runtime.GOMAXPROCS(0); capped at MaxParallelism.
 	Parallelism     int
 	JobFailureLimit int              // zero: 3 (see job_failures.go)
-	Clock           func() time.Time // nil: time.Now (temporal filters' barrier time)
+	Clock           func() time.Time // nil: time.Now (barriers' and statements' time)
 }
 
 // MaxParallelism is the highest streaming parallelism a view can have.

@@ -187,7 +187,8 @@ func (db *DB) planFragments(cv *planner.CreateView, shape *planner.ViewShape, pa
 		par = db.opts.Parallelism
 	}
 	rel := &catalog.Relation{Name: cv.Name, Kind: catalog.KindMaterializedView, State: catalog.StateCreating,
-		Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK, Parallelism: par}
+		Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK, Parallelism: par,
+		CloseWindows: true, EmitOnWindowClose: cv.EmitOnWindowClose}
 	job, err := planner.BuildViewJob(rel, shape, &dryEnv{db: db}, planner.Backfill)
 	if err != nil {
 		return nil, err

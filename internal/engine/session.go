@@ -42,6 +42,9 @@ type Session struct {
 	user, database string
 	// zone is the TimeZone setting (nil: UTC); see timezone.go.
 	zone *types.Zone
+	// stmtTime is when the current statement started, txTime when the
+	// transaction block did (see statement_time.go).
+	stmtTime, txTime types.Timestamp
 }
 
 // NewSession returns a new session.
@@ -74,6 +77,7 @@ func defaultVars() map[string]string {
 // Run executes every statement of query in order, reporting results to w.
 // It stops at the first error.
 func (s *Session) Run(ctx context.Context, query string, w ResultWriter) error {
+	s.startStatement()
 	stmts, err := s.parser.Parse(query)
 	if err != nil {
 		return err
@@ -161,6 +165,7 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		}
 		return w.Complete("CANCEL_JOBS")
 	}
+	opts.Time = s.instants()
 	res, err := binder.Bind(s.catalog(), st, opts)
 	if err != nil {
 		return err
@@ -183,6 +188,9 @@ func (s *Session) transaction(n *sql.TransactionStmt, w ResultWriter) error {
 			if err := w.Notice("WARNING", "there is already a transaction in progress"); err != nil {
 				return err
 			}
+		}
+		if !s.inTx {
+			s.beginTransaction()
 		}
 		s.inTx, s.txWrites = true, 0
 		return w.Complete("BEGIN")
@@ -501,6 +509,11 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 		shape, err := planner.PlanView(b.Query, b.ColNames)
 		if err != nil {
 			return err
+		}
+		if b.EmitOnWindowClose {
+			if err := planner.CheckEmitOnWindowClose(shape.Plan); err != nil {
+				return err
+			}
 		}
 		lines = planner.Explain(shape.Plan)
 		opts, err := s.viewOptions(b)

@@ -95,7 +95,8 @@ func (s systemSource) ViewErrors() []systemcatalog.ViewError {
 
 // systemScan reads the rows of a system relation for the session in ctx.
 func (db *DB) systemScan(ctx context.Context, r *catalog.Relation) storage.Iterator {
-	return &rowsIter{rows: systemcatalog.Rows(systemSource{db}, identityOf(ctx), r)}
+	rows, err := systemcatalog.Rows(systemSource{db}, identityOf(ctx), r)
+	return &rowsIter{rows: rows, err: err}
 }
 
 // jobColumns are SHOW JOBS's: streamdb_catalog.ddl_progress's.
@@ -198,10 +199,12 @@ func (s *Session) catalog() sessionCatalog {
 		noIndexes: !s.boolVar("enable_indexscan"), searchPath: catalog.ParseSearchPath(s.vars["search_path"]), zone: s.zone}
 }
 
-// rowsIter is a storage.Iterator over rows held in memory.
+// rowsIter is a storage.Iterator over rows held in memory, or over none
+// when computing them failed with err.
 type rowsIter struct {
 	rows [][]types.Datum
 	i    int
+	err  error
 }
 
 var _ storage.Iterator = (*rowsIter)(nil)
@@ -215,5 +218,5 @@ func (it *rowsIter) Next() bool {
 }
 
 func (it *rowsIter) Row() []types.Datum { return it.rows[it.i-1] }
-func (it *rowsIter) Err() error         { return nil }
+func (it *rowsIter) Err() error         { return it.err }
 func (it *rowsIter) Close() error       { return nil }

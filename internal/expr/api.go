@@ -73,7 +73,8 @@ func HasFunc(name string) bool {
 // substring, trim, btrim, ltrim, rtrim, replace, concat, strpos, position,
 // left, right, repeat, reverse, lpad, rpad, split_part, starts_with,
 // date_trunc, date_part, extract (args: field name as a text Const, source),
-// to_timestamp, make_date, now, current_timestamp, current_date, random.
+// to_timestamp, make_date, now, current_timestamp, current_date,
+// statement_timestamp, clock_timestamp, random (see clock.go).
 func Func(name string, args []Expr) (Expr, error) { return function(name, args) }
 
 // Case builds CASE [operand] WHEN whens[i] THEN thens[i] ... ELSE els END.

@@ -3,14 +3,13 @@ package expr
 import (
 	"math"
 	"strings"
-	"time"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
 // registerDateTime adds date_trunc, date_part, extract, to_timestamp,
-// make_date and the current time functions.
+// make_date and the functions of the current time (clock.go).
 func registerDateTime() {
 	register(overloads(
 		fn2(tText, tTS, tTS, truncTimestamp(types.TTimestamp)),
@@ -32,27 +31,7 @@ func registerDateTime() {
 	), "extract")
 	register(overloads(fn1(tFloat8, tTSTZ, toTimestamp), fn2(tText, tText, tTSTZ, toTimestampText)), "to_timestamp")
 	register(overloads(fn3(tInt4, tInt4, tInt4, tDate, makeDate)), "make_date")
-	register(nowFn(types.TTimestampTZ), "now", "current_timestamp")
-	register(nowFn(types.TDate), "current_date")
-	register(nowFn(types.TTimestamp), "localtimestamp")
-}
-
-// nowFn returns the current time (or date, or local time) at evaluation,
-// in UTC (WithZone gives current_date and localtimestamp the session's
-// zone).
-func nowFn(t types.Type) funcBuilder {
-	return func(name string, args []Expr) (Expr, error) {
-		if len(args) != 0 {
-			return nil, functionError(name, exprTypes(args), resolveNone)
-		}
-		return &call{name: name, typ: t, fn: func([]types.Datum) (types.Datum, error) {
-			ts := types.Timestamp(time.Now().UnixMicro())
-			if t.ID == types.IDDate {
-				return timestampToDate(ts), nil
-			}
-			return ts, nil
-		}}, nil
-	}
+	registerClock()
 }
 
 // toTimestamp is to_timestamp(seconds since the Unix epoch).

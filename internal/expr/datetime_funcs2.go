@@ -22,8 +22,8 @@ func init() {
 	register(overloads(
 		fn2(tTS, tTS, tIvl, age),
 		fn2(tTSTZ, tTSTZ, tIvl, age),
-		fn1(tTS, tIvl, ageToday(nil, false)),
-		fn1(tTSTZ, tIvl, ageToday(nil, true)),
+		fn1(tTS, tIvl, ageToday(nil, false, systemNow)),
+		fn1(tTSTZ, tIvl, ageToday(nil, true, systemNow)),
 	), "age")
 	mk := sig{params: []types.ID{tInt4, tInt4, tInt4, tInt4, tInt4, tFloat8}, result: tTS, fn: makeTimestamp}
 	register(overloads(mk), "make_timestamp")

@@ -79,6 +79,9 @@
 // statement; in a stream actor it fails the actor, and so the graph,
 // which recovers.
 //
-// now(), current_timestamp, current_date and random() read the clock or
-// the random source at every evaluation, not once per statement.
+// random() reads the random source at every evaluation. now(),
+// current_timestamp, current_date and the other functions of the current
+// time read the clock at every evaluation as built; a batch statement
+// fixes them to its transaction's and statement's instants (AtInstants,
+// clock.go).
 package expr

@@ -3,7 +3,6 @@ package expr
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/streamdb/streamdb/internal/jsonb"
@@ -52,21 +51,7 @@ func WithZone(e Expr, z *types.Zone) Expr {
 	case *Guarded:
 		return &Guarded{E: WithZone(n.E, z), Sink: n.Sink}
 	}
-	if ch := e.Children(); len(ch) > 0 {
-		var nc []Expr
-		for i, c := range ch {
-			w := WithZone(c, z)
-			if w != c && nc == nil {
-				nc = append(make([]Expr, 0, len(ch)), ch[:i]...)
-			}
-			if nc != nil {
-				nc = append(nc, w)
-			}
-		}
-		if nc != nil {
-			e = e.WithChildren(nc)
-		}
-	}
+	e = mapChildren(e, func(c Expr) Expr { return WithZone(c, z) })
 	switch n := e.(type) {
 	case *call:
 		if zf := zoneCalls[callKey(n.name, exprTypes(n.args))]; zf != nil {
@@ -242,8 +227,8 @@ func init() {
 			return ageOf(z.Local(t1), z.Local(t2), t1 < t2)
 		}
 	}, "age", tstz, tstz)
-	zoneCall(func(z *types.Zone, _ *call) evalFn { return ageToday(z, true) }, "age", tstz)
-	zoneCall(func(z *types.Zone, _ *call) evalFn { return ageToday(z, false) }, "age", types.TTimestamp)
+	zoneCall(func(z *types.Zone, _ *call) evalFn { return ageToday(z, true, systemNow) }, "age", tstz)
+	zoneCall(func(z *types.Zone, _ *call) evalFn { return ageToday(z, false, systemNow) }, "age", types.TTimestamp)
 	zoneCall(func(z *types.Zone, _ *call) evalFn { return toCharTimestampTZ(z) }, "to_char", tstz, text)
 	zoneCall(func(z *types.Zone, _ *call) evalFn { return toTimestampTextIn(z) }, "to_timestamp", text, text)
 	i4 := types.TInt32
@@ -329,9 +314,7 @@ func isoTimestampIn(ts types.Timestamp, z *types.Zone) string {
 }
 
 // localNow is the current local time in z.
-func localNow(z *types.Zone) types.Timestamp {
-	return z.Local(types.Timestamp(time.Now().UnixMicro()))
-}
+func localNow(z *types.Zone) types.Timestamp { return z.Local(systemNow()) }
 
 // addIntervalIn is timestamptz + interval in zone z (timestamptz_pl_interval):
 // the months, then the days step the local calendar, each landing on a
@@ -421,15 +404,15 @@ func extractTZ(z *types.Zone) evalFn {
 	}
 }
 
-// ageToday is age(x): age(current_date, x), today's midnight in zone z
-// (as a timestamptz for tz, else a timestamp).
-func ageToday(z *types.Zone, tz bool) evalFn {
+// ageToday is age(x): age(current_date, x), the midnight of now's day in
+// zone z (as a timestamptz for tz, else a timestamp).
+func ageToday(z *types.Zone, tz bool, now func() types.Timestamp) evalFn {
 	return func(a []types.Datum) (types.Datum, error) {
 		x := a[0].(types.Timestamp)
 		if types.IsInfinite(x) {
 			return nil, errIntervalRange
 		}
-		midnight := types.Timestamp(int64(timestampToDate(localNow(z))) * types.MicrosPerDay)
+		midnight := types.Timestamp(int64(timestampToDate(z.Local(now()))) * types.MicrosPerDay)
 		if !tz {
 			return ageOf(midnight, x, midnight < x)
 		}

@@ -22,11 +22,13 @@ var actors = newTable(nsStreamdb, "actors", 16003, "v", actorRows,
 
 // streamdb_catalog.fragments lists the running fragments: one row per
 // fragment of each relation's job, with its parallelism, its operators
-// (top first, separated by " <- ") and its inputs (such as "fragment 0
+// (top first, separated by " <- "), its inputs (such as "fragment 0
 // hash ($1)" or "t hash ($0)"), as EXPLAIN CREATE MATERIALIZED VIEW
-// shows them.
+// shows them, and its current watermark: that of the table or source
+// upstream whose WATERMARK FOR reaches it, as of the last barrier that
+// left it ("name: value" for each of several).
 var fragments = newTable(nsStreamdb, "fragments", 16005, "v", fragmentRows,
-	`relation text, fragment integer, kind text, parallelism integer, operators text, inputs text`)
+	`relation text, fragment integer, kind text, parallelism integer, operators text, inputs text, watermark text`)
 
 // actorRows lists the actors of every relation, in creation order.
 func actorRows(v *view) [][]types.Datum {
@@ -50,10 +52,30 @@ func fragmentRows(v *view) [][]types.Datum {
 			ops := slices.Clone(f.Ops)
 			slices.Reverse(ops)
 			rows = append(rows, []types.Datum{r.Name, int64(fi), f.Kind, int64(len(f.Actors)),
-				strings.Join(ops, " <- "), fragmentInputs(f.Inputs)})
+				strings.Join(ops, " <- "), fragmentInputs(f.Inputs), v.fragmentWatermark(&f)})
 		}
 	}
 	return rows
+}
+
+// fragmentWatermark renders a fragment's watermarks (NULL for none).
+func (v *view) fragmentWatermark(f *planner.Fragment) types.Datum {
+	ws := f.Watermarks()
+	switch len(ws) {
+	case 0:
+		return nil
+	case 1:
+		return types.Format(ws[0].Value, ws[0].Type)
+	}
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		name := fmt.Sprintf("%d", w.Table)
+		if r, ok := v.e.RelationByID(w.Table); ok {
+			name = r.Name
+		}
+		parts[i] = name + ": " + types.Format(w.Value, w.Type)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // fragmentInputs renders a fragment's inputs: where from, and the key

@@ -11,7 +11,8 @@
 //     same relations.
 //   - streamdb_catalog: the engine's running state: ddl_progress (the jobs
 //     creating views, which SHOW JOBS lists too), rate_limits, sources,
-//     actors, fragments and recoveries.
+//     actors, fragments, recoveries, view_errors, watermarks and
+//     state_sizes (each relation's state, measured in the store).
 //
 // # Files
 //
@@ -23,9 +24,10 @@
 // (sources as foreign tables), pg_rules.go, pg_replication.go,
 // pg_text_search.go, information_schema.go; and for streamdb_catalog
 // ddl_progress.go, rate_limits.go, sources.go, actors.go (actors and
-// fragments) and recoveries.go. Each declares its relations (schema, name,
-// OID, relkind, columns as Postgres's format_type prints their types) and
-// the functions that compute their rows. The built-in functions,
+// fragments), recoveries.go, view_errors.go, watermarks.go and
+// state_sizes.go. Each declares its relations (schema, name, OID,
+// relkind, columns as Postgres's format_type prints their types) and the
+// functions that compute their rows. The built-in functions,
 // aggregates, operators and casts are data taken from PostgreSQL 15
 // (pg_proc_data.go, pg_aggregate_data.go, pg_operator_data.go), checked
 // against each other at init and against the expression package by the
@@ -38,9 +40,10 @@
 // Engine interface, which the engine implements: its stored relations
 // (Relations, RelationByID), the fragments and actors of each relation's
 // running job (Fragments), what connectors have produced (RowsGenerated),
-// the jobs creating views (Jobs) and the recent recoveries (Recoveries),
-// as plain values; rate limits and pauses are the relations' own
-// settings. The rows that depend on the session (the user who owns
+// the jobs creating views (Jobs), the recent recoveries (Recoveries) and
+// the size of each relation's state (StateSizes), as plain values; rate
+// limits and pauses are the relations' own settings. A scan fails (Rows'
+// error) when the engine cannot give what its rows show. The rows that depend on the session (the user who owns
 // everything, the database's name, pg_settings) read an Identity, which
 // the engine passes in. A scan lists the relations once (view), so that
 // the rows of one relation are consistent with each other; two relations

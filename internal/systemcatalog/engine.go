@@ -43,6 +43,10 @@ type Engine interface {
 	// and the late rows it dropped; ok is false when the relation has no
 	// running watermark filter.
 	Watermark(id uint32) (wm types.Datum, late int64, ok bool)
+	// StateSizes measures the state tables of every stored relation that
+	// keeps state, in relation id order, from one snapshot of committed
+	// state.
+	StateSizes() ([]StateSize, error)
 }
 
 // ViewError counts the rows on which one of a view's expressions failed

@@ -33,7 +33,7 @@ func newTable(ns int64, name string, oid int64, kind string, rows func(*view) []
 
 // streamdbTables are the streamdb_catalog relations, in the order of
 // their ids (from systemIDBase) and of pg_class.
-var streamdbTables = []*table{ddlProgress, rateLimits, sources, actors, recoveries, fragments, viewErrors, watermarks}
+var streamdbTables = []*table{ddlProgress, rateLimits, sources, actors, recoveries, fragments, viewErrors, watermarks, stateSizes}
 
 // postgresTables are the pg_catalog and information_schema relations, in
 // the order of their ids (from postgresIDBase) and of pg_class.
@@ -134,17 +134,23 @@ func Relation(name string) (*catalog.Relation, bool) {
 
 // Rows computes the rows of the system relation r (one Relation
 // returned) from e's current state, for the session id; a pg_catalog or
-// information_schema row ends with its tableoid.
-func Rows(e Engine, id Identity, r *catalog.Relation) [][]types.Datum {
+// information_schema row ends with its tableoid. It fails when the
+// engine cannot give the state the rows show (state_sizes reads the
+// store).
+func Rows(e Engine, id Identity, r *catalog.Relation) ([][]types.Datum, error) {
 	t, ok := tablesByID[r.ID]
 	if !ok || t.rows == nil {
-		return nil
+		return nil, nil
 	}
-	rows := t.rows(newView(e, id))
+	v := newView(e, id)
+	rows := t.rows(v)
+	if v.err != nil {
+		return nil, v.err
+	}
 	if t.tableoid {
 		for i, row := range rows {
 			rows[i] = append(row, t.oid)
 		}
 	}
-	return rows
+	return rows, nil
 }

@@ -89,6 +89,14 @@ func (e fakeEngine) Recoveries() []Recovery {
 
 func (e fakeEngine) Watermark(id uint32) (types.Datum, int64, bool) { return nil, 0, false }
 
+func (e fakeEngine) StateSizes() ([]StateSize, error) {
+	return []StateSize{
+		{Relation: e.rels[0], Table: 1, Kind: StateRows, TableSize: storage.TableSize{Keys: 2, Bytes: 40, DiskBytes: 0}},
+		{Relation: e.rels[1], Table: 2, Kind: StateRows, TableSize: storage.TableSize{Keys: 1, Bytes: 20, DiskBytes: 1024}},
+		{Relation: e.rels[1], Table: 4, Kind: StateInternal, TableSize: storage.TableSize{Keys: 3, Bytes: 60, DiskBytes: 2048}},
+	}, nil
+}
+
 func (e fakeEngine) ViewErrors() []ViewError {
 	return []ViewError{
 		{View: "mv", Code: "22012", Message: "division by zero", Count: 3, FirstEpoch: 0, LastEpoch: 9,
@@ -104,7 +112,11 @@ var testIdentity = Identity{User: "alice", Database: "db", Settings: map[string]
 func TestRowsFitColumns(t *testing.T) {
 	e := newFakeEngine()
 	for name, tab := range tablesByName {
-		for i, row := range Rows(e, testIdentity, tab.rel) {
+		rows, err := Rows(e, testIdentity, tab.rel)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, row := range rows {
 			if len(row) != len(tab.rel.Columns) {
 				t.Fatalf("%s row %d: %d values for %d columns", name, i, len(row), len(tab.rel.Columns))
 			}
@@ -163,15 +175,20 @@ func TestStreamdbCatalogRows(t *testing.T) {
 		{"streamdb_catalog.rate_limits", "mv|backfill|100|f\nseq|source|0|t\nt|dml|50|f"},
 		{"streamdb_catalog.sources", "seq|source|datagen|42|10|NULL|t"},
 		{"streamdb_catalog.actors", "mv|0|scan|7|128|0-127\nmv|0|scan|8|128|128-255\nmv|1|agg|9|256|0-255"},
-		{"streamdb_catalog.fragments", "mv|0|scan|2|project <- scan t|t ($0)\nmv|1|agg|1|agg|fragment 0 ()"},
+		{"streamdb_catalog.fragments", "mv|0|scan|2|project <- scan t|t ($0)|NULL\nmv|1|agg|1|agg|fragment 0 ()|NULL"},
 		{"streamdb_catalog.recoveries", "1|1970-01-01 00:00:01+00|NULL|actor 7 failed|1.5"},
 		{"streamdb_catalog.view_errors", "mv|22012|division by zero|3|NULL|9|1970-01-01 00:00:01+00|1970-01-01 00:00:02+00"},
+		{"streamdb_catalog.state_sizes", "t|table|1|rows|2|40|0\nmv|materialized view|2|rows|1|20|1024\nmv|materialized view|4|internal|3|60|2048"},
 	} {
 		r, ok := Relation(tc.rel)
 		if !ok {
 			t.Fatalf("no relation %s", tc.rel)
 		}
-		if got := render(Rows(e, testIdentity, r), r); got != tc.want {
+		rows, err := Rows(e, testIdentity, r)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.rel, err)
+		}
+		if got := render(rows, r); got != tc.want {
 			t.Errorf("%s:\n%s\nwant\n%s", tc.rel, got, tc.want)
 		}
 	}
@@ -191,4 +208,18 @@ func render(rows [][]types.Datum, r *catalog.Relation) string {
 		lines = append(lines, strings.Join(vals, "|"))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// failingEngine is a fakeEngine whose state cannot be measured.
+type failingEngine struct{ fakeEngine }
+
+func (failingEngine) StateSizes() ([]StateSize, error) { return nil, storage.ErrClosed }
+
+// TestRowsError: a relation whose rows the engine cannot give fails its
+// scan instead of showing no rows.
+func TestRowsError(t *testing.T) {
+	r, _ := Relation("streamdb_catalog.state_sizes")
+	if rows, err := Rows(failingEngine{newFakeEngine()}, testIdentity, r); !errors.Is(err, storage.ErrClosed) || rows != nil {
+		t.Fatalf("rows %v, err %v; want storage.ErrClosed", rows, err)
+	}
 }

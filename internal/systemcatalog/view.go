@@ -11,6 +11,15 @@ type view struct {
 	id   Identity
 	// ns caches namespaces(): the built-in schemas and the user's.
 	ns []namespace
+	// err is why rows could not be computed (the first reason).
+	err error
+}
+
+// fail records why rows could not be computed; Rows returns it.
+func (v *view) fail(err error) {
+	if v.err == nil {
+		v.err = err
+	}
 }
 
 // newView lists the relations of e for the session id.

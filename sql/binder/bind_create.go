@@ -197,7 +197,7 @@ func (b *binder) bindCreateView(s *sql.CreateMaterializedViewStmt) (*planner.Cre
 	}
 	return &planner.CreateView{
 		Name: name, IfNotExists: s.IfNotExists, Definition: s.QueryText, Query: q, ColNames: s.Columns,
-		With: with, SearchPath: b.searchPath(), TimeZone: zoneSetting(b.zone),
+		With: with, SearchPath: b.searchPath(), TimeZone: zoneSetting(b.zone), EmitOnWindowClose: s.EmitOnWindowClose,
 	}, nil
 }
 

@@ -92,6 +92,7 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	if err != nil {
 		return nil, b.at(err, n, written)
 	}
+	b.readsClock = b.readsClock || expr.ReadsClockFunc(name)
 	b.decideCallParams(args, e)
 	return e, nil
 }

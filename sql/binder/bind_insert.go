@@ -321,8 +321,9 @@ func (b *binder) presetSelectParams(r *catalog.Relation, targets []int, q ast.Re
 }
 
 // ColumnDefaults returns, for each column of r that COPY's targets leave
-// out, its default (nil entries: NULL, and for the targets).
-func ColumnDefaults(cat catalog.Reader, r *catalog.Relation, targets []int) ([]expr.Expr, error) {
+// out, its default (nil entries: NULL, and for the targets), evaluated at
+// the instants at (see Options.Time).
+func ColumnDefaults(cat catalog.Reader, r *catalog.Relation, targets []int, at *expr.Instants) ([]expr.Expr, error) {
 	b := newBinder(cat, &sql.Statement{}, Options{})
 	out := make([]expr.Expr, len(r.Columns))
 	for i, col := range r.Columns {
@@ -333,7 +334,7 @@ func ColumnDefaults(cat catalog.Reader, r *catalog.Relation, targets []int) ([]e
 		if err != nil {
 			return nil, err
 		}
-		out[i] = expr.WithZone(d, b.zone)
+		out[i] = finishExpr(d, b.zone, at)
 	}
 	return out, nil
 }

@@ -77,6 +77,7 @@ func (b *binder) bindViewRef(r *catalog.Relation, alias string) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.readsClock = b.readsClock || vb.readsClock
 	node := visibleNode(inner.node)
 	cols := requalify(node.Columns(), firstNonEmpty(alias, ownName(r)))
 	if len(cols) != len(r.Columns) {

@@ -31,6 +31,11 @@ type Options struct {
 	// View binds a query as a materialized view's definition (re-binding
 	// a stored view): it may read sources, and the view rules apply.
 	View bool
+	// Time, when not nil, holds the instants of the statement's
+	// transaction and of the statement, which now(), statement_timestamp()
+	// and the like of a batch statement read (statement_time.go). Nil when
+	// the statement is only described: those calls are left as they are.
+	Time *expr.Instants
 }
 
 // Result is a bound statement.
@@ -56,7 +61,11 @@ func Bind(cat catalog.Reader, st *sql.Statement, opts Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	inZone(stmt, b.zone)
+	at := opts.Time
+	if !b.readsClock {
+		at = nil
+	}
+	finishExprs(stmt, b.zone, at)
 	return &Result{Stmt: stmt, ParamTypes: b.finalParamTypes()}, nil
 }
 
@@ -102,6 +111,10 @@ type binder struct {
 	// zone is the session time zone the statement's expressions are
 	// evaluated in (nil: UTC); see timezone.go.
 	zone *types.Zone
+	// readsClock is set once a call of a function that reads the clock
+	// (now(), clock_timestamp(), ...) is bound: only then does the
+	// statement need its instants (statement_time.go).
+	readsClock bool
 }
 
 func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {
