@@ -180,24 +180,34 @@ func windowTopN(n Node, col int, limit int64) (Node, bool) {
 
 // buildTopN runs a TopN in actors that own its groups, like a Window.
 func (b *jobBuilder) buildTopN(n *TopN) (*fragment, error) {
+	var closing *stream.KeyWatermark
+	if b.closeWindows {
+		// The group column a watermark bounds leads the state's key.
+		n, closing = topNWatermark(n)
+	}
 	in, err := b.build(n.Input)
 	if err != nil {
 		return nil, err
 	}
 	spec := stream.TopNSpec{GroupBy: n.GroupBy, Order: n.Order, InTypes: in.types(), InputPK: in.key,
-		Kind: n.Kind, Limit: n.Limit, Offset: n.Offset, RankCol: n.RankCol}
+		Kind: n.Kind, Limit: n.Limit, Offset: n.Offset, RankCol: n.RankCol, Watermark: closing}
 	ids := b.stateTableIDs(1)
 	f, err := b.partitionedBy(in, n.GroupBy, "topn")
 	if err != nil {
 		return nil, err
 	}
 	f.key = withPartition(f.key, n.GroupBy)
-	f.ops = append(f.ops, describeTopN(n))
+	op := describeTopN(n)
+	if closing != nil {
+		op += fmt.Sprintf(" (closes groups: $%d < %s)", n.GroupBy[0], leastOf(closing.Bounds))
+	}
+	f.ops = append(f.ops, op)
 	for i, a := range f.actors {
 		t, err := stream.NewTopN(f.execs[i], a.State, spec, ids[0])
 		if err != nil {
 			return nil, err
 		}
+		t.SetOwned(f.vnodes[i])
 		f.execs[i] = t
 	}
 	return f, nil

@@ -35,7 +35,11 @@ func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 	}
 	if rel.EmitOnWindowClose {
 		if b.emitAgg = emitAggregate(shape.Plan); b.emitAgg == nil {
-			return nil, CheckEmitOnWindowClose(shape.Plan)
+			col, wm, ok := emitColumn(shape.Plan)
+			if !ok {
+				return nil, CheckEmitOnWindowClose(shape.Plan)
+			}
+			b.emitCol, b.emitWM = col, wm
 		}
 	}
 	f, err := b.build(shape.Plan)
@@ -81,6 +85,13 @@ func (b *jobBuilder) materialize(rel *catalog.Relation, f *fragment, mode ScanMo
 			to.execs[i] = stream.NewMerge(typ, recvs[i]...)
 		}
 		f = to
+	}
+	if b.emitWM != nil {
+		state := stream.EmitOnCloseTable(b.stateTableIDs(1)[0], f.types(), b.emitCol, rel.PK, rel.DistKey)
+		f.ops = append(f.ops, fmt.Sprintf("EmitOnWindowClose ($%d < %s)", b.emitCol, leastOf(b.emitWM.Bounds)))
+		f.mapExecs(func(i int, in stream.Executor) stream.Executor {
+			return stream.NewEmitOnClose(in, f.actors[i].State, state, b.emitCol, b.emitWM, f.vnodes[i])
+		})
 	}
 	f.ops = append(f.ops, "Materialize "+rel.Name)
 	layout := TableLayout(rel)
@@ -129,8 +140,12 @@ type jobBuilder struct {
 	// then.
 	closeWindows bool
 	emitAgg      *Aggregate
-	job          *StreamJob
-	frags        []*fragment
+	// emitWM, under EMIT ON WINDOW CLOSE without emitAgg, is the
+	// watermark of output column emitCol the view's rows wait for.
+	emitWM  *stream.KeyWatermark
+	emitCol int
+	job     *StreamJob
+	frags   []*fragment
 }
 
 // creating returns the job's CreatingJob, made on first use.
@@ -421,7 +436,7 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 // buildJoin runs the join in a fragment of its own, each side's rows
 // exchanged on the join key.
 func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
-	var closing *stream.JoinWatermark
+	var closing *stream.KeyWatermark
 	if b.closeWindows {
 		// The key pair a watermark bounds leads the state's keys.
 		n, closing = joinWatermark(n)

@@ -8,6 +8,7 @@ import (
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/window"
 )
 
 // A table's watermark (WATERMARK FOR ts AS ...) travels with the barriers
@@ -56,6 +57,37 @@ func boundOf(n Node, col int) (watermarkBound, bool) {
 			return watermarkBound{}, false
 		}
 		return boundOf(n.Input, n.GroupBy[col])
+	case *Window:
+		// Rows still to come change only the results of their own
+		// partition, and, when no function looks at later rows, only
+		// of the rows from theirs on in the window's order.
+		if col >= len(n.Input.Columns()) {
+			return watermarkBound{}, false
+		}
+		if slices.Contains(n.Spec.Partition, col) || len(n.Spec.Order) > 0 && n.Spec.Order[0].Col == col &&
+			!n.Spec.Order[0].Desc && looksBackOnly(n.Spec) {
+			return boundOf(n.Input, col)
+		}
+	case *UnionAll:
+		// Bound in every branch by the same table's watermark: the
+		// merge of the branches keeps the least of theirs.
+		var out watermarkBound
+		for i, in := range n.Ins {
+			b, ok := boundOf(in, col)
+			if !ok || i > 0 && b.table != out.table {
+				return watermarkBound{}, false
+			}
+			out.table = b.table
+			out.bounds = append(out.bounds, b.bounds...)
+		}
+		out.bounds = distinctBounds(out.bounds)
+		return out, len(out.bounds) > 0
+	case *TopN:
+		// Its changes still to come are those of groups rows still to
+		// come fall in.
+		if slices.Contains(n.GroupBy, col) {
+			return boundOf(n.Input, col)
+		}
 	case *Join:
 		// A join key both sides bound: a change still to come comes
 		// from a row still to come on one side, with a key of at least
@@ -92,7 +124,7 @@ func joinKeyBound(n *Join, i int) (watermarkBound, bool) {
 // joinWatermark returns n with the first key pair both sides bound by
 // one watermark moved first, and the watermark that closes its keys
 // (nil, and n, when no pair is bound).
-func joinWatermark(n *Join) (*Join, *stream.JoinWatermark) {
+func joinWatermark(n *Join) (*Join, *stream.KeyWatermark) {
 	for i := range n.LeftKeys {
 		b, ok := joinKeyBound(n, i)
 		if !ok {
@@ -101,7 +133,7 @@ func joinWatermark(n *Join) (*Join, *stream.JoinWatermark) {
 		m := *n
 		m.LeftKeys = append([]int{n.LeftKeys[i]}, slices.Delete(slices.Clone(n.LeftKeys), i, i+1)...)
 		m.RightKeys = append([]int{n.RightKeys[i]}, slices.Delete(slices.Clone(n.RightKeys), i, i+1)...)
-		return &m, &stream.JoinWatermark{Table: b.table, Bounds: b.bounds}
+		return &m, &stream.KeyWatermark{Table: b.table, Bounds: b.bounds}
 	}
 	return n, nil
 }
@@ -190,13 +222,20 @@ func emitAggregate(plan Node) *Aggregate {
 // CheckEmitOnWindowClose checks that a view's plan can run with EMIT ON
 // WINDOW CLOSE: an aggregate grouped by a column a watermark bounds (a
 // window of TUMBLE or HOP over a table's watermark column), under
-// filters and projections only.
+// filters and projections only, which then emits a group once it
+// closes; or any plan with an output column a watermark bounds (the top
+// rows per window, window functions ordered by the watermark column),
+// whose rows are then held until final (stream.EmitOnClose).
 func CheckEmitOnWindowClose(plan Node) error {
 	if emitAggregate(plan) != nil {
 		return nil
 	}
-	err := pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE needs an aggregate grouped by a column a watermark bounds")
-	err.Hint = "Group by window_start or window_end of TUMBLE or HOP over a table or source with a WATERMARK FOR its time column."
+	if _, _, ok := emitColumn(plan); ok {
+		return nil
+	}
+	err := pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE needs a column a watermark bounds in the view's output")
+	err.Hint = "Group or partition by window_start or window_end of TUMBLE or HOP over a table or source with a WATERMARK FOR its time column, " +
+		"or order window functions by that column."
 	return err
 }
 
@@ -210,4 +249,57 @@ func leastOf(bounds []expr.Expr) string {
 		s[i] = e.String()
 	}
 	return "least(" + strings.Join(s, ", ") + ")"
+}
+
+// topNWatermark returns n with the first group column a watermark bounds
+// moved first, and the watermark that closes its groups (nil, and n,
+// when none is bound).
+func topNWatermark(n *TopN) (*TopN, *stream.KeyWatermark) {
+	for i, c := range n.GroupBy {
+		b, ok := boundOf(n.Input, c)
+		if !ok {
+			continue
+		}
+		m := *n
+		m.GroupBy = append([]int{c}, slices.Delete(slices.Clone(n.GroupBy), i, i+1)...)
+		return &m, &stream.KeyWatermark{Table: b.table, Bounds: b.bounds}
+	}
+	return n, nil
+}
+
+// looksBackOnly reports whether every function of a window reads only
+// rows up to the current one (and its peers) in the window's order: no
+// lead, no frame ending after the current row, nothing of the whole
+// partition (ntile, percent_rank, cume_dist).
+func looksBackOnly(s *window.Spec) bool {
+	for _, f := range s.Funcs {
+		switch f.Kind {
+		case window.RowNumber, window.Rank, window.DenseRank:
+		case window.Lag:
+			if f.N < 0 {
+				return false
+			}
+		case window.FirstValue, window.LastValue, window.NthValue, window.Agg:
+			switch f.Frame.End.Kind {
+			case window.UnboundedPreceding, window.Preceding, window.CurrentRow:
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// emitColumn returns, for a view that emits on window close, the column
+// of its output a watermark bounds (the first; ok false when none) and
+// that watermark.
+func emitColumn(plan Node) (int, *stream.KeyWatermark, bool) {
+	for c := range plan.Columns() {
+		if b, ok := boundOf(plan, c); ok {
+			return c, &stream.KeyWatermark{Table: b.table, Bounds: b.bounds}, true
+		}
+	}
+	return 0, nil, false
 }

@@ -23,8 +23,15 @@ var windowCloseViews = []struct {
 	name, with, query string
 	eowc              bool
 	hop               bool // HOP(5 s slide, 15 s size); else TUMBLE(10 s)
-	late              bool // created after the first rows (a backfill)
-	slack             int  // state keys the open windows may hold beyond 4
+	// closedBy, for an eowc view, is the output column its rows close
+	// by: window_start (by hop or TUMBLE(10 s)) when empty, else this
+	// column of the table's time, closed by the watermark itself.
+	closedBy string
+	late     bool // created after the first rows (a backfill)
+	slack    int  // state keys the open windows may hold beyond 4
+	// keeps: its state is not bounded (window functions keep every row
+	// of a partition).
+	keeps bool
 }{
 	{name: "t_eowc", query: "SELECT window_start, window_end, count(*) AS n, sum(price) AS s, min(price) AS lo, max(price) AS hi " +
 		"FROM TUMBLE(bids, ts, INTERVAL '10 seconds') GROUP BY window_start, window_end", eowc: true},
@@ -41,6 +48,25 @@ var windowCloseViews = []struct {
 	{name: "top_eowc", query: "SELECT window_start, max(n) AS top, count(*) AS keys FROM (" +
 		"SELECT price % 4 AS k, window_start, count(*) AS n FROM TUMBLE(bids, ts, INTERVAL '10 seconds') " +
 		"GROUP BY price % 4, window_start) x GROUP BY window_start", eowc: true, slack: 8},
+	// A union of two windowed branches of the table, aggregated.
+	{name: "both_eowc", query: "SELECT window_start, count(*) AS n, sum(v) AS s FROM (" +
+		"SELECT window_start, price AS v FROM TUMBLE(bids, ts, INTERVAL '10 seconds') WHERE price % 2 = 0 " +
+		"UNION ALL SELECT window_start, id AS v FROM TUMBLE(bids, ts, INTERVAL '10 seconds') WHERE price % 3 = 0) u " +
+		"GROUP BY window_start", eowc: true},
+	// The top rows of each window (a group Top-N) close too.
+	{name: "top2", with: " WITH (streaming_parallelism = 2)", query: "SELECT window_start, id, price, rn FROM (" +
+		"SELECT window_start, id, price, row_number() OVER (PARTITION BY window_start ORDER BY price DESC, id) AS rn " +
+		"FROM TUMBLE(bids, ts, INTERVAL '10 seconds')) t WHERE rn <= 2"},
+	// The same, emitted once each window closed.
+	{name: "top2_eowc", with: " WITH (streaming_parallelism = 2)", query: "SELECT window_start, id, price, rn FROM (" +
+		"SELECT window_start, id, price, row_number() OVER (PARTITION BY window_start ORDER BY price DESC, id) AS rn " +
+		"FROM TUMBLE(bids, ts, INTERVAL '10 seconds')) t WHERE rn <= 2", eowc: true},
+	// Window functions ordered by the table's time, emitted once no row
+	// can come before them.
+	{name: "running_eowc", query: "SELECT id, ts, price, " +
+		"sum(price) OVER (PARTITION BY price % 3 ORDER BY ts, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS run, " +
+		"lag(price) OVER (ORDER BY ts, id) AS prev, row_number() OVER (ORDER BY ts, id) AS rn FROM bids",
+		eowc: true, closedBy: "ts", keeps: true},
 	// Nexmark q5's shape: the hottest keys of each HOP window, a join
 	// of two windowed aggregates on the window, whose state closes.
 	{name: "hot", with: " WITH (streaming_parallelism = 2)", query: "SELECT a.k, a.num, a.window_start FROM (" +
@@ -99,7 +125,7 @@ func TestWindowCloseRandom(t *testing.T) {
 	}
 	empty := map[string]int{}
 	for _, v := range windowCloseViews {
-		if !v.late {
+		if !v.late && !v.keeps {
 			empty[v.name] = internalKeys(v.name)
 		}
 	}
@@ -130,10 +156,14 @@ func TestWindowCloseRandom(t *testing.T) {
 				if v.hop {
 					bound = hop
 				}
-				if bound == "" {
+				col := "window_start"
+				if v.closedBy != "" {
+					col, bound = v.closedBy, wm[0]
+				}
+				if wm[0] == "NULL" {
 					want = "SELECT * FROM (" + v.query + ") q WHERE false"
 				} else {
-					want = "SELECT * FROM (" + v.query + ") q WHERE window_start < '" + bound + "'"
+					want = "SELECT * FROM (" + v.query + ") q WHERE " + col + " < '" + bound + "'"
 				}
 			}
 			got, exp := queryRows(t, db, "SELECT * FROM "+v.name), queryRows(t, db, want)

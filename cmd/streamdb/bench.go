@@ -27,9 +27,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
 	memprofile := fs.String("memprofile", "", "path prefix: heap profile of each streamdb step at its highest RSS, into PREFIX-SCENARIO.heap")
 	traceOut := fs.String("trace", "", "path prefix: execution trace of each streamdb step (each isolation phase) into PREFIX-SCENARIO.trace")
+	stateEvery := fs.Duration("state-every", 0, "windowed scenario: sample the views' state this often (each sample scans it; 0: only at the end)")
 	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamdb bench [flags] [scenario...]\nscenarios: %s, nexmark/QUERY (default: all)\n", strings.Join(bench.Scenarios, ", "))
+		fmt.Fprintf(stderr, "usage: streamdb bench [flags] [scenario...]\nscenarios: %s, nexmark/QUERY, windowed/QUERY[-no-watermark] (default: all)\n", strings.Join(bench.Scenarios, ", "))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -40,7 +41,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
-		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat,
+		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat, StateEvery: *stateEvery,
 		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
 	})
 	if perr := bench.Print(stdout, results); err == nil {

@@ -67,18 +67,19 @@ type JoinSpec struct {
 	Cond expr.Expr
 	// Watermark, when not nil, closes join keys: the watermark of table
 	// Watermark.Table bounds the first key pair on both sides.
-	Watermark *JoinWatermark
+	Watermark *KeyWatermark
 }
 
-// JoinWatermark is how a HashJoin drops the state no row still to come
-// can reach (a join on a window, as Nexmark's q5 and q8 join windows
-// computed over a stream): every row still to come on either side has a
-// first join key of at least the least of Bounds, evaluated over the
-// one-column row [the watermark of table Table]. Rows of both sides with
-// a first key below it can no more be matched or retracted: they are
-// deleted. The first key leads both state tables' keys, so they are a
+// KeyWatermark is how a HashJoin or a TopN drops the state no row still
+// to come can reach (a join on a window, as Nexmark's q5 and q8 join
+// windows computed over a stream; the top rows of each window): every
+// row still to come (on either side of a join) has a first key (join key,
+// partition column) of at least the least of Bounds, evaluated over the
+// one-column row [the watermark of table Table]. State rows with a first
+// key below it can no more be matched, retracted or ranked: they are
+// deleted. The first key leads the state tables' keys, so they are a
 // range of each vnode.
-type JoinWatermark struct {
+type KeyWatermark struct {
 	Table  uint32
 	Bounds []expr.Expr
 }

@@ -140,7 +140,7 @@ func (o *OverWindow) Next(ctx context.Context) (Message, error) {
 			if err := o.endEpoch(); err != nil {
 				return Message{}, err
 			}
-			o.out.barrier(msg.Barrier)
+			o.out.barrierMsg(msg)
 			continue
 		}
 		err = o.changes.note(msg.Chunk, o.w.Partition, o.spec.InputPK)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/storage"
@@ -42,6 +43,9 @@ type TopNSpec struct {
 	// RankCol: each output row carries its row number, rank or dense
 	// rank (the window function the TopN replaces) in a last column.
 	RankCol bool
+	// Watermark, when not nil, closes the groups whose first GroupBy
+	// column it passed: their rows are deleted from the state.
+	Watermark *KeyWatermark
 }
 
 // TopN maintains the top rows of each group (a view's ORDER BY ... LIMIT,
@@ -70,6 +74,51 @@ type TopN struct {
 	ng      int
 	changes changeSet
 	cache   map[string][]topRow // by group: the top rows last emitted
+	// owned are the vnodes the actor owns (SetOwned); closed: the bound
+	// below which every group was closed (spec.Watermark; nil: none yet).
+	owned  []uint16
+	closed types.Datum
+	keyBuf []byte
+}
+
+// SetOwned tells t the vnodes its actor owns, whose closed groups it
+// deletes (TopNSpec.Watermark).
+func (t *TopN) SetOwned(owned storage.VnodeBitmap) { t.owned = owned.Vnodes() }
+
+// closeGroups deletes, once the epoch's changes are staged, the rows of
+// the groups the watermark of ws passed (TopNSpec.Watermark): their top
+// rows stay downstream, and nothing can change them any more.
+func (t *TopN) closeGroups(ws []Watermark) error {
+	spec := t.spec.Watermark
+	if spec == nil || len(ws) == 0 {
+		return nil
+	}
+	wm, ok := findWatermark(ws, spec.Table)
+	if !ok {
+		return nil
+	}
+	keyType := t.table.Types[0]
+	bound, ok := leastBound(spec.Bounds, wm.Value, keyType)
+	if !ok || t.closed != nil && expr.Compare(bound, t.closed, keyType) <= 0 {
+		return nil
+	}
+	b := t.sc.Batch()
+	rows, err := closedRows(t.table, b, t.owned, t.closed, bound)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := t.table.Delete(b, r); err != nil {
+			return err
+		}
+		t.keyBuf = t.keyBuf[:0]
+		for i := 0; i < t.ng; i++ {
+			t.keyBuf = storage.AppendDatumKeyOf(t.keyBuf, t.table.Types[i], r[i])
+		}
+		delete(t.cache, string(t.keyBuf))
+	}
+	t.closed = bound
+	return nil
 }
 
 // topRow is one of a group's top rows: its state row and its rank value.
@@ -90,6 +139,9 @@ func NewTopN(in Executor, sc *StateContext, spec TopNSpec, tableID uint32) (*Top
 	}
 	if spec.Limit <= 0 {
 		return nil, fmt.Errorf("stream: top n: limit %d", spec.Limit)
+	}
+	if spec.Watermark != nil && (len(spec.GroupBy) == 0 || len(spec.Watermark.Bounds) == 0) {
+		return nil, fmt.Errorf("stream: top n: a watermark without a group column")
 	}
 	t := &TopN{in: in, sc: sc, spec: spec, ng: len(spec.GroupBy),
 		cache: map[string][]topRow{}, order: &window.Spec{Order: spec.Order, InTypes: inTypes}}
@@ -132,7 +184,10 @@ func (t *TopN) Next(ctx context.Context) (Message, error) {
 			if err := t.endEpoch(); err != nil {
 				return Message{}, fmt.Errorf("stream: top n: %w", err)
 			}
-			t.out.barrier(msg.Barrier)
+			if err := t.closeGroups(msg.Watermarks); err != nil {
+				return Message{}, fmt.Errorf("stream: top n: %w", err)
+			}
+			t.out.barrierMsg(msg)
 			continue
 		}
 		err = t.changes.note(msg.Chunk, t.spec.GroupBy, t.spec.InputPK)

@@ -32,7 +32,7 @@ import (
 )
 
 // Scenarios are the scenario names, in the order they run.
-var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark"}
+var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark", "windowed"}
 
 // Config sizes a run.
 type Config struct {
@@ -55,9 +55,12 @@ type Config struct {
 	// GROUP BY backfill lasts about half a second, about 200 samples, so
 	// one run's p99 is its second-slowest sample. Zero means 1.
 	IsolationRepeat int
-	Compare         bool   // also run on PostgreSQL
-	TempDir         string // where data dirs go ("": the system's)
-	Log             io.Writer
+	// StateEvery, when not zero, samples the state of the windowed
+	// scenario's views this often (each sample scans their state).
+	StateEvery time.Duration
+	Compare    bool   // also run on PostgreSQL
+	TempDir    string // where data dirs go ("": the system's)
+	Log        io.Writer
 	// CPUProfile, when set, is a path prefix: each streamdb step's measured
 	// part is CPU-profiled into PREFIX-<scenario>.pprof.
 	CPUProfile string
@@ -83,7 +86,10 @@ type Result struct {
 	// consumed its tables from (Rows counts the rows of those tables).
 	Events   int64
 	P50, P99 time.Duration
-	Err      error
+	// State, for a windowed step, samples its view's state over time,
+	// the last one after the whole stream.
+	State []StateSample
+	Err   error
 }
 
 // Run runs the scenarios and returns their results in order.
@@ -110,8 +116,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(names) == 0 {
 		names = Scenarios
 	}
-	// "nexmark/q5" runs one Nexmark query.
-	var queries []string
+	// "nexmark/q5" runs one Nexmark query, "windowed/q5" (or
+	// "windowed/q5-no-watermark") one windowed step.
+	var queries, windowedSteps []string
 	for i, n := range names {
 		if q, ok := strings.CutPrefix(n, "nexmark/"); ok {
 			if !slices.ContainsFunc(NexmarkQueries, func(nq NexmarkQuery) bool { return nq.Name == q }) {
@@ -120,8 +127,16 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			queries = append(queries, q)
 			names[i] = "nexmark"
 		}
+		if q, ok := strings.CutPrefix(n, "windowed/"); ok {
+			base := strings.TrimSuffix(q, "-no-watermark")
+			if !slices.ContainsFunc(WindowedQueries, func(wq NexmarkQuery) bool { return wq.Name == base }) {
+				return nil, fmt.Errorf("unknown windowed query %q", q)
+			}
+			windowedSteps = append(windowedSteps, n)
+			names[i] = "windowed"
+		}
 		if !slices.Contains(Scenarios, names[i]) {
-			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s, nexmark/QUERY)", n, strings.Join(Scenarios, ", "))
+			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s, nexmark/QUERY, windowed/QUERY[-no-watermark])", n, strings.Join(Scenarios, ", "))
 		}
 	}
 	names = slices.Compact(names)
@@ -142,6 +157,22 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	var steps []step
 	for _, name := range names {
+		if name == "windowed" {
+			for _, q := range WindowedQueries {
+				for _, bounded := range []bool{true, false} {
+					label := "windowed/" + q.Name
+					if !bounded {
+						label += "-no-watermark"
+					}
+					if windowedSteps != nil && !slices.Contains(windowedSteps, label) {
+						continue
+					}
+					steps = append(steps, step{label, &streamdbTarget{dir: cfg.TempDir},
+						func(s *session) ([]Result, error) { return s.windowed(q, bounded) }})
+				}
+			}
+			continue
+		}
 		if name == "nexmark" {
 			for _, q := range NexmarkQueries {
 				if queries != nil && !slices.Contains(queries, q.Name) {
@@ -920,7 +951,11 @@ func Print(w io.Writer, results []Result) error {
 	nexmarkNote, isolationNote := false, false
 	idle := map[string]Result{}
 	unlimited := map[string]Result{} // backfill/group-by, under its adaptive variant's key
+	unbounded := map[string]Result{} // windowed/Q-no-watermark, under windowed/Q
 	for _, r := range results {
+		if q, ok := strings.CutSuffix(r.Scenario, "-no-watermark"); ok && r.Err == nil {
+			unbounded[q] = r
+		}
 		if r.Scenario == "backfill/group-by" && r.Err == nil {
 			unlimited[r.System+" backfill/group-by-adaptive"] = r
 		}
@@ -943,10 +978,16 @@ func Print(w io.Writer, results []Result) error {
 		if r.PeakRSS > 0 {
 			rss = fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20))
 		}
-		if strings.HasPrefix(r.Scenario, "nexmark/") && r.Elapsed > 0 {
+		if (strings.HasPrefix(r.Scenario, "nexmark/") || strings.HasPrefix(r.Scenario, "windowed/")) && r.Elapsed > 0 {
 			// Events per second per core, against the figures the issue cites.
 			ratio = fmt.Sprintf("%.0f ev/s/core", perCore(float64(r.Events)/r.Elapsed.Seconds()))
 			nexmarkNote = true
+			if u, ok := unbounded[r.Scenario]; ok && len(u.State) > 0 && len(r.State) > 0 && r.Elapsed > 0 {
+				// Cleaning's cost and gain, next to the same view
+				// without a watermark.
+				ratio = fmt.Sprintf("speed %.2fx state %.2fx of no watermark, %s", u.Elapsed.Seconds()/r.Elapsed.Seconds(),
+					float64(r.State[len(r.State)-1].Bytes)/float64(max(1, u.State[len(u.State)-1].Bytes)), ratio)
+			}
 		}
 		if i := strings.LastIndexByte(r.Scenario, '/'); strings.HasPrefix(r.Scenario, "isolation/") && i > 0 {
 			if base, ok := idle[r.System+" "+r.Scenario[:i]]; ok && r.P50 > 0 {
@@ -976,6 +1017,9 @@ func Print(w io.Writer, results []Result) error {
 			"phase's p50 and p99 over the idle phase's"); err != nil {
 			return err
 		}
+	}
+	if err := printStates(w, results); err != nil {
+		return err
 	}
 	if nexmarkNote {
 		_, err := fmt.Fprintf(w, "nexmark: rows are the rows of the tables a query reads; ev/s/core counts the events of the whole stream\n"+

@@ -41,6 +41,10 @@ func TestSmoke(t *testing.T) {
 	for _, q := range NexmarkQueries {
 		want["streamdb nexmark/"+q.Name] = true
 	}
+	for _, q := range WindowedQueries {
+		want["streamdb windowed/"+q.Name] = true
+		want["streamdb windowed/"+q.Name+"-no-watermark"] = true
+	}
 	for _, m := range []string{"insert", "fresh", "same"} {
 		for _, ph := range []string{"idle", "group-by-limited", "group-by", "group-by-adaptive", "join", "live-join"} {
 			want["streamdb isolation/"+m+"/"+ph] = true
@@ -55,6 +59,9 @@ func TestSmoke(t *testing.T) {
 		}
 		if (r.Scenario == "freshness" || strings.HasPrefix(r.Scenario, "isolation/")) && (r.P50 <= 0 || r.P99 < r.P50) {
 			t.Errorf("%s %s: p50 %v p99 %v", r.System, r.Scenario, r.P50, r.P99)
+		}
+		if strings.HasPrefix(r.Scenario, "windowed/") && (len(r.State) == 0 || r.State[len(r.State)-1].Events != 2000) {
+			t.Errorf("%s: state samples %+v", r.Scenario, r.State)
 		}
 		if r.System == "postgres" && strings.HasPrefix(r.Scenario, "isolation/") {
 			t.Errorf("isolation ran on PostgreSQL: %s", r.Scenario)
@@ -81,15 +88,16 @@ func TestSmoke(t *testing.T) {
 		}
 		last := f[len(f)-1]
 		switch {
-		case strings.HasPrefix(f[1], "nexmark/") && last != "ev/s/core":
-			t.Errorf("nexmark row without events per core: %q", line)
+		case (strings.HasPrefix(f[1], "nexmark/") || strings.HasPrefix(f[1], "windowed/")) && last != "ev/s/core":
+			t.Errorf("nexmark or windowed row without events per core: %q", line)
 		case strings.HasPrefix(f[1], "isolation/") && !strings.HasSuffix(last, "x"):
 			t.Errorf("isolation row without its ratio to idle: %q", line)
 		case f[1] == "backfill/group-by-adaptive":
 			if !strings.HasSuffix(last, "x") || f[len(f)-2] != "backfill/group-by" {
 				t.Errorf("adaptive backfill row without its speed next to the unlimited one: %q", line)
 			}
-		case !strings.HasPrefix(f[1], "nexmark/") && !strings.HasPrefix(f[1], "isolation/") && compare && !strings.HasSuffix(last, "x"):
+		case !strings.HasPrefix(f[1], "nexmark/") && !strings.HasPrefix(f[1], "windowed/") && !strings.HasPrefix(f[1], "isolation/") &&
+			compare && !strings.HasSuffix(last, "x"):
 			t.Errorf("row without a ratio to PostgreSQL: %q", line)
 		}
 	}
