@@ -182,6 +182,12 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 	case *Values:
 		return b.buildValues(n)
 	case *Filter:
+		if b.closeWindows {
+			// An inner join takes the WHERE conjuncts that bound its state.
+			if m, ok := intervalFilter(n); ok {
+				return b.build(m)
+			}
+		}
 		f, err := b.build(n.Input)
 		if err != nil {
 			return nil, err
@@ -437,9 +443,11 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 // exchanged on the join key.
 func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	var closing *stream.KeyWatermark
+	var interval *stream.IntervalWatermark
 	if b.closeWindows {
 		// The key pair a watermark bounds leads the state's keys.
 		n, closing = joinWatermark(n)
+		interval = intervalWatermark(n)
 	}
 	sides, err := b.buildTwo(n.Left, n.Right)
 	if err != nil {
@@ -448,7 +456,7 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	spec := stream.JoinSpec{Kind: joinKind(n.Kind),
 		LeftTypes: sides[0].types(), RightTypes: sides[1].types(),
 		LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
-		LeftPK: sides[0].key, RightPK: sides[1].key, Cond: n.Cond, Watermark: closing}
+		LeftPK: sides[0].key, RightPK: sides[1].key, Cond: n.Cond, Watermark: closing, Interval: interval}
 	ids := b.stateTableIDs(spec.NumStateTables())
 	f := b.newFragment("join", b.parallelism(len(n.LeftKeys)))
 	left, err := exchange(sides[0], f, n.LeftKeys)
@@ -462,6 +470,9 @@ func (b *jobBuilder) buildJoin(n *Join) (*fragment, error) {
 	op := describe(n)
 	if closing != nil {
 		op += fmt.Sprintf(" (closes keys: $%d < %s)", n.LeftKeys[0], leastOf(closing.Bounds))
+	}
+	if interval != nil {
+		op += " (cleans " + describeInterval(interval, n.Left.Columns(), n.Right.Columns()) + ")"
 	}
 	f.ops = append(f.ops, op)
 	for i, a := range f.actors {

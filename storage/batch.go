@@ -157,6 +157,16 @@ func (w *WriteBatch) delete(key []byte) error {
 	return w.b.Delete(key, nil)
 }
 
+func (w *WriteBatch) deleteRange(start, end []byte) error {
+	if w.b == nil {
+		return ErrClosed
+	}
+	if w.sizeHint > 0 {
+		w.presize()
+	}
+	return w.b.DeleteRange(start, end, nil)
+}
+
 // Set stages key = value, a row of a table: key made by the table's key
 // functions (AppendRowKey), value by EncodeRow. For writers that encode
 // rows themselves (for instance to keep them in memory too).

@@ -51,6 +51,30 @@ func (t *Table) ScanRangeIn(r Reader, kr KeyRange, vnodes []uint16) Iterator {
 	return t.scanRange(r, kr, slices.Clone(vnodes))
 }
 
+// DeleteRangeIn stages in w the deletion of every row of kr within the
+// given vnodes, without reading them: one Pebble range deletion per
+// vnode. kr.Eq holds no DistKey column's value. A range deletion
+// covers the batch's own earlier writes too; writes ingested with the
+// epoch (an Ingest) may commit after it, out of its reach.
+func (t *Table) DeleteRangeIn(w *WriteBatch, kr KeyRange, vnodes []uint16) error {
+	if len(kr.Eq) > len(t.PK) || kr.bounded() && len(kr.Eq) >= len(t.PK) {
+		return fmt.Errorf("%w: table %d: key range over %d pk columns", ErrBadLayout, t.ID, len(t.PK))
+	}
+	for _, v := range vnodes {
+		lower, upper, empty, err := t.rangeBounds(v, kr)
+		if err != nil {
+			return err
+		}
+		if empty {
+			continue
+		}
+		if err := w.deleteRange(lower, upper); err != nil {
+			return fmt.Errorf("storage: table %d range deletion: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
 func (t *Table) scanRange(r Reader, kr KeyRange, vnodes []uint16) Iterator {
 	pr, err := r.reader()
 	if err != nil {

@@ -344,7 +344,7 @@ type aggCallLayout struct {
 type aggLayout struct {
 	groupTypes []types.Type
 	result     *storage.Table
-	wmKey      int // the group column leading the result table's key (AggWatermark.Key; 0 without)
+	wmKey      int // the group column leading the state tables' keys (AggWatermark.Key; 0 without)
 	minMaxCols []int
 	minMax     []*storage.Table
 	distCols   []int
@@ -365,12 +365,6 @@ func newAggLayout(s AggSpec, ids []uint32) (*aggLayout, error) {
 		return nil, err
 	}
 	l.result = l.resultTable(ids[0])
-	if w := s.Watermark; w != nil {
-		// The bounded column leads the key: the closed groups are a
-		// range.
-		l.result.PK = append([]int{w.Key}, slices.Delete(l.result.PK, w.Key, w.Key+1)...)
-		l.wmKey = w.Key
-	}
 	ids = ids[1:]
 	for i, c := range l.minMaxCols {
 		l.minMax = append(l.minMax, l.minMaxTable(ids[i], s, c))
@@ -386,7 +380,21 @@ func newAggLayout(s AggSpec, ids []uint32) (*aggLayout, error) {
 			l.lists = append(l.lists, l.listTable(ids[c.list], s, c.AggCall))
 		}
 	}
+	if w := s.Watermark; w != nil {
+		// The bounded column leads every table's key: the state of the
+		// closed groups is one range of each vnode.
+		l.wmKey = w.Key
+		for _, t := range l.tables() {
+			t.PK = append([]int{w.Key}, slices.Delete(slices.Clone(t.PK), w.Key, w.Key+1)...)
+		}
+	}
 	return l, nil
+}
+
+// tables returns the state tables: the result table, then the min/max,
+// distinct and list tables.
+func (l *aggLayout) tables() []*storage.Table {
+	return slices.Concat([]*storage.Table{l.result}, l.minMax, l.distinct, l.lists)
 }
 
 // resolveCalls fills l.calls: types, state columns and table indexes.
@@ -458,9 +466,9 @@ func (c *aggCallLayout) stateTypes() []types.Type {
 	return []types.Type{types.TInt64}
 }
 
-// resultPK returns group key key (in GroupBy order) in the order of the
-// result table's key.
-func (l *aggLayout) resultPK(key []types.Datum) []types.Datum {
+// keyPK returns group key key (in GroupBy order) in the order the state
+// tables' keys start with.
+func (l *aggLayout) keyPK(key []types.Datum) []types.Datum {
 	if l.wmKey == 0 {
 		return key
 	}

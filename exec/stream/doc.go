@@ -127,4 +127,14 @@
 //     coordinator checks it; the stream/send and stream/upstream-end
 //     failpoints test both).
 //   - I6 recovery: state is only ever what committed epochs wrote.
+//   - I7 watermark: a table's watermark only rises and commits with the
+//     epoch whose rows raised it (WatermarkFilter); every barrier carries
+//     it, so an operator built after a restart, a recovery or a rescale
+//     resumes from it. An operator that closes windows (HashAgg,
+//     HashJoin, TopN, EmitOnClose) emits and deletes a closed window's
+//     state in the epoch that closed it, so no window is emitted twice;
+//     EmitOnClose checks, under the invariants build tag, that no change
+//     reaches a row it closed.
+//   - I8 isolation: a creating job runs on its own barriers (CreatingJob)
+//     and joins the running graph at one barrier.
 package stream

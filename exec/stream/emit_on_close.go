@@ -30,7 +30,7 @@ type EmitOnClose struct {
 	col    int
 	wm     *KeyWatermark
 	owned  []uint16
-	closed types.Datum
+	closer closer
 	out    *outQueue
 	row    []types.Datum
 }
@@ -96,9 +96,9 @@ func (e *EmitOnClose) apply(c *chunk.Chunk) error {
 	b := e.sc.Batch()
 	for i := 0; i < c.NumRows(); i++ {
 		e.row = c.Row(i, e.row)
-		if invariants && e.closed != nil && e.row[e.col] != nil && expr.Compare(e.row[e.col], e.closed, e.table.Types[e.col]) < 0 {
+		if c := e.closer.closed; invariants && c != nil && e.row[e.col] != nil && expr.Compare(e.row[e.col], c, e.table.Types[e.col]) < 0 {
 			panic(fmt.Sprintf("invariant I7 violated: emit on window close of table %d took a change of a row below its closed bound %v: %v",
-				e.table.ID, e.closed, e.row))
+				e.table.ID, c, e.row))
 		}
 		var err error
 		if c.Op(i).IsInsert() {
@@ -115,26 +115,22 @@ func (e *EmitOnClose) apply(c *chunk.Chunk) error {
 
 // close emits and forgets the rows the watermark of ws made final.
 func (e *EmitOnClose) close(ws []Watermark) error {
-	w, ok := findWatermark(ws, e.wm.Table)
+	bound, ok := e.closer.next(ws, e.wm.Table, e.wm.Bounds, e.table.Types[e.col])
 	if !ok {
 		return nil
 	}
-	t := e.table.Types[e.col]
-	bound, ok := leastBound(e.wm.Bounds, w.Value, t)
-	if !ok || e.closed != nil && expr.Compare(bound, e.closed, t) <= 0 {
-		return nil
-	}
 	b := e.sc.Batch()
-	rows, err := closedRows(e.table, b, e.owned, e.closed, bound)
+	kr := e.closer.keyRange(bound)
+	rows, err := closedRows(e.table, b, e.owned, kr)
 	if err != nil {
 		return err
 	}
 	for _, r := range rows {
 		e.out.add(chunk.Insert, r)
-		if err := e.table.Delete(b, r); err != nil {
-			return fmt.Errorf("stream: emit on window close: %w", err)
-		}
 	}
-	e.closed = bound
+	if err := e.table.DeleteRangeIn(b, kr, e.owned); err != nil {
+		return fmt.Errorf("stream: emit on window close: %w", err)
+	}
+	e.closer.done(bound, false)
 	return nil
 }

@@ -59,9 +59,12 @@ type epochWrites struct {
 	// seen, when not nil, holds every join key written through the set
 	// since the executor found its table empty (see keyFilter); it
 	// outlives epochs.
-	seen  *keyFilter
-	found []int32 // scratch of versions
-	order []sortedWrite
+	seen *keyFilter
+	// ingested: the last flush ingested the writes, which reads through
+	// the epoch's batch do not see.
+	ingested bool
+	found    []int32 // scratch of versions
+	order    []sortedWrite
 }
 
 const entsPerPage = 1 << 13
@@ -247,6 +250,7 @@ func (e *epochWrites) versions(prefix []byte) []int32 {
 // flush hands the writes to the epoch (see epochWrites) and empties the
 // set.
 func (e *epochWrites) flush(st *storage.Store, w *storage.WriteBatch, job bool) error {
+	e.ingested = false
 	if e.n == 0 {
 		return nil
 	}
@@ -257,6 +261,7 @@ func (e *epochWrites) flush(st *storage.Store, w *storage.WriteBatch, job bool) 
 	}
 	var err error
 	if e.size >= epochIngestBytes || job && e.size >= jobIngestBytes {
+		e.ingested = true
 		err = e.ingest(st, w)
 	} else {
 		err = e.batch(w)

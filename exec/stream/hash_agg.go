@@ -74,11 +74,10 @@ type HashAgg struct {
 	seen    *keyFilter
 	seed    maphash.Seed
 	// owned are the vnodes the actor owns (SetOwned); eowc: the spec
-	// emits on window close; closed: the bound below which every group
-	// was closed (nil: none yet).
+	// emits on window close; closer: how far groups closed.
 	owned  []uint16
 	eowc   bool
-	closed types.Datum
+	closer closer
 }
 
 // aggGroup is a group: dirty in the current epoch, or clean in the cache.
@@ -139,9 +138,7 @@ func (h *HashAgg) Types() []types.Type { return h.types }
 
 // StateTables returns the state tables in tableIDs order.
 func (h *HashAgg) StateTables() []*storage.Table {
-	ts := append([]*storage.Table{h.l.result}, h.l.minMax...)
-	ts = append(ts, h.l.distinct...)
-	return append(ts, h.l.lists...)
+	return h.l.tables()
 }
 
 // Next implements Executor.
@@ -320,7 +317,7 @@ func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
 	if h.seen != nil && !h.seen.mayContain(maphash.Bytes(h.seed, h.keyBuf)) {
 		return g, nil
 	}
-	row, ok, err := h.l.result.Get(h.sc.Batch(), h.l.resultPK(key))
+	row, ok, err := h.l.result.Get(h.sc.Batch(), h.l.keyPK(key))
 	if err != nil || !ok {
 		return g, wrapAggErr("read group", err)
 	}
@@ -396,8 +393,8 @@ func (h *HashAgg) distinctDeltas(key, row []types.Datum, sign int64) ([]int64, e
 }
 
 func (h *HashAgg) distinctDelta(t *storage.Table, key []types.Datum, v types.Datum, sign int64) (int64, error) {
-	pk := append(append(make([]types.Datum, 0, len(key)+2), key...), v)
-	old, ok, err := t.Get(h.sc.Batch(), pk)
+	pk := append(append(make([]types.Datum, 0, len(key)+2), key...), v) // the row, but its count
+	old, ok, err := t.Get(h.sc.Batch(), append(slices.Clone(h.l.keyPK(key)), v))
 	if err != nil {
 		return 0, wrapAggErr("read distinct value", err)
 	}
@@ -547,7 +544,7 @@ func (h *HashAgg) writeListInput(c *aggCallLayout, st *aggState, key, row []type
 // its list input table.
 func (h *HashAgg) refreshList(c *aggCallLayout, key []types.Datum) (types.Datum, error) {
 	val := len(key) + len(h.spec.InputPK)
-	it := h.l.lists[c.list].ScanPrefix(h.sc.Batch(), key, false)
+	it := h.l.lists[c.list].ScanPrefix(h.sc.Batch(), h.l.keyPK(key), false)
 	var items []expr.ListItem
 	for it.Next() {
 		row := it.Row()
@@ -586,7 +583,7 @@ func (h *HashAgg) refreshExtremes(g *aggGroup) error {
 		if c.minMax < 0 {
 			continue
 		}
-		v, err := h.scanExtreme(h.l.minMax[c.minMax], g.key, c.Kind == expr.AggMax)
+		v, err := h.scanExtreme(h.l.minMax[c.minMax], h.l.keyPK(g.key), c.Kind == expr.AggMax)
 		if err != nil {
 			return err
 		}
@@ -595,6 +592,8 @@ func (h *HashAgg) refreshExtremes(g *aggGroup) error {
 	return nil
 }
 
+// scanExtreme reads the least (greatest, with max) value of min/max
+// input table t in the group whose key (in keyPK order) is key.
 func (h *HashAgg) scanExtreme(t *storage.Table, key []types.Datum, max bool) (types.Datum, error) {
 	it := t.ScanPrefix(h.sc.Batch(), key, max)
 	var v types.Datum
@@ -678,25 +677,21 @@ func (h *HashAgg) closeGroups(ws []Watermark) error {
 	if spec == nil || len(ws) == 0 {
 		return nil
 	}
-	wm, ok := findWatermark(ws, spec.Table)
+	keyType := h.l.groupTypes[spec.Key]
+	bound, ok := h.closer.next(ws, spec.Table, spec.Bounds, keyType)
 	if !ok {
 		return nil
 	}
-	keyType := h.l.groupTypes[spec.Key]
-	bound, ok := leastBound(spec.Bounds, wm.Value, keyType)
-	if !ok || h.closed != nil && expr.Compare(bound, h.closed, keyType) <= 0 {
-		return nil
-	}
-	rows, err := closedRows(h.l.result, h.sc.Batch(), h.owned, h.closed, bound)
-	h.closed = bound
-	if err != nil {
-		return err
-	}
-	n := len(h.l.groupTypes)
-	for _, row := range rows {
-		key := row[:n:n]
-		if h.eowc {
-			g := &aggGroup{key: key, states: make([]aggState, len(h.l.calls))}
+	kr := h.closer.keyRange(bound)
+	b := h.sc.Batch()
+	if h.eowc {
+		rows, err := closedRows(h.l.result, b, h.owned, kr)
+		if err != nil {
+			return err
+		}
+		n := len(h.l.groupTypes)
+		for _, row := range rows {
+			g := &aggGroup{key: row[:n:n], states: make([]aggState, len(h.l.calls))}
 			for i := range h.l.calls {
 				if g.states[i], err = h.l.calls[i].decodeState(row); err != nil {
 					return err
@@ -708,81 +703,19 @@ func (h *HashAgg) closeGroups(ws []Watermark) error {
 			}
 			h.out.add(chunk.Insert, out)
 		}
-		if err := h.dropGroup(key, row); err != nil {
-			return err
+	}
+	// The closed groups' state, in every table, is one key range of
+	// each vnode: deleted without reading it.
+	for _, t := range h.l.tables() {
+		if err := t.DeleteRangeIn(b, kr, h.owned); err != nil {
+			return wrapAggErr("drop closed groups", err)
 		}
 	}
-	return nil
-}
-
-// leastBound evaluates bounds (AggWatermark.Bounds, JoinWatermark.Bounds)
-// for watermark wm: the least of them, of type t. ok is false when one
-// fails or is NULL (near the ends of time the bound may not exist): then
-// nothing closes, rather than the view failing.
-func leastBound(bounds []expr.Expr, wm types.Datum, t types.Type) (bound types.Datum, ok bool) {
-	arg := []types.Datum{wm}
-	for _, b := range bounds {
-		v, err := b.Eval(arg)
-		if err != nil || v == nil {
-			return nil, false
-		}
-		if bound == nil || expr.Compare(v, bound, t) < 0 {
-			bound = v
+	for k, g := range h.cache {
+		if expr.Compare(g.key[spec.Key], bound, keyType) < 0 {
+			delete(h.cache, k)
 		}
 	}
-	return bound, bound != nil
-}
-
-// closedRows returns the rows of t within vnodes whose first key column
-// is below bound and, when from is not nil, at least from (the rows
-// below from were closed before), read whole before any is deleted.
-func closedRows(t *storage.Table, r storage.Reader, vnodes []uint16, from, bound types.Datum) ([][]types.Datum, error) {
-	kr := storage.KeyRange{Upper: &storage.KeyBound{Value: bound}}
-	if from != nil {
-		kr.Lower = &storage.KeyBound{Value: from, Inclusive: true}
-	}
-	it := t.ScanRangeIn(r, kr, vnodes)
-	var rows [][]types.Datum
-	for it.Next() {
-		rows = append(rows, slices.Clone(it.Row()))
-	}
-	err := it.Err()
-	if cerr := it.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("stream: closing by watermark: %w", err)
-	}
-	return rows, nil
-}
-
-// dropGroup deletes the state of the group with key (its result row
-// row) from every state table, and forgets it.
-func (h *HashAgg) dropGroup(key, row []types.Datum) error {
-	b := h.sc.Batch()
-	if err := h.l.result.Delete(b, row); err != nil {
-		return wrapAggErr("drop closed group", err)
-	}
-	for _, t := range slices.Concat(h.l.minMax, h.l.distinct, h.l.lists) {
-		it := t.ScanPrefix(b, key, false)
-		var del [][]types.Datum
-		for it.Next() {
-			del = append(del, slices.Clone(it.Row()))
-		}
-		err := it.Err()
-		if cerr := it.Close(); err == nil {
-			err = cerr
-		}
-		for _, r := range del {
-			if err == nil {
-				err = t.Delete(b, r)
-			}
-		}
-		if err != nil {
-			return wrapAggErr("drop closed group", err)
-		}
-	}
-	h.keyBuf = h.appendGroupKey(h.keyBuf[:0], key)
-	delete(h.cache, string(h.keyBuf))
+	h.closer.done(bound, false)
 	return nil
 }

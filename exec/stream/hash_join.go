@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/streamdb/streamdb/internal/chunk"
-	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/storage"
@@ -53,11 +52,13 @@ type HashJoin struct {
 	// owned are the vnodes the actor owns (SetOwned); closed: the bound
 	// below which every key was closed (spec.Watermark; nil: none yet).
 	owned  []uint16
-	closed types.Datum
+	closer closer
+	// intervals are the last cleanings of each side (spec.Interval).
+	intervals [2]intervalClean
 }
 
 // SetOwned tells j the vnodes its actor owns, whose closed keys it
-// deletes (JoinSpec.Watermark).
+// deletes (JoinSpec.Watermark, JoinSpec.Interval).
 func (j *HashJoin) SetOwned(owned storage.VnodeBitmap) { j.owned = owned.Vnodes() }
 
 // closeKeys deletes, once the epoch's writes are staged, the rows of
@@ -65,31 +66,23 @@ func (j *HashJoin) SetOwned(owned storage.VnodeBitmap) { j.owned = owned.Vnodes(
 // (JoinSpec.Watermark). The deletions commit with the epoch.
 func (j *HashJoin) closeKeys(ws []Watermark) error {
 	spec := j.spec.Watermark
-	if spec == nil || len(ws) == 0 {
+	if spec == nil {
 		return nil
 	}
-	wm, ok := findWatermark(ws, spec.Table)
+	bound, ok := j.closer.next(ws, spec.Table, spec.Bounds, j.spec.LeftTypes[j.spec.LeftKeys[0]])
 	if !ok {
 		return nil
 	}
-	keyType := j.spec.LeftTypes[j.spec.LeftKeys[0]]
-	bound, ok := leastBound(spec.Bounds, wm.Value, keyType)
-	if !ok || j.closed != nil && expr.Compare(bound, j.closed, keyType) <= 0 {
-		return nil
-	}
-	b := j.sc.Batch()
+	kr := j.closer.keyRange(bound)
 	for _, side := range j.sides {
-		rows, err := closedRows(side.table, b, j.owned, j.closed, bound)
-		if err != nil {
+		if err := side.table.DeleteRangeIn(j.sc.Batch(), kr, j.owned); err != nil {
 			return wrapJoinErr("close keys", err)
 		}
-		for _, r := range rows {
-			if err := side.table.Delete(b, r); err != nil {
-				return wrapJoinErr("close keys", err)
-			}
-		}
 	}
-	j.closed = bound
+	// A side's writes of an epoch of a megabyte or more are ingested
+	// (epochWrites.ingested), after the batch: this close did not reach
+	// them.
+	j.closer.done(bound, j.sides[0].epoch.ingested || j.sides[1].epoch.ingested)
 	return nil
 }
 
@@ -155,6 +148,9 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 				}
 			}
 			if err := j.closeKeys(msg.Watermarks); err != nil {
+				return Message{}, err
+			}
+			if err := j.cleanIntervals(msg.Watermarks); err != nil {
 				return Message{}, err
 			}
 			j.forget(msg.Barrier.Mutation)
@@ -398,6 +394,7 @@ func (j *HashJoin) bumpDegree(s int, m []types.Datum, delta int64) error {
 // store writes row of side me with its degree; probed is the other
 // side's prefix key of its join key.
 func (j *HashJoin) store(me *joinSide, row []types.Datum, degree int64, probed []byte) error {
+	me.added++
 	st := me.stored(row, degree)
 	if len(me.dirty) > 0 {
 		delete(me.dirty, me.rowKey(st))

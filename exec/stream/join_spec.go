@@ -68,6 +68,10 @@ type JoinSpec struct {
 	// Watermark, when not nil, closes join keys: the watermark of table
 	// Watermark.Table bounds the first key pair on both sides.
 	Watermark *KeyWatermark
+	// Interval, when not nil, drops the rows of either side that no row
+	// still to come can reach, by the conjuncts of Cond that bound a
+	// column of one side by one of the other.
+	Interval *IntervalWatermark
 }
 
 // KeyWatermark is how a HashJoin or a TopN drops the state no row still
@@ -129,6 +133,9 @@ func (s JoinSpec) validate() error {
 	if s.Watermark != nil && (len(s.LeftKeys) == 0 || len(s.Watermark.Bounds) == 0) {
 		return fmt.Errorf("stream: hash join: a watermark without a join key")
 	}
+	if err := s.Interval.validate(len(s.LeftTypes), len(s.RightTypes)); err != nil {
+		return err
+	}
 	if err := check(slices.Concat(s.LeftKeys, s.LeftPK), len(s.LeftTypes)); err != nil {
 		return err
 	}
@@ -160,6 +167,9 @@ type joinSide struct {
 	// epoch holds this epoch's writes to the table (see epochWrites).
 	epoch      *epochWrites
 	wkey, wval []byte // scratch of stage
+	// added counts the rows stored since the side was last cleaned
+	// (JoinSpec.Interval).
+	added int64
 	// sameKeys: the other side's join key columns have the same types,
 	// so the prefix keys of a join key in the two tables differ only in
 	// the table id.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/streamdb/streamdb/internal/types"
 )
 
 // TestMergeAlignsManyInputs: a barrier is yielded once, after it has
@@ -70,5 +72,36 @@ func TestMergeErrors(t *testing.T) {
 	defer timer.Stop()
 	if _, ok, err := idle.NextBefore(context.Background(), timer.C); ok || err != nil {
 		t.Fatalf("NextBefore: ok %v, err %v; want a timeout", ok, err)
+	}
+}
+
+// TestMergeWatermarks: an aligned barrier carries the watermarks every
+// input carried with it, each at the least of theirs; one an input
+// lacks is dropped (a stream merged from several is as late as its
+// latest input allows).
+func TestMergeWatermarks(t *testing.T) {
+	withWM := func(epoch uint64, ws ...Watermark) Message {
+		m := barrierMsg(epoch)
+		m.Watermarks = ws
+		return m
+	}
+	wm := func(table uint32, v int64) Watermark { return Watermark{Table: table, Type: types.TInt64, Value: v} }
+	a, b := make(chan Message, 4), make(chan Message, 4)
+	m := NewMerge(alignTypes, &Receiver{C: a, Typ: alignTypes}, &Receiver{C: b, Typ: alignTypes})
+	a <- withWM(1, wm(7, 30), wm(8, 5))
+	b <- withWM(1, wm(7, 20))
+	a <- withWM(2, wm(7, 40))
+	b <- withWM(2, wm(7, 50))
+	a <- withWM(3, wm(7, 60))
+	b <- barrierMsg(3)
+	want := [][]Watermark{{wm(7, 20)}, {wm(7, 40)}, nil}
+	for i, w := range want {
+		msg, err := m.Next(context.Background())
+		if err != nil || msg.Barrier == nil {
+			t.Fatalf("barrier %d: %+v, %v", i+1, msg, err)
+		}
+		if fmt.Sprint(msg.Watermarks) != fmt.Sprint(w) {
+			t.Errorf("barrier %d: watermarks %v, want %v", i+1, msg.Watermarks, w)
+		}
 	}
 }

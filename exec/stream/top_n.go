@@ -77,8 +77,7 @@ type TopN struct {
 	// owned are the vnodes the actor owns (SetOwned); closed: the bound
 	// below which every group was closed (spec.Watermark; nil: none yet).
 	owned  []uint16
-	closed types.Datum
-	keyBuf []byte
+	closer closer
 }
 
 // SetOwned tells t the vnodes its actor owns, whose closed groups it
@@ -90,34 +89,23 @@ func (t *TopN) SetOwned(owned storage.VnodeBitmap) { t.owned = owned.Vnodes() }
 // rows stay downstream, and nothing can change them any more.
 func (t *TopN) closeGroups(ws []Watermark) error {
 	spec := t.spec.Watermark
-	if spec == nil || len(ws) == 0 {
-		return nil
-	}
-	wm, ok := findWatermark(ws, spec.Table)
-	if !ok {
+	if spec == nil {
 		return nil
 	}
 	keyType := t.table.Types[0]
-	bound, ok := leastBound(spec.Bounds, wm.Value, keyType)
-	if !ok || t.closed != nil && expr.Compare(bound, t.closed, keyType) <= 0 {
+	bound, ok := t.closer.next(ws, spec.Table, spec.Bounds, keyType)
+	if !ok {
 		return nil
 	}
-	b := t.sc.Batch()
-	rows, err := closedRows(t.table, b, t.owned, t.closed, bound)
-	if err != nil {
+	if err := t.table.DeleteRangeIn(t.sc.Batch(), t.closer.keyRange(bound), t.owned); err != nil {
 		return err
 	}
-	for _, r := range rows {
-		if err := t.table.Delete(b, r); err != nil {
-			return err
+	for k, rows := range t.cache {
+		if len(rows) == 0 || expr.Compare(rows[0].state[0], bound, keyType) < 0 {
+			delete(t.cache, k)
 		}
-		t.keyBuf = t.keyBuf[:0]
-		for i := 0; i < t.ng; i++ {
-			t.keyBuf = storage.AppendDatumKeyOf(t.keyBuf, t.table.Types[i], r[i])
-		}
-		delete(t.cache, string(t.keyBuf))
 	}
-	t.closed = bound
+	t.closer.done(bound, false)
 	return nil
 }
 

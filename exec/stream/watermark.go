@@ -45,8 +45,12 @@ type WatermarkFilter struct {
 	late   int64
 	next   types.Datum // the greatest expr value this epoch (nil: none)
 	dirty  bool
-	b      *chunk.Builder
 	row    []types.Datum
+	// onCol: expr is a non-decreasing function of the column alone, so
+	// its greatest value is its value at the column's greatest; arg is
+	// the row it is evaluated over then.
+	onCol bool
+	arg   []types.Datum
 }
 
 // WatermarkTable is the layout of a WatermarkFilter's state with id: one
@@ -83,7 +87,10 @@ func (s *WatermarkStats) set(wm types.Datum, late int64) {
 // in's row, of col's type) advances; state is its WatermarkTable, stats,
 // when not nil, shows it. Each barrier it passes carries the watermark.
 func NewWatermarkFilter(in Executor, table uint32, col int, e expr.Expr, sc *StateContext, state *storage.Table, stats *WatermarkStats) *WatermarkFilter {
-	return &WatermarkFilter{in: in, table: table, col: col, typ: in.Types()[col], expr: e, sc: sc, state: state, stats: stats, b: chunk.NewBuilder(in.Types())}
+	cols := expr.Columns(e)
+	onCol := len(cols) == 1 && cols[0] == col && expr.NonDecreasing(e, col)
+	return &WatermarkFilter{in: in, table: table, col: col, typ: in.Types()[col], expr: e, sc: sc, state: state, stats: stats,
+		onCol: onCol, arg: make([]types.Datum, len(in.Types()))}
 }
 
 // Types implements Executor.
@@ -152,31 +159,66 @@ func (w *WatermarkFilter) load() error {
 	return nil
 }
 
-// filter returns the rows of c that are not late.
+// filter returns the rows of c that are not late: c itself (a reference
+// the caller keeps) when none is, which is the common case, else a copy
+// of the others (chunk.Take). It reads the watermark column alone, and,
+// when the expression is a non-decreasing function of that column alone
+// (ts - INTERVAL '5 seconds'), evaluates it once per chunk, at the
+// column's greatest value.
 func (w *WatermarkFilter) filter(c *chunk.Chunk) (*chunk.Chunk, error) {
 	n := c.NumRows()
+	col := c.Rec.Column(w.col)
+	var keep []int // the rows kept, once one is late
+	var greatest types.Datum
 	for i := 0; i < n; i++ {
 		if op := c.Op(i); op != chunk.Insert {
-			w.b.Build().Release()
 			return nil, fmt.Errorf("stream: watermark filter: an append-only input took a %v", op)
 		}
-		w.row = c.Row(i, w.row)
-		v := w.row[w.col]
+		v := chunk.Value(col, w.typ, i)
 		if v == nil || (w.wm != nil && expr.Compare(v, w.wm, w.typ) < 0) {
 			w.late++
 			w.dirty = true
+			if keep == nil {
+				keep = make([]int, 0, n)
+				for j := 0; j < i; j++ {
+					keep = append(keep, j)
+				}
+			}
 			continue
 		}
-		// A row the expression fails on (an overflow near the ends of
-		// time) passes and moves nothing: failing the actor would only
-		// refuse the statement, again after each recovery.
-		e, err := w.expr.Eval(w.row)
-		if err == nil && e != nil && (w.next == nil || expr.Compare(e, w.next, w.typ) > 0) {
-			w.next = e
+		if keep != nil {
+			keep = append(keep, i)
 		}
-		w.b.Append(chunk.Insert, w.row)
+		if w.onCol {
+			if greatest == nil || expr.Compare(v, greatest, w.typ) > 0 {
+				greatest = v
+			}
+			continue
+		}
+		w.row = c.Row(i, w.row)
+		w.raise(w.row)
 	}
-	return w.b.Build(), nil
+	if greatest != nil {
+		w.arg[w.col] = greatest
+		w.raise(w.arg)
+	}
+	if keep == nil {
+		c.Retain()
+		return c, nil
+	}
+	ops := make([]chunk.Op, len(keep)) // all Insert
+	return chunk.Take(c, keep, ops), nil
+}
+
+// raise takes the expression's value over row, an on-time row, into the
+// epoch's greatest. A row the expression fails on (an overflow near the
+// ends of time) moves nothing: failing the actor would only refuse the
+// statement, again after each recovery.
+func (w *WatermarkFilter) raise(row []types.Datum) {
+	e, err := w.expr.Eval(row)
+	if err == nil && e != nil && (w.next == nil || expr.Compare(e, w.next, w.typ) > 0) {
+		w.next = e
+	}
 }
 
 // barrier raises the watermark to the epoch's greatest value and stages

@@ -58,13 +58,5 @@ func Substitute(e Expr, col int, with Expr) Expr {
 	if c, ok := e.(*Column); ok && c.Index == col {
 		return with
 	}
-	ch := e.Children()
-	if len(ch) == 0 {
-		return e
-	}
-	nc := make([]Expr, len(ch))
-	for i, c := range ch {
-		nc[i] = Substitute(c, col, with)
-	}
-	return e.WithChildren(nc)
+	return mapChildren(e, func(c Expr) Expr { return Substitute(c, col, with) })
 }

@@ -27,15 +27,7 @@ func ReplaceNow(e Expr, with Expr) Expr {
 	if c, ok := e.(*call); ok && nowFuncs[c.name] {
 		return with
 	}
-	ch := e.Children()
-	if len(ch) == 0 {
-		return e
-	}
-	nc := make([]Expr, len(ch))
-	for i, c := range ch {
-		nc[i] = ReplaceNow(c, with)
-	}
-	return e.WithChildren(nc)
+	return mapChildren(e, func(c Expr) Expr { return ReplaceNow(c, with) })
 }
 
 // ReadsTime returns the name of a function of e whose value is the time
