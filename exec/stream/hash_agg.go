@@ -712,7 +712,7 @@ func (h *HashAgg) closeGroups(ws []Watermark) error {
 		}
 	}
 	for k, g := range h.cache {
-		if expr.Compare(g.key[spec.Key], bound, keyType) < 0 {
+		if v := g.key[spec.Key]; v != nil && expr.Compare(v, bound, keyType) < 0 {
 			delete(h.cache, k)
 		}
 	}

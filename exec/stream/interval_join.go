@@ -2,7 +2,6 @@ package stream
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -169,32 +168,30 @@ func intervalTests(bounds []IntervalBound, wm types.Datum, ts, otherTypes []type
 	return tests, true
 }
 
-// cleanSide deletes the rows of side that one of tests lets go, read
-// whole (through the epoch's batch, which holds the epoch's writes)
-// before any is deleted, and returns how many rows it kept.
+// cleanSide deletes the rows of side that one of tests lets go, as it
+// reads them (through the epoch's batch, which holds the epoch's writes;
+// an iterator of a batch sees none of the writes made after it was
+// opened), and returns how many rows it kept.
 func (j *HashJoin) cleanSide(side *joinSide, tests []intervalTest) (int64, error) {
 	b := j.sc.Batch()
 	it := side.table.ScanRangeIn(b, storage.KeyRange{}, j.owned)
-	var dead [][]types.Datum
 	var kept int64
+	var err error
 	arg := make([]types.Datum, len(side.types)+1)
-	for it.Next() {
+	for err == nil && it.Next() {
 		row := it.Row()
 		copy(arg, row[:len(side.types)])
 		if goes(tests, row, arg) {
-			dead = append(dead, slices.Clone(row))
+			err = side.table.Delete(b, row)
 		} else {
 			kept++
 		}
 	}
-	err := it.Err()
+	if err == nil {
+		err = it.Err()
+	}
 	if cerr := it.Close(); err == nil {
 		err = cerr
-	}
-	for _, r := range dead {
-		if err == nil {
-			err = side.table.Delete(b, r)
-		}
 	}
 	return kept, err
 }

@@ -101,7 +101,7 @@ func (t *TopN) closeGroups(ws []Watermark) error {
 		return err
 	}
 	for k, rows := range t.cache {
-		if len(rows) == 0 || expr.Compare(rows[0].state[0], bound, keyType) < 0 {
+		if len(rows) == 0 || rows[0].state[0] != nil && expr.Compare(rows[0].state[0], bound, keyType) < 0 {
 			delete(t.cache, k)
 		}
 	}
