@@ -185,6 +185,8 @@ func valuesToNamed(args []driver.Value) []driver.NamedValue {
 	return out
 }
 
+// rows are a query's rows for database/sql: a SELECT's are pulled from
+// its executor as database/sql asks for them.
 type rows struct{ r *Rows }
 
 func (r *rows) Columns() []string {
@@ -195,10 +197,13 @@ func (r *rows) Columns() []string {
 	return out
 }
 
-func (r *rows) Close() error { return nil }
+func (r *rows) Close() error { return r.r.Close() }
 
 func (r *rows) Next(dest []driver.Value) error {
 	if !r.r.Next() {
+		if err := r.r.Err(); err != nil {
+			return err
+		}
 		return io.EOF
 	}
 	for i, v := range r.r.Values() {

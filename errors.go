@@ -38,6 +38,9 @@ func publicError(err error) error {
 	if err == nil {
 		return nil
 	}
+	if e, ok := err.(*Error); ok {
+		return e
+	}
 	pe := pgerr.As(err)
 	return &Error{Code: pe.Code, Message: pe.Message, Detail: pe.Detail, Hint: pe.Hint,
 		Position: pe.Position, Where: pe.Where, cause: err}

@@ -21,12 +21,16 @@ func (s *Session) Exec(ctx context.Context, query string, args ...any) (Result, 
 }
 
 // Query runs query on this session and returns the last statement's rows.
+// A SELECT's rows stream as they are read, through ctx (cancelling it ends
+// them with an error); close them when done. Errors the executor raises
+// before the first row are Query's; later ones end the rows (see
+// Rows.Err).
 func (s *Session) Query(ctx context.Context, query string, args ...any) (*Rows, error) {
-	r, err := s.s.Query(ctx, query, args...)
+	r, err := s.s.OpenRows(ctx, query, args...)
 	if err != nil {
 		return nil, publicError(err)
 	}
-	return newRows(r), nil
+	return openRows(ctx, r)
 }
 
 // CopyFrom runs a COPY ... FROM STDIN statement on this session; see

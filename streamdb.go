@@ -7,13 +7,28 @@
 //	db.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v int)")
 //	db.Exec(ctx, "CREATE MATERIALIZED VIEW s AS SELECT sum(v) FROM t")
 //	rows, err := db.Query(ctx, "SELECT * FROM s")
+//	defer rows.Close()
+//	for rows.Next() {
+//		var total apd.Decimal
+//		err = rows.Scan(&total)
+//	}
+//	err = rows.Err()
+//
+// A SELECT's Rows stream: the executor produces each row as Next asks
+// for it, so a result of any size is read in bounded memory. Scan reads
+// a row into Go variables (see scan.go for the types each SQL type scans
+// into). QueryArrow returns the rows as Arrow record batches instead
+// (see arrow.go for the type mapping), and Append bulk-loads Arrow
+// record batches into a table as COPY FROM would.
 //
 // A database/sql driver is registered as "streamdb":
-// sql.Open("streamdb", dir) (dir "" or ":memory:" for an in-memory store).
-// DB.Backend serves a DB over the Postgres wire protocol (package pgwire).
+// sql.Open("streamdb", dir) (dir "" or ":memory:" for an in-memory store);
+// its rows stream too. DB.Backend serves a DB over the Postgres wire
+// protocol (package pgwire).
 //
 // Errors a statement returns are *Error values carrying the Postgres
-// SQLSTATE; test them with errors.As.
+// SQLSTATE and, for a statement's text, the position; test them with
+// errors.As. The exported API names no type of an internal package.
 //
 // # Design
 //
@@ -111,7 +126,8 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (Result, erro
 	return db.NewSession().Exec(ctx, query, args...)
 }
 
-// Query runs a query on a new session and returns its rows.
+// Query runs a query on a new session and returns its rows, which a
+// SELECT streams: see Session.Query. Close them when done.
 func (db *DB) Query(ctx context.Context, query string, args ...any) (*Rows, error) {
 	return db.NewSession().Query(ctx, query, args...)
 }

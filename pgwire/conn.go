@@ -106,6 +106,7 @@ func (c *conn) recoverPanic() {
 }
 
 func (c *conn) closeSession() {
+	c.closePortals()
 	if err := c.sess.Close(); err != nil {
 		c.log.Debug("pgwire: closing session", "err", err)
 	}

@@ -168,6 +168,10 @@ type copyOutWriter struct {
 	msg pgproto3.CopyData
 }
 
+// Flush sends the copy data written so far to the client at once (a
+// stream of changes, COPY (SUBSCRIBE ...), flushes after each batch).
+func (w *copyOutWriter) Flush() error { return w.c.flush() }
+
 // Write implements io.Writer.
 func (w *copyOutWriter) Write(p []byte) (int, error) {
 	w.msg.Data = p

@@ -17,7 +17,9 @@ type statement struct {
 }
 
 // portal is a bound statement, ready to execute. A portal executed with a
-// row limit holds its whole result, encoded, and pages through it.
+// row limit reads its rows from a RowSource when the Session opens one
+// (PortalOpener); else it holds its whole result, encoded, and pages
+// through it. A portal with a RowSource must be closed (closePortal).
 type portal struct {
 	stmt    *statement
 	args    []types.Datum
@@ -26,6 +28,8 @@ type portal struct {
 	done    bool
 	rows    [][][]byte // buffered result rows not yet sent
 	tag     string
+	src     RowSource // the rows still to send, if read lazily
+	cols    []Column  // the columns rows are encoded with
 }
 
 // extendedError reports err and discards messages until Sync.
@@ -86,7 +90,8 @@ func (c *conn) handleBind(m *pgproto3.Bind) error {
 	if err != nil {
 		return c.extendedError(err)
 	}
-	c.portals[m.DestinationPortal] = &portal{stmt: st, args: args, formats: formats}
+	c.closePortal(m.DestinationPortal) // the unnamed portal is replaced
+	c.portals[m.DestinationPortal] = &portal{stmt: st, args: args, formats: formats, cols: st.cols}
 	c.send(&pgproto3.BindComplete{})
 	return nil
 }
@@ -107,13 +112,25 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 	case 'P':
 		p, ok := c.portals[m.Name]
 		if !ok {
-			return c.extendedError(pgerr.New(pgerr.InvalidCursorName, "portal %q does not exist", m.Name))
+			return c.describeCursor(m.Name)
 		}
 		c.describeRows(p.stmt.cols, p.formats)
 	default:
 		return c.fatal(pgerr.New(pgerr.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType))
 	}
 	return nil
+}
+
+// describeCursor describes the Session's SQL cursor name, if it has one
+// (CursorDescriber), in text format.
+func (c *conn) describeCursor(name string) error {
+	if cd, ok := c.sess.(CursorDescriber); ok && name != "" {
+		if cols, ok := cd.DescribeCursor(name); ok {
+			c.describeRows(cols, nil)
+			return nil
+		}
+	}
+	return c.extendedError(pgerr.New(pgerr.InvalidCursorName, "portal %q does not exist", name))
 }
 
 func (c *conn) describeRows(cols []Column, formats []int16) {
@@ -132,7 +149,7 @@ func (c *conn) handleClose(m *pgproto3.Close) error {
 			c.closePortalsOf(st)
 		}
 	case 'P':
-		delete(c.portals, m.Name)
+		c.closePortal(m.Name)
 	default:
 		return c.fatal(pgerr.New(pgerr.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType))
 	}
@@ -145,8 +162,27 @@ func (c *conn) handleClose(m *pgproto3.Close) error {
 func (c *conn) closePortalsOf(st *statement) {
 	for name, p := range c.portals {
 		if p.stmt == st {
-			delete(c.portals, name)
+			c.closePortal(name)
 		}
+	}
+}
+
+// closePortal removes a portal, releasing its rows.
+func (c *conn) closePortal(name string) {
+	if p, ok := c.portals[name]; ok {
+		if p.src != nil {
+			p.src.Close()
+		}
+		delete(c.portals, name)
+	}
+}
+
+// closePortals closes every portal: at the end of a transaction (and of
+// the connection), as PostgreSQL drops portals when their transaction
+// ends.
+func (c *conn) closePortals() {
+	for name := range c.portals {
+		c.closePortal(name)
 	}
 }
 
@@ -155,7 +191,7 @@ func (c *conn) closePortalsOf(st *statement) {
 func (c *conn) handleSync() error {
 	c.ignoreTillSync = false
 	if c.status() == 'I' {
-		clear(c.portals)
+		c.closePortals()
 	}
 	return c.readyForQuery()
 }

@@ -62,3 +62,36 @@ type TxStatuser interface {
 type Backend interface {
 	NewSession(ctx context.Context, user, database string) (Session, error)
 }
+
+// RowSource is a query's rows, read as the client asks for them: a
+// portal executed with a row limit holds one between its Executes, so a
+// result of any size is never held whole. pgwire uses a RowSource from
+// the connection's goroutine only, and closes it.
+type RowSource interface {
+	// Columns are the result's columns.
+	Columns() []Column
+	// Next returns the next row, or nil at the end. The row's Datums are
+	// valid until the next call. ctx is the Execute's own.
+	Next(ctx context.Context) ([]types.Datum, error)
+	// Close releases the rows; it is idempotent.
+	Close()
+}
+
+// PortalOpener may be implemented by a Session that can read a query's
+// rows lazily. For an Execute with a row limit pgwire calls OpenPortal
+// instead of Execute: a query (SELECT) is not run to the end but returned
+// as a RowSource, writing nothing to w; any other statement runs through
+// w as Execute runs it, and OpenPortal returns a nil RowSource. Without
+// it, pgwire buffers the whole result of a portal run with a limit.
+type PortalOpener interface {
+	OpenPortal(ctx context.Context, query string, args []types.Datum, w ResultWriter) (RowSource, error)
+}
+
+// CursorDescriber may be implemented by a Session with SQL cursors
+// (DECLARE ... CURSOR). In PostgreSQL such a cursor is a portal too: a
+// Describe of a portal name the protocol did not bind describes the
+// session's cursor of that name (psycopg's named cursors learn their
+// columns so). ok is false when there is none.
+type CursorDescriber interface {
+	DescribeCursor(name string) (cols []Column, ok bool)
+}

@@ -13,7 +13,7 @@ import (
 // Session produces them, then ReadyForQuery.
 func (c *conn) handleQuery(query string) error {
 	delete(c.stmts, "")
-	delete(c.portals, "")
+	c.closePortal("")
 	if isEmptyQuery(query) {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return c.readyForQuery()
@@ -29,6 +29,9 @@ func (c *conn) handleQuery(query string) error {
 		}
 	case w.statements == 0:
 		c.send(&pgproto3.EmptyQueryResponse{})
+	}
+	if c.status() == 'I' {
+		c.closePortals() // a COMMIT or ROLLBACK ended their transaction
 	}
 	return c.readyForQuery()
 }

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"time"
+
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/expr"
 )
@@ -138,4 +140,13 @@ func DMLScan(rel *catalog.Relation, filter expr.Expr, indexes []*catalog.Relatio
 		return s
 	}
 	return &Filter{Input: s, Cond: filter}
+}
+
+// CreateSubscription creates a subscription: a change log of a table or
+// materialized view, kept for Retention (0: forever).
+type CreateSubscription struct {
+	Name        string
+	IfNotExists bool
+	From        *catalog.Relation
+	Retention   time.Duration
 }

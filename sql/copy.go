@@ -135,6 +135,11 @@ func (s *stmtParser) copyQuery(c *cursor) (*Statement, error) {
 	first, last := toks[0], toks[len(toks)-1]
 	inner := &stmtParser{p: s.p, query: s.query, st: &Statement{Text: s.query[first.Pos:last.End], Offset: first.Pos}}
 	inner.st.NumParams = maxParam(toks)
+	if first.isWord("subscribe") {
+		node, err := parseSubscribe(newCursor(s.query, toks))
+		inner.st.Node = node
+		return inner.st, err
+	}
 	node, err := inner.parse(toks)
 	if err != nil {
 		return nil, err

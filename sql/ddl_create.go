@@ -20,6 +20,8 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 		return s.parseCreateTable(c, true)
 	case c.acceptWord("schema"):
 		return parseCreateSchema(c)
+	case c.acceptWord("subscription"):
+		return parseCreateSubscription(c)
 	case c.acceptWords("materialized", "view"):
 		return s.parseCreateMV(c)
 	case c.acceptWord("view"):

@@ -1,7 +1,7 @@
 package sql
 
 // parseDrop parses DROP {TABLE | MATERIALIZED VIEW | VIEW | SOURCE |
-// INDEX | SCHEMA} [IF EXISTS] name, ... [CASCADE | RESTRICT].
+// INDEX | SCHEMA | SUBSCRIPTION} [IF EXISTS] name, ... [CASCADE | RESTRICT].
 func parseDrop(c *cursor) (Node, error) {
 	c.advance() // DROP
 	d := &DropStmt{}
@@ -16,6 +16,8 @@ func parseDrop(c *cursor) (Node, error) {
 		d.Kind = ObjSource
 	case c.acceptWord("schema"):
 		d.Kind = ObjSchema
+	case c.acceptWord("subscription"):
+		d.Kind = ObjSubscription
 	case c.acceptWord("index"):
 		d.Kind = ObjIndex
 		c.acceptWord("concurrently") // an index is always dropped so

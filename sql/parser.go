@@ -113,6 +113,12 @@ func (s *stmtParser) parse(toks []Token) (Node, error) {
 		return parseWait(c)
 	case first.isWord("copy"):
 		return s.parseCopy(c)
+	case first.isWord("declare"):
+		return s.parseDeclare(c)
+	case first.isWord("fetch"), first.isWord("move"):
+		return parseFetch(c)
+	case first.isWord("close"):
+		return parseClose(c)
 	}
 	return s.parseDML(toks)
 }

@@ -203,6 +203,7 @@ const (
 	ObjSource
 	ObjIndex
 	ObjSchema
+	ObjSubscription
 )
 
 // CreateSchemaStmt is CREATE SCHEMA [IF NOT EXISTS] name.

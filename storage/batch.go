@@ -336,6 +336,7 @@ func (s *Store) commitLocked(epoch uint64, batches []*WriteBatch) error {
 		}
 	}
 	s.epoch.Store(epoch)
+	s.epochChanged()
 	return nil
 }
 

@@ -52,6 +52,10 @@ type Store struct {
 	// commitMu serializes CommitEpoch and guards epoch updates.
 	commitMu sync.Mutex
 	epoch    atomic.Uint64
+	// epochCh is closed, and replaced, when epoch changes or the store
+	// closes (EpochChanged); guarded by epochMu.
+	epochMu sync.Mutex
+	epochCh chan struct{}
 
 	// snapMu guards snaps, the open snapshots (closed by Close if leaked).
 	snapMu sync.Mutex
@@ -155,11 +159,36 @@ func (s *Store) Close() error {
 		return ErrClosed
 	}
 	leaked := s.closeSnapshots()
+	s.epochChanged()
 	err := s.db.Close()
 	if leaked > 0 {
 		err = errors.Join(fmt.Errorf("%w: %d left open", ErrLeaked, leaked), err)
 	}
 	return err
+}
+
+// EpochChanged returns a channel that is closed at the next commit of an
+// epoch after the call, or when the store closes. A reader waiting for new
+// commits (a subscription cursor's FETCH with a timeout) takes the channel
+// first, then reads what is committed, then waits on it: no commit falls
+// in between.
+func (s *Store) EpochChanged() <-chan struct{} {
+	s.epochMu.Lock()
+	defer s.epochMu.Unlock()
+	if s.epochCh == nil {
+		s.epochCh = make(chan struct{})
+	}
+	return s.epochCh
+}
+
+// epochChanged wakes the waiters of EpochChanged.
+func (s *Store) epochChanged() {
+	s.epochMu.Lock()
+	defer s.epochMu.Unlock()
+	if s.epochCh != nil {
+		close(s.epochCh)
+		s.epochCh = nil
+	}
 }
 
 // closeSnapshots closes every open snapshot and returns how many there were.

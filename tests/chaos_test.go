@@ -421,6 +421,15 @@ func (m *chaosModel) checkTable(t *testing.T, table string, got map[int]int, whe
 // sorted text lines ("NULL" for nulls, values joined by "|").
 func pgLines(t *testing.T, c *pgx.Conn, q string) []string {
 	t.Helper()
+	out := orderedLines(t, c, q)
+	sort.Strings(out)
+	return out
+}
+
+// orderedLines runs q and returns its rows in the order they came, each
+// as its columns' text joined by "|" (NULL for a null).
+func orderedLines(t *testing.T, c *pgx.Conn, q string) []string {
+	t.Helper()
 	rows, err := c.Query(context.Background(), q, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -441,6 +450,5 @@ func pgLines(t *testing.T, c *pgx.Conn, q string) []string {
 	if err := rows.Err(); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	sort.Strings(out)
 	return out
 }

@@ -46,6 +46,7 @@ func sortedTextRows(q rowQuerier, sql string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		parts := []string{}
@@ -57,6 +58,9 @@ func sortedTextRows(q rowQuerier, sql string) ([]string, error) {
 			}
 		}
 		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	sort.Strings(out)
 	return out, nil

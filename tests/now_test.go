@@ -61,10 +61,15 @@ func queryValues(t *testing.T, q rowQuerier, query string) []any {
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
-	if rows.Len() != 1 || !rows.Next() {
-		t.Fatalf("%s: %d rows, want 1", query, rows.Len())
+	defer rows.Close()
+	if !rows.Next() {
+		t.Fatalf("%s: no row, want 1 (%v)", query, rows.Err())
 	}
-	return rows.Values()
+	vals := rows.Values()
+	if rows.Next() || rows.Err() != nil {
+		t.Fatalf("%s: more than 1 row (%v)", query, rows.Err())
+	}
+	return vals
 }
 
 // wantTimes checks that the values of query's one row are the times want.

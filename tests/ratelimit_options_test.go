@@ -111,7 +111,8 @@ func TestCreateWithOptionErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows.Len() != 0 {
+	defer rows.Close()
+	if rows.Next() {
 		t.Fatal("a failed CREATE left view v behind")
 	}
 }

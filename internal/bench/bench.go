@@ -32,7 +32,7 @@ import (
 )
 
 // Scenarios are the scenario names, in the order they run.
-var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark", "windowed"}
+var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark", "windowed", "api", "subscribe"}
 
 // Config sizes a run.
 type Config struct {
@@ -89,7 +89,10 @@ type Result struct {
 	// State, for a windowed step, samples its view's state over time,
 	// the last one after the whole stream.
 	State []StateSample
-	Err   error
+	// Note, when set, is the step's own comparison, printed in the
+	// compared column (api: Append's time over COPY's).
+	Note string
+	Err  error
 }
 
 // Run runs the scenarios and returns their results in order.
@@ -185,7 +188,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		run := map[string]func(*session) ([]Result, error){
 			"load": (*session).load, "backfill": (*session).backfill, "freshness": (*session).freshness,
-			"isolation": (*session).isolation,
+			"isolation": (*session).isolation, "api": (*session).api, "subscribe": (*session).subscribe,
 		}[name]
 		steps = append(steps, step{name, &streamdbTarget{dir: cfg.TempDir}, run})
 		// PostgreSQL has no backfill to be isolated from.
@@ -968,7 +971,7 @@ func Print(w io.Writer, results []Result) error {
 			fmt.Fprintf(tw, "%s\t%s\terror: %v\t\t\t\t\t\t\t\n", r.System, r.Scenario, r.Err)
 			continue
 		}
-		rate, p50, p99, rss, ratio := "", "", "", "", ""
+		rate, p50, p99, rss, ratio := "", "", "", "", r.Note
 		if secs := r.Elapsed.Seconds(); secs > 0 {
 			rate = fmt.Sprintf("%.0f", float64(r.Rows)/secs)
 		}

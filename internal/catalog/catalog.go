@@ -31,6 +31,9 @@ const (
 	// table's (or materialized view's) columns keyed by the index
 	// columns (see Index).
 	KindIndex
+	// KindSubscription is a subscription (CREATE SUBSCRIPTION): the
+	// change log of the relation Deps[0], kept for Retention.
+	KindSubscription
 )
 
 func (k Kind) String() string {
@@ -45,6 +48,8 @@ func (k Kind) String() string {
 		return "view"
 	case KindIndex:
 		return "index"
+	case KindSubscription:
+		return "subscription"
 	}
 	return "materialized view"
 }
@@ -159,6 +164,12 @@ type Relation struct {
 	// group's row is emitted once, when it closes.
 	CloseWindows      bool `json:"close_windows,omitempty"`
 	EmitOnWindowClose bool `json:"emit_on_window_close,omitempty"`
+	// Retention, of a subscription, is how long its log keeps a change
+	// (microseconds; 0: forever).
+	Retention int64 `json:"retention,omitempty"`
+	// Temporary: a subscription made for one COPY (SUBSCRIBE ...) or
+	// DB.Subscribe of a relation, dropped when it ends (and at Open).
+	Temporary bool `json:"temporary,omitempty"`
 	// Connector holds the connector options of a source or of a table fed
 	// by a connector (WITH connector = ...); nil for a plain table.
 	Connector map[string]string `json:"connector,omitempty"`

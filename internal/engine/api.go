@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -20,32 +21,102 @@ type Result struct {
 	RowsAffected int64
 }
 
-// Rows is the result of a query, held in memory.
+// Rows is the result of a query: held in memory, or, from OpenRows, a
+// SELECT's rows streamed from its QueryIter as they are pulled.
 type Rows struct {
 	Columns []Column
-	Tag     string
-	rows    [][]types.Datum
-	pos     int
-	zone    *types.Zone // the session's, which Text prints timestamptz in
+	// Tag is the command tag; for streamed rows it is set once they are
+	// read to the end or closed.
+	Tag  string
+	rows [][]types.Datum
+	pos  int
+	zone *types.Zone // the session's, which Text prints timestamptz in
+	it   *QueryIter  // streamed rows' iterator; nil when in memory
+	cur  []types.Datum
+	err  error
 }
 
-// Next advances to the next row.
+// Next advances to the next row. Streamed rows are pulled without a
+// context: use Pull to cancel.
 func (r *Rows) Next() bool {
-	if r.pos >= len(r.rows) {
-		return false
-	}
-	r.pos++
-	return true
+	ok, _ := r.Pull(context.Background())
+	return ok
 }
 
-// Len returns the number of rows.
+// Pull advances to the next row, pulling it from the executor when the
+// rows are streamed; it reports false at the end or on an error (also
+// kept for Err).
+func (r *Rows) Pull(ctx context.Context) (bool, error) {
+	if r.it == nil {
+		if r.pos >= len(r.rows) {
+			return false, nil
+		}
+		r.pos++
+		return true, nil
+	}
+	if r.err != nil {
+		return false, r.err
+	}
+	row, err := r.it.Next(ctx)
+	r.cur = row
+	if err != nil || row == nil {
+		r.err = err
+		r.Tag = r.it.Tag()
+		return false, err
+	}
+	return true, nil
+}
+
+// Err returns the error that ended streamed rows, if any.
+func (r *Rows) Err() error { return r.err }
+
+// Close releases what streamed rows hold (their snapshot); it is
+// idempotent and a no-op for rows in memory.
+func (r *Rows) Close() {
+	if r.it != nil {
+		r.Tag = r.it.Tag()
+		r.it.Close()
+	}
+}
+
+// Len returns the number of rows held in memory (0 for streamed rows).
 func (r *Rows) Len() int { return len(r.rows) }
+
+// Row returns the current row's Datums, valid until the next call of
+// Next or Pull.
+func (r *Rows) Row() []types.Datum { return r.current() }
+
+func (r *Rows) current() []types.Datum {
+	if r.it != nil {
+		return r.cur
+	}
+	return r.rows[r.pos-1]
+}
+
+// OpenRows runs one statement on the session (with args for $1, $2 ...)
+// or, without args, the statements of query, as Query does. A SELECT
+// (the only or the last statement) is not run to the end: its rows are
+// pulled from the executor as the caller reads them, and the caller must
+// Close them. Any other statement's rows are returned in memory.
+func (s *Session) OpenRows(ctx context.Context, query string, args ...any) (*Rows, error) {
+	it, rows, err := s.OpenQuery(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return rows, nil
+	}
+	return &Rows{Columns: it.Columns, it: it, zone: s.zone}, nil
+}
+
+// GoValue returns d, of type t, as Rows.Values does.
+func GoValue(d types.Datum, t types.Type) any { return goValue(d, t) }
 
 // Values returns the current row as Go values: int64, float64, bool,
 // string, time.Time, []byte (bytea), or nil; numerics and intervals as
 // their text.
 func (r *Rows) Values() []any {
-	row := r.rows[r.pos-1]
+	row := r.current()
 	out := make([]any, len(row))
 	for i, d := range row {
 		out[i] = goValue(d, r.Columns[i].Type)
@@ -56,7 +127,7 @@ func (r *Rows) Values() []any {
 // Text returns the current row rendered as Postgres text ("NULL" for nulls
 // is left to the caller: nil entries are nulls).
 func (r *Rows) Text() []*string {
-	row := r.rows[r.pos-1]
+	row := r.current()
 	out := make([]*string, len(row))
 	for i, d := range row {
 		if d != nil {
@@ -112,6 +183,34 @@ func (c *collector) Complete(tag string) error {
 func (c *collector) Notice(_, msg string) error {
 	c.notices = append(c.notices, msg)
 	return nil
+}
+
+// CopyFromColumns runs query, a COPY ... FROM STDIN statement, on this
+// session, with the data of the reader open returns once the COPY knows
+// its columns (their names and types, in the order the data gives them).
+func (s *Session) CopyFromColumns(ctx context.Context, query string, open func(cols []Column) (io.Reader, error)) (Result, error) {
+	c := &copyInFunc{open: open}
+	if err := s.Run(ctx, query, c); err != nil {
+		return Result{}, err
+	}
+	if !c.used {
+		return Result{}, pgerr.New(pgerr.InvalidParameterValue, "the statement is not a COPY FROM STDIN")
+	}
+	var n int64
+	fmt.Sscanf(c.tag, "COPY %d", &n)
+	return Result{Tag: c.tag, RowsAffected: n}, nil
+}
+
+// copyInFunc is the ResultWriter of CopyFromColumns.
+type copyInFunc struct {
+	collector
+	open func([]Column) (io.Reader, error)
+	used bool
+}
+
+func (c *copyInFunc) CopyIn(cols []Column, _ int16) (io.Reader, error) {
+	c.used = true
+	return c.open(cols)
 }
 
 // Exec runs the statements of query (with args for $1, $2 ... when it is

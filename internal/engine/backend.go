@@ -22,8 +22,11 @@ func (b backend) NewSession(ctx context.Context, user, database string) (pgwire.
 	return s, nil
 }
 
-// Close implements pgwire.Session.
-func (s *Session) Close() error { return nil }
+// Close implements pgwire.Session: it closes the session's cursors.
+func (s *Session) Close() error {
+	s.closeCursors()
+	return nil
+}
 
 // Prepare implements pgwire.Session: it describes one statement's
 // parameters and result columns.
@@ -31,6 +34,9 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 	st, err := s.parseOne(query)
 	if err != nil || st == nil {
 		return nil, nil, err
+	}
+	if params, cols, ok, err := s.describeCursorStmt(query, st, paramTypes); ok {
+		return params, cols, err
 	}
 	if cols, ok := s.describeUnbound(st); ok {
 		return nil, cols, nil

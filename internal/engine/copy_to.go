@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgcopy"
@@ -22,6 +23,11 @@ func (s *Session) copyTo(ctx context.Context, n *sql.CopyStmt, opts pgcopy.Optio
 	cw, ok := w.(pgwire.CopyOutWriter)
 	if !ok {
 		return pgerr.New(pgerr.FeatureNotSupported, "COPY TO STDOUT needs a client that reads copy data: use a PostgreSQL client or DB.CopyTo")
+	}
+	if n.Query != nil {
+		if sub, ok := n.Query.Node.(*sql.SubscribeStmt); ok {
+			return s.copySubscribe(ctx, sub, opts, cw, w)
+		}
 	}
 	q, pick, err := s.copyQuery(n, opts)
 	if err != nil {
@@ -96,6 +102,7 @@ type copyOut struct {
 	opts  pgcopy.Options
 	pick  []int
 	w     *pgcopy.Writer
+	raw   io.Writer // the client's copy-out stream w writes to
 	row   []types.Datum
 	rows  int64
 }
@@ -121,7 +128,7 @@ func (o *copyOut) Columns(cols []Column) error {
 	if err != nil {
 		return err
 	}
-	o.w = pgcopy.NewWriter(out, o.opts, names, ts, forceQuote)
+	o.w, o.raw = pgcopy.NewWriter(out, o.opts, names, ts, forceQuote), out
 	o.row = make([]types.Datum, len(cols))
 	return o.w.Begin()
 }

@@ -393,7 +393,7 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 				continue
 			}
 			code := pgerr.UndefinedTable
-			if d.Kind == catalog.KindIndex {
+			if d.Kind == catalog.KindIndex || d.Kind == catalog.KindSubscription {
 				code = pgerr.UndefinedObject // as Postgres's DROP INDEX
 			}
 			return pgerr.New(code, "%s %q does not exist", kindWord(d.Kind), name)
@@ -407,7 +407,7 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 
 func kindWord(k catalog.Kind) string {
 	switch k {
-	case catalog.KindTable, catalog.KindSource, catalog.KindView, catalog.KindIndex:
+	case catalog.KindTable, catalog.KindSource, catalog.KindView, catalog.KindIndex, catalog.KindSubscription:
 		return k.String()
 	}
 	return "materialized view"
@@ -432,8 +432,11 @@ func aKindWord(k catalog.Kind) string {
 func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade bool, w ResultWriter) (err error) {
 	var deps, indexes []*catalog.Relation
 	for _, dep := range db.dependents(rel.ID) {
-		if dep.Kind == catalog.KindIndex {
-			indexes = append(indexes, dep) // dropped with it, as in Postgres
+		if dep.Kind == catalog.KindIndex || dep.Kind == catalog.KindSubscription && dep.Temporary {
+			// Dropped with it: an index as in Postgres; the temporary
+			// subscription of a COPY (SUBSCRIBE) or DB.Subscribe, whose
+			// stream then ends with an error.
+			indexes = append(indexes, dep)
 		} else {
 			deps = append(deps, dep)
 		}

@@ -117,6 +117,8 @@ type DB struct {
 	// exclusively to wait for them, then sets closed.
 	gate   sync.RWMutex
 	closed bool
+	// iters are the open QueryIters, closed by Close.
+	iters openIters
 
 	actorSeq actorSeq
 	rowIDs   rowIDGen
@@ -189,6 +191,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 	for _, j := range resumed {
 		db.startJob(j)
 	}
+	if err := db.dropTemporarySubscriptions(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -207,6 +213,7 @@ func (db *DB) Close() error {
 		db.gate.Lock()
 		db.closed = true
 		db.gate.Unlock()
+		db.iters.closeAll()
 		// Commit the open epoch and the views being created (their
 		// progress) before stopping; a failure here only loses what a
 		// crash would.

@@ -192,8 +192,15 @@ func (db *DB) newRuntime(r *catalog.Relation, job *planner.StreamJob) *relRuntim
 // state tables, the others use the ones recorded in the relation.
 func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.StreamJob, error) {
 	env := &jobEnv{db: db, rel: r, allocate: mode == planner.Backfill}
-	if r.Kind == catalog.KindTable || r.Kind == catalog.KindSource {
+	switch r.Kind {
+	case catalog.KindTable, catalog.KindSource:
 		return planner.BuildTableJob(r, env)
+	case catalog.KindSubscription:
+		job, err := planner.BuildSubscriptionJob(r, env, false)
+		if err == nil {
+			err = env.err
+		}
+		return job, err
 	}
 	shape, err := db.planStored(r)
 	if err != nil {

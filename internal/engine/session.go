@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +44,8 @@ type Session struct {
 	// stmtTime is when the current statement started, txTime when the
 	// transaction block did (see statement_time.go).
 	stmtTime, txTime types.Timestamp
+	// cursors are the open cursors by name (see cursor.go).
+	cursors map[string]*namedCursor
 }
 
 // NewSession returns a new session.
@@ -157,6 +158,12 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		if n.Kind == sql.ObjSchema {
 			return s.db.dropSchemas(ctx, n, w)
 		}
+	case *sql.DeclareStmt:
+		return s.declare(ctx, n, opts, w)
+	case *sql.FetchStmt:
+		return s.fetch(ctx, n, w)
+	case *sql.CloseStmt:
+		return s.closeCursor(n, w)
 	case *sql.CancelJobsStmt:
 		for _, id := range n.IDs {
 			if err := s.db.cancelJob(uint32(id)); err != nil {
@@ -205,7 +212,7 @@ func (s *Session) transaction(n *sql.TransactionStmt, w ResultWriter) error {
 				return err
 			}
 		}
-		s.inTx = false
+		s.endTransaction(false)
 		return w.Complete("ROLLBACK")
 	default:
 		if !s.inTx {
@@ -213,9 +220,18 @@ func (s *Session) transaction(n *sql.TransactionStmt, w ResultWriter) error {
 				return err
 			}
 		}
-		s.inTx = false
+		s.endTransaction(true)
 		return w.Complete("COMMIT")
 	}
+}
+
+// endTransaction ends the transaction block, committed or rolled back,
+// and with it the cursors that do not outlive it (see endCursors).
+func (s *Session) endTransaction(commit bool) {
+	if s.inTx {
+		s.endCursors(commit)
+	}
+	s.inTx = false
 }
 
 // TxStatus implements pgwire.TxStatuser: 'T' inside a block, 'I' outside.
@@ -235,6 +251,18 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 	}
 	switch b := stmt.(type) {
 	case *planner.Query:
+		if t, ok := w.(iterTaker); ok {
+			it, err := s.db.openQuery(ctx, b)
+			if err != nil {
+				return err
+			}
+			if err := s.db.iters.add(it); err != nil {
+				it.Close()
+				return err
+			}
+			t.takeIter(it)
+			return nil
+		}
 		return s.db.runQuery(ctx, b, w)
 	case *planner.Insert:
 		ret := newReturning(b.Returning)
@@ -279,6 +307,8 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 		return s.db.createIndex(ctx, b, opts, w)
 	case *planner.Drop:
 		return s.db.drop(ctx, b, w)
+	case *planner.CreateSubscription:
+		return s.db.createSubscription(ctx, b, w)
 	}
 	return pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", stmt)
 }
@@ -472,6 +502,8 @@ func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) err
 		return s.db.showRelations(w, catalog.KindSource)
 	case "jobs":
 		return s.db.showJobs(w)
+	case "subscriptions":
+		return s.db.showSubscriptions(w)
 	case "all":
 		if err := w.Columns([]Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}); err != nil {
 			return err
@@ -559,19 +591,11 @@ func (s *Session) statementTimeout() time.Duration {
 // parseTimeout reads a time setting as Postgres does: a bare number is
 // milliseconds; a unit (us, ms, s, min, h, d) may follow; 0 is none.
 func parseTimeout(name, v string) (time.Duration, error) {
-	s := strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "'"))
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	n, err := strconv.ParseFloat(s[:i], 64)
-	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
-		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
-	u, ok := unit[strings.ToLower(strings.TrimSpace(s[i:]))]
-	if err != nil || !ok || n < 0 || n*float64(u) > float64(math.MaxInt32)*float64(time.Millisecond) {
+	d, err := sql.ParseDuration(strings.Trim(strings.TrimSpace(v), "'"))
+	if err != nil || d < 0 || d > time.Duration(math.MaxInt32)*time.Millisecond {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 	}
-	return time.Duration(n * float64(u)), nil
+	return d, nil
 }
 
 // TxWrites counts the statements of the open transaction block that wrote

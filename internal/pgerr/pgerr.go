@@ -52,6 +52,7 @@ const (
 	ProtocolViolation        = "08P01"
 	InvalidSQLStatement      = "26000"
 	InvalidCursorName        = "34000"
+	InvalidCursorState       = "24000"
 	UndefinedParameter       = "42P02"
 	CantChangeRuntimeParam   = "55P02"
 	DiskFull                 = "53100"

@@ -34,6 +34,7 @@ func (c *conn) Query(ctx context.Context, sql string) ([][]slt.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	var out [][]slt.Value
 	for rows.Next() {
 		text := rows.Text()
@@ -47,7 +48,7 @@ func (c *conn) Query(ctx context.Context, sql string) ([][]slt.Value, error) {
 		}
 		out = append(out, vals)
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 func (c *conn) Close() error { return c.s.Close() }

@@ -47,6 +47,9 @@ type Engine interface {
 	// keeps state, in relation id order, from one snapshot of committed
 	// state.
 	StateSizes() ([]StateSize, error)
+	// Subscriptions lists the subscriptions, by name, with what their
+	// logs hold in one snapshot of committed state.
+	Subscriptions() ([]Subscription, error)
 }
 
 // ViewError counts the rows on which one of a view's expressions failed

@@ -97,6 +97,10 @@ func (e fakeEngine) StateSizes() ([]StateSize, error) {
 	}, nil
 }
 
+func (e fakeEngine) Subscriptions() ([]Subscription, error) {
+	return []Subscription{{Name: "s", Relation: "v", Retention: time.Hour, Oldest: 3, Newest: 9, Changes: 12}}, nil
+}
+
 func (e fakeEngine) ViewErrors() []ViewError {
 	return []ViewError{
 		{View: "mv", Code: "22012", Message: "division by zero", Count: 3, FirstEpoch: 0, LastEpoch: 9,
@@ -144,6 +148,8 @@ func fits(d types.Datum, t types.Type) bool {
 		return t.IsString() || t.ID == types.IDArray
 	case types.Timestamp:
 		return t.ID == types.IDTimestampTZ
+	case types.Interval:
+		return t.ID == types.IDInterval
 	}
 	return false
 }

@@ -216,6 +216,8 @@ func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
 		kind = catalog.KindView
 	case sql.ObjIndex:
 		kind = catalog.KindIndex
+	case sql.ObjSubscription:
+		kind = catalog.KindSubscription
 	default:
 		return nil, notSupported("DROP of this kind of object")
 	}
@@ -239,7 +241,7 @@ func (b *binder) checkDropTarget(kind catalog.Kind, name string, ifExists bool) 
 			return nil
 		}
 		code := pgerr.UndefinedTable
-		if kind == catalog.KindIndex {
+		if kind == catalog.KindIndex || kind == catalog.KindSubscription {
 			code = pgerr.UndefinedObject // as Postgres's DROP INDEX
 		}
 		return b.at(pgerr.New(code, "%s %q does not exist", kind, name), nil, name)

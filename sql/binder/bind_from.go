@@ -178,8 +178,13 @@ func (b *binder) relation(tn *ast.TableName) (*catalog.Relation, error) {
 		err := pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name)
 		return nil, b.at(err, tn, name)
 	}
-	if r.Kind == catalog.KindIndex {
+	switch r.Kind {
+	case catalog.KindIndex:
 		return nil, b.at(pgerr.New(WrongObjectType, "%q is an index", name), tn, name)
+	case catalog.KindSubscription:
+		err := pgerr.New(WrongObjectType, "%q is a subscription", name)
+		err.Hint = "Read a subscription with DECLARE ... SUBSCRIPTION CURSOR FOR " + name + " and FETCH."
+		return nil, b.at(err, tn, name)
 	}
 	return r, nil
 }

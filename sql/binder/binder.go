@@ -177,6 +177,8 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 		return b.bindDrop(s)
 	case *sql.CreateIndexStmt:
 		return b.bindCreateIndex(s)
+	case *sql.CreateSubscriptionStmt:
+		return b.bindCreateSubscription(s)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "binder: unsupported statement %T", n)
 }

@@ -237,6 +237,31 @@ public class PgJdbcClient {
             rs.next();
             check(rs.getLong(1), 53L, "count after errors");
         }
+
+        // setFetchSize outside autocommit: the driver executes the portal
+        // with a row limit and resumes it (PortalSuspended) 100 rows at a
+        // time.
+        try (Statement st = conn.createStatement()) {
+            st.execute("CREATE TABLE many (id int PRIMARY KEY, v text)");
+            st.execute("INSERT INTO many SELECT g, 'v' || g FROM generate_series(1, 2500) AS g");
+        }
+        conn.setAutoCommit(false);
+        try (PreparedStatement ps = conn.prepareStatement("SELECT id, v FROM many WHERE id > ? ORDER BY id")) {
+            ps.setFetchSize(100);
+            ps.setInt(1, 500);
+            long n = 0, last = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    n++;
+                    last = rs.getLong(1);
+                    check(rs.getString(2), "v" + last, "row " + last + " with a fetch size");
+                }
+            }
+            check(n, 2000L, "rows read with a fetch size");
+            check(last, 2500L, "last row read with a fetch size");
+        }
+        conn.commit();
+        conn.setAutoCommit(true);
     }
 
     static void checkView(Statement st, String... want) throws SQLException {

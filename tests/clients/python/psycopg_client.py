@@ -127,6 +127,21 @@ def main():
         conn.commit()
         check(conn.execute("SELECT c_text FROM alltypes WHERE id = %s", (4,)).fetchone(), ("in a transaction",), "row 4")
         conn.rollback()
+
+        # A named (server-side) cursor: DECLARE ... CURSOR and FETCH
+        # FORWARD itersize rows at a time, inside psycopg's transaction.
+        conn.execute("CREATE TABLE many (id int PRIMARY KEY, v text)")
+        conn.execute("INSERT INTO many SELECT g, 'v' || g FROM generate_series(1, 2500) AS g")
+        conn.commit()
+        with conn.cursor(name="many_cur") as cur:
+            cur.itersize = 100
+            cur.execute("SELECT id, v FROM many WHERE id > %s ORDER BY id", (500,))
+            check(cur.fetchone(), (501, "v501"), "named cursor, first row")
+            check(len(cur.fetchmany(300)), 300, "named cursor, fetchmany")
+            rest = list(cur)
+            check(len(rest), 1699, "named cursor, the rest")
+            check(rest[-1], (2500, "v2500"), "named cursor, last row")
+        conn.commit()
     print("psycopg", psycopg.__version__, "ok")
 
 
