@@ -78,7 +78,9 @@ func newConn(s *Server, nc net.Conn) *conn {
 func (c *conn) serve() {
 	defer c.srv.wg.Done()
 	defer c.srv.forget(c)
-	defer c.nc.Close()
+	// c.nc at the end: over TLS, closing the TLS connection sends its
+	// close_notify before the socket goes.
+	defer func() { c.nc.Close() }()
 	defer c.cancel()
 	defer c.recoverPanic()
 	if !c.startup() {

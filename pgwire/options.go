@@ -1,6 +1,8 @@
 package pgwire
 
 import (
+	"crypto/tls"
+	"errors"
 	"log/slog"
 	"time"
 )
@@ -34,6 +36,17 @@ type Options struct {
 	// NewServer. Empty (the default): "trust", every client is admitted,
 	// which is safe only on a loopback address.
 	Password string
+	// TLSConfig, when set, makes the server answer a client's SSLRequest
+	// with 'S' and run TLS on the connection before its startup message;
+	// the server uses a clone whose MinVersion is at least TLS 1.2. It
+	// needs a certificate (Certificates or GetCertificate). Nil (the
+	// default): SSLRequest is refused with 'N' and clients that prefer TLS
+	// continue in plain text. GSSENCRequest is always refused.
+	TLSConfig *tls.Config
+	// RequireTLS makes the server refuse a plain-text StartupMessage with
+	// FATAL 28000; a CancelRequest is still accepted in plain text, as
+	// clients send it so. It needs TLSConfig (see Validate).
+	RequireTLS bool
 	// Logger receives connection errors (at debug level) and recovered
 	// panics (at error level). Default: discard.
 	Logger *slog.Logger
@@ -72,5 +85,31 @@ func (o Options) EnsureDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.TLSConfig != nil && o.TLSConfig.MinVersion < tls.VersionTLS12 {
+		o.TLSConfig = o.TLSConfig.Clone()
+		o.TLSConfig.MinVersion = tls.VersionTLS12
+	}
 	return o
+}
+
+// Validate's errors.
+var (
+	// ErrRequireTLSWithoutConfig: RequireTLS without a TLSConfig would
+	// admit no client.
+	ErrRequireTLSWithoutConfig = errors.New("pgwire: RequireTLS needs a TLSConfig")
+	// ErrTLSWithoutCertificate: a TLSConfig with no way to find a
+	// certificate fails every handshake.
+	ErrTLSWithoutCertificate = errors.New("pgwire: TLSConfig has no certificate")
+)
+
+// Validate reports options the server cannot serve with. Serve calls it
+// before accepting any connection.
+func (o Options) Validate() error {
+	if o.RequireTLS && o.TLSConfig == nil {
+		return ErrRequireTLSWithoutConfig
+	}
+	if c := o.TLSConfig; c != nil && len(c.Certificates) == 0 && c.GetCertificate == nil && c.GetConfigForClient == nil {
+		return ErrTLSWithoutCertificate
+	}
+	return nil
 }

@@ -65,9 +65,14 @@ func (s *Server) ListenAndServe() error {
 }
 
 // Serve accepts connections on ln until Close is called, then returns
-// ErrServerClosed; it returns another error if Accept fails for good. Serve
-// takes ownership of ln and closes it.
+// ErrServerClosed; it returns another error if Accept fails for good, or
+// at once the error of Options.Validate. Serve takes ownership of ln and
+// closes it.
 func (s *Server) Serve(ln net.Listener) error {
+	if err := s.opts.Validate(); err != nil {
+		ln.Close()
+		return err
+	}
 	if !s.trackListener(ln) {
 		ln.Close()
 		return ErrServerClosed

@@ -18,7 +18,6 @@ const (
 	codeGSSENCRequest = 80877104
 	protocolMajor3    = 3
 	maxStartupLen     = 10000 // MAX_STARTUP_PACKET_LENGTH in Postgres
-	maxNegotiations   = 4     // SSLRequest/GSSENCRequest rounds before startup
 )
 
 // startupPacket is a decoded startup-phase packet.
@@ -29,9 +28,13 @@ type startupPacket struct {
 }
 
 // startup runs the startup phase; it reports whether a session is ready.
+// Before its StartupMessage a client may ask once for TLS (SSLRequest) and
+// once for GSS encryption (GSSENCRequest); a repeated request, or one over
+// an established TLS session, is a protocol violation, as in Postgres.
 func (c *conn) startup() bool {
 	c.setDeadline(time.Now().Add(c.srv.opts.StartupTimeout))
-	for range maxNegotiations {
+	var asked encryptionRequests
+	for {
 		p, err := c.readStartupPacket()
 		if err != nil {
 			c.startupFailed(err)
@@ -39,19 +42,58 @@ func (c *conn) startup() bool {
 		}
 		switch p.code {
 		case codeSSLRequest, codeGSSENCRequest:
-			if _, err := c.nc.Write([]byte{'N'}); err != nil {
-				c.log.Debug("pgwire: refusing encryption", "err", err)
+			if !c.answerEncryptionRequest(p.code, &asked) {
 				return false
 			}
 		case codeCancelRequest:
 			c.handleCancelRequest(p.payload)
 			return false
 		default:
+			if c.srv.opts.RequireTLS && !c.encrypted() {
+				c.fatal(&pgerr.Error{Code: "28000", Message: "connection requires SSL: this server accepts only TLS-encrypted connections",
+					Hint: "Connect with sslmode=require (or verify-ca, verify-full)."})
+				return false
+			}
 			return c.startSession(p)
 		}
 	}
-	c.fatal(pgerr.New(pgerr.ProtocolViolation, "too many encryption requests"))
-	return false
+}
+
+// encryptionRequests records which encryption requests a client has made.
+type encryptionRequests struct{ ssl, gss bool }
+
+// answerEncryptionRequest answers an SSLRequest or GSSENCRequest: 'S' and
+// a TLS handshake for an SSLRequest when the server has a TLSConfig, 'N'
+// otherwise. It reports whether the startup goes on.
+func (c *conn) answerEncryptionRequest(code uint32, asked *encryptionRequests) bool {
+	seen := &asked.gss
+	if code == codeSSLRequest {
+		seen = &asked.ssl
+	}
+	switch {
+	case c.encrypted():
+		c.fatal(pgerr.New(pgerr.ProtocolViolation, "%s over an established TLS session", requestName(code)))
+		return false
+	case *seen:
+		c.fatal(pgerr.New(pgerr.ProtocolViolation, "duplicate %s", requestName(code)))
+		return false
+	}
+	*seen = true
+	if code == codeSSLRequest && c.srv.opts.TLSConfig != nil {
+		return c.startTLS()
+	}
+	if _, err := c.nc.Write([]byte{'N'}); err != nil {
+		c.log.Debug("pgwire: refusing encryption", "err", err)
+		return false
+	}
+	return true
+}
+
+func requestName(code uint32) string {
+	if code == codeSSLRequest {
+		return "SSLRequest"
+	}
+	return "GSSENCRequest"
 }
 
 func (c *conn) startupFailed(err error) {

@@ -70,6 +70,19 @@ func (f *Fragment) Watermarks() []stream.Watermark {
 	return out
 }
 
+// Stats returns the sum of the fragment's actors' counters (zero for a
+// fragment only described).
+func (f *Fragment) Stats() stream.ActorStats {
+	var out stream.ActorStats
+	for _, a := range f.live {
+		s := a.Stats()
+		out.RowsOut += s.RowsOut
+		out.ChunksOut += s.ChunksOut
+		out.SendTime += s.SendTime
+	}
+	return out
+}
+
 // FragmentInput is one input of a fragment: the rows of fragment
 // Fragment of the same job (or, when Upstream is set, of that relation's
 // actors) hashed on the columns Key to the fragment's actors.

@@ -35,12 +35,20 @@ func requireClient(t *testing.T, what string, err error) {
 // the server on port, and fails the test with its output if it fails.
 func runClient(t *testing.T, port int, name string, args ...string) {
 	t.Helper()
+	runClientEnv(t, port, nil, name, args...)
+}
+
+// runClientEnv is runClient with more environment variables (such as
+// PGSSLMODE), which override its own.
+func runClientEnv(t *testing.T, port int, env []string, name string, args ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), "PGHOST=127.0.0.1", fmt.Sprintf("PGPORT=%d", port), "PGUSER=tester",
-		"PGDATABASE=dev", "PGSSLMODE=disable", "PGCONNECT_TIMEOUT=10", "PGPASSWORD=", "PGSERVICEFILE=/nonexistent",
+		"PGDATABASE=dev", "PGSSLMODE=disable", "PGSSLROOTCERT=", "PGCONNECT_TIMEOUT=10", "PGPASSWORD=", "PGSERVICEFILE=/nonexistent",
 		"PGPASSFILE=/nonexistent", "PGOPTIONS=", "TZ=UTC")
+	cmd.Env = append(cmd.Env, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -53,7 +61,9 @@ func runClient(t *testing.T, port int, name string, args ...string) {
 // (a pyenv shim earlier in PATH would hide it).
 const systemPython = "/usr/bin/python3"
 
-func TestClientPsycopg(t *testing.T) {
+// requirePsycopg skips (or under CI fails) the test without psycopg 3.
+func requirePsycopg(t *testing.T) {
+	t.Helper()
 	_, err := os.Stat(systemPython)
 	if err == nil {
 		var out []byte
@@ -62,9 +72,23 @@ func TestClientPsycopg(t *testing.T) {
 		}
 	}
 	requireClient(t, "psycopg 3 for "+systemPython, err)
+}
+
+func TestClientPsycopg(t *testing.T) {
+	requirePsycopg(t)
 	db := openMem(t)
 	port := startServer(t, db)
 	runClient(t, port, systemPython, filepath.Join("clients", "python", "psycopg_client.py"))
+}
+
+// TestClientPsycopgTLS runs the psycopg session over TLS (libpq's
+// sslmode=verify-full) against a server that refuses plain clients.
+func TestClientPsycopgTLS(t *testing.T) {
+	requirePsycopg(t)
+	cert := newTestCert(t)
+	port := startTLSServer(t, openMem(t), cert)
+	runClientEnv(t, port, []string{"PGSSLMODE=verify-full", "PGSSLROOTCERT=" + cert.certFile},
+		systemPython, filepath.Join("clients", "python", "psycopg_client.py"))
 }
 
 func TestClientNodePostgres(t *testing.T) {
@@ -84,7 +108,10 @@ func TestClientNodePostgres(t *testing.T) {
 // pgjdbcJar is where Debian's libpostgresql-jdbc-java installs pgjdbc.
 const pgjdbcJar = "/usr/share/java/postgresql.jar"
 
-func TestClientPgJDBC(t *testing.T) {
+// buildPgJDBCClient compiles the pgjdbc client and returns the java
+// command and the arguments that run it, but for the URL.
+func buildPgJDBCClient(t *testing.T) (string, []string) {
+	t.Helper()
 	javac, err := exec.LookPath("javac")
 	requireClient(t, "javac (a JDK, e.g. default-jdk-headless)", err)
 	java, err := exec.LookPath("java")
@@ -97,8 +124,23 @@ func TestClientPgJDBC(t *testing.T) {
 	if out, err := exec.Command(javac, "-cp", pgjdbcJar, "-d", classes, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
+	return java, []string{"-cp", pgjdbcJar + string(filepath.ListSeparator) + classes, "PgJdbcClient"}
+}
+
+func TestClientPgJDBC(t *testing.T) {
+	java, args := buildPgJDBCClient(t)
 	db := openMem(t)
 	port := startServer(t, db)
-	runClient(t, port, java, "-cp", pgjdbcJar+string(filepath.ListSeparator)+classes, "PgJdbcClient",
-		fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/dev", port))
+	runClient(t, port, java, append(args, fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/dev", port))...)
+}
+
+// TestClientPgJDBCTLS runs the pgjdbc session over TLS (sslmode=verify-full,
+// read by the client from PGSSLMODE) against a server that refuses plain
+// clients.
+func TestClientPgJDBCTLS(t *testing.T) {
+	java, args := buildPgJDBCClient(t)
+	cert := newTestCert(t)
+	port := startTLSServer(t, openMem(t), cert)
+	runClientEnv(t, port, []string{"PGSSLMODE=verify-full", "PGSSLROOTCERT=" + cert.certFile},
+		java, append(args, fmt.Sprintf("jdbc:postgresql://127.0.0.1:%d/dev", port))...)
 }

@@ -16,7 +16,6 @@ import (
 // server it starts, printed side by side.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	rows := fs.Int64("rows", 10_000_000, "rows of the load and backfill tables")
 	fresh := fs.Int("freshness", 10_000, "single-row INSERTs timed by the freshness scenario")
 	pgFresh := fs.Int("pg-freshness", 20, "REFRESHes timed on PostgreSQL by the freshness scenario (each rereads the table)")
@@ -30,10 +29,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	stateEvery := fs.Duration("state-every", 0, "windowed scenario: sample the views' state this often (each sample scans it; 0: only at the end)")
 	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamdb bench [flags] [scenario...]\nscenarios: %s, nexmark/QUERY, windowed/QUERY[-no-watermark] (default: all)\n", strings.Join(bench.Scenarios, ", "))
+		fmt.Fprintf(fs.Output(), "usage: streamdb bench [flags] [SCENARIO...]\n\n%s\n\n"+
+			"SCENARIO... names the scenarios to run, in order (default: all of them):\n  %s,\n"+
+			"  nexmark/QUERY (one Nexmark query), windowed/QUERY[-no-watermark]\n"+
+			"Each runs on a fresh data dir; the results print as a table.\n\n"+
+			"example: streamdb bench --rows 1000000 --compare postgres load backfill\n\nflags:\n",
+			benchSummary, strings.Join(bench.Scenarios, ", "))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	if *compare != "" && *compare != "postgres" {

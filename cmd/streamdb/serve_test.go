@@ -57,7 +57,7 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
 	errc := make(chan error, 1)
-	go func() { errc <- serve(ctx, append([]string{"--data-dir", ":memory:"}, args...), &out) }()
+	go func() { errc <- serve(ctx, append([]string{"--data-dir", ":memory:"}, args...), &out, &out) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-errc; err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/storage"
@@ -40,6 +41,28 @@ type Actor struct {
 	// watermarks are those of the last barrier the actor sent (see
 	// Watermarks).
 	watermarks atomic.Pointer[[]Watermark]
+	// stats count what the actor sent (Stats).
+	stats actorStats
+}
+
+// actorStats are an actor's counters: atomics, the only thing the chunk
+// path touches for metrics.
+type actorStats struct {
+	rowsOut, chunksOut, sendNanos atomic.Int64
+}
+
+// ActorStats are what an actor sent downstream since it started: rows
+// and chunks, and the time it spent in sending them, blocked when the
+// downstream is slower (backpressure).
+type ActorStats struct {
+	RowsOut, ChunksOut int64
+	SendTime           time.Duration
+}
+
+// Stats returns the actor's counters; safe for concurrent use.
+func (a *Actor) Stats() ActorStats {
+	return ActorStats{RowsOut: a.stats.rowsOut.Load(), ChunksOut: a.stats.chunksOut.Load(),
+		SendTime: time.Duration(a.stats.sendNanos.Load())}
 }
 
 // Watermarks returns the watermarks of the last barrier the actor sent
@@ -110,9 +133,13 @@ func (a *Actor) run(ctx context.Context, c *Coordinator) (err error) {
 			if !a.background.Load() {
 				c.slots.noteActive() // the running graph has rows to move
 			}
+			start := time.Now()
 			if err := a.Out.Send(ctx, msg); err != nil {
 				return a.actorError(err)
 			}
+			a.stats.sendNanos.Add(int64(time.Since(start)))
+			a.stats.rowsOut.Add(int64(msg.Chunk.NumRows()))
+			a.stats.chunksOut.Add(1)
 			continue
 		}
 		stopped, err := a.passBarrier(ctx, c, msg)

@@ -216,11 +216,17 @@ func (c *Coordinator) commitComponents() {
 		batches = append(batches, comp.es.batches...)
 		epoch = max(epoch, comp.es.barrier.Prev)
 	}
+	commitStart := time.Now()
 	err := c.store.CommitComponents(epoch, batches)
 	if err != nil {
 		c.failComponents(fmt.Errorf("stream: committing epoch %d: %w", epoch, err))
 		return
 	}
+	made := make([]time.Time, len(done))
+	for i, comp := range done {
+		made[i] = comp.es.made
+	}
+	c.observeCommit(commitStart, made...)
 	c.mu.Lock()
 	c.committed = max(c.committed, epoch)
 	c.failures = 0

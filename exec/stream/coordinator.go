@@ -65,6 +65,8 @@ type epochState struct {
 	// global one), and injected is closed once its injector is done.
 	comp     *component
 	injected chan struct{}
+	// made is when the barrier was made (for Metrics.BarrierLatency).
+	made time.Time
 }
 
 type sourceMark struct {
@@ -108,6 +110,33 @@ type CoordinatorOptions struct {
 	// Clock gives the time barriers carry (Barrier.Time); nil:
 	// time.Now. Tests set it to move temporal filters by hand.
 	Clock func() time.Time
+	// Metrics, when set, observe the running graph's barriers.
+	Metrics *CoordinatorMetrics
+}
+
+// CoordinatorMetrics observe the running graph's barriers, in seconds:
+// BarrierLatency from a barrier's making (inject) to its commit,
+// CommitLatency the storage commit alone. A creating job's own barriers
+// are not observed. (A prometheus.Histogram is an Observer.)
+type CoordinatorMetrics struct {
+	BarrierLatency, CommitLatency Observer
+}
+
+// Observer takes one observation.
+type Observer interface{ Observe(float64) }
+
+// observeCommit notes the storage commit that began at commitStart and
+// the latency of the barriers made at made that it committed.
+func (c *Coordinator) observeCommit(commitStart time.Time, made ...time.Time) {
+	m := c.opts.Metrics
+	if m == nil {
+		return
+	}
+	now := time.Now()
+	m.CommitLatency.Observe(now.Sub(commitStart).Seconds())
+	for _, t := range made {
+		m.BarrierLatency.Observe(now.Sub(t).Seconds())
+	}
 }
 
 // Coordinator injects barriers into the graph's sources, collects them from
@@ -241,6 +270,13 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 	}
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
 	return c
+}
+
+// Epoch returns the epoch the next barrier starts (its Prev).
+func (c *Coordinator) Epoch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch
 }
 
 // CommittedEpoch returns the last committed epoch.
@@ -713,9 +749,12 @@ func (c *Coordinator) barrier(reqs []request) error {
 
 	err := c.injectAndCollect(ctx, es, sources)
 	if err == nil {
+		commitStart := time.Now()
 		err = c.store.CommitEpoch(es.barrier.Prev, es.batches)
 		if err != nil {
 			err = fmt.Errorf("stream: committing epoch %d: %w", es.barrier.Prev, err)
+		} else {
+			c.observeCommit(commitStart, es.made)
 		}
 	}
 	if err == nil {
@@ -794,7 +833,7 @@ func (c *Coordinator) newEpochLocked(m Mutation, expected map[ActorID]bool) *epo
 	b := &Barrier{Prev: c.epoch, Curr: c.epoch + 1, Mutation: m, Time: c.now(),
 		commit: &commitSignal{done: make(chan struct{})}}
 	c.epoch++
-	es := &epochState{barrier: b, expected: make(map[ActorID]bool, len(expected)), all: make(chan struct{})}
+	es := &epochState{barrier: b, expected: make(map[ActorID]bool, len(expected)), all: make(chan struct{}), made: time.Now()}
 	for id := range expected {
 		es.expected[id] = true
 	}

@@ -19,7 +19,18 @@ type backend struct{ db *DB }
 func (b backend) NewSession(ctx context.Context, user, database string) (pgwire.Session, error) {
 	s := b.db.NewSession()
 	s.user, s.database = user, database
-	return s, nil
+	b.db.metrics.connsTotal.Inc()
+	b.db.metrics.connsOpen.Inc()
+	return wireSession{s}, nil
+}
+
+// wireSession is a connection's session: closing it counts the
+// connection closed (streamdb_connections).
+type wireSession struct{ *Session }
+
+func (s wireSession) Close() error {
+	s.db.metrics.connsOpen.Dec()
+	return s.Session.Close()
 }
 
 // Close implements pgwire.Session: it closes the session's cursors.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgcopy"
@@ -148,7 +149,9 @@ func (s *Session) copyFrom(ctx context.Context, n *sql.CopyStmt, opts pgcopy.Opt
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	rows, err := s.db.writer.CopyFrom(ctx, rel, targets, defaults, opts, in)
+	s.db.metrics.wrote(writeCopy, start, rows, err)
 	if err != nil {
 		return err
 	}

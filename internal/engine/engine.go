@@ -23,7 +23,8 @@
 // the engine through write.Engine (writes.go); the pg_catalog,
 // information_schema and streamdb_catalog relations are package
 // systemcatalog, which sees it through systemcatalog.Engine
-// (systemcatalog.go).
+// (systemcatalog.go). The DB's Prometheus metrics (its own registry,
+// read at scrape time where it can) are in metrics.go.
 //
 // Locking: db.mu guards the catalog maps and runtime handles (readers take
 // RLock); db.ddlMu serializes DDL; each table has a DML mutex held from its
@@ -129,9 +130,12 @@ type DB struct {
 	// viewErrors counts the data errors of views' expressions
 	// (streamdb_catalog.view_errors).
 	viewErrors viewErrorLog
-	defaultMu  sync.Mutex
-	defSess    *Session
-	closeOnce  sync.Once
+	// metrics is the DB's Prometheus registry and its instruments
+	// (metrics.go).
+	metrics   *metrics
+	defaultMu sync.Mutex
+	defSess   *Session
+	closeOnce sync.Once
 }
 
 // relRuntime is the running side of a relation.
@@ -176,12 +180,14 @@ func Open(dir string, opts *Options) (*DB, error) {
 		jobs: map[uint32]*job{}, closing: make(chan struct{})}
 	db.writer = write.New(writeEngine{db})
 	db.viewErrors.onNew = db.logViewError
+	db.metrics = newMetrics(db)
 	if err := db.loadCatalog(); err != nil {
 		st.Close()
 		return nil, err
 	}
 	db.coord = stream.NewCoordinator(st, stream.CoordinatorOptions{
-		BarrierInterval: o.BarrierInterval, Logger: o.Logger, OnFailure: db.rebuildGraph, Clock: o.Clock})
+		BarrierInterval: o.BarrierInterval, Logger: o.Logger, Clock: o.Clock, Metrics: db.metrics.coordinator(),
+		OnFailure: func(cause error) { db.metrics.recovered(cause); db.rebuildGraph(cause) }})
 	g, resumed, err := db.buildGraph()
 	if err != nil {
 		st.Close()

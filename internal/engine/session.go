@@ -266,21 +266,27 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 		return s.db.runQuery(ctx, b, w)
 	case *planner.Insert:
 		ret := newReturning(b.Returning)
+		start := time.Now()
 		n, err := s.db.writer.Insert(ctx, b, ret.collect())
+		s.db.metrics.wrote(writeInsert, start, n, err)
 		if err != nil {
 			return err
 		}
 		return ret.write(w, fmt.Sprintf("INSERT 0 %d", n))
 	case *planner.Update:
 		ret := newReturning(b.Returning)
+		start := time.Now()
 		n, err := s.db.writer.Update(ctx, b, ret.collect())
+		s.db.metrics.wrote(writeUpdate, start, n, err)
 		if err != nil {
 			return err
 		}
 		return ret.write(w, fmt.Sprintf("UPDATE %d", n))
 	case *planner.Delete:
 		ret := newReturning(b.Returning)
+		start := time.Now()
 		n, err := s.db.writer.Delete(ctx, b, ret.collect())
+		s.db.metrics.wrote(writeDelete, start, n, err)
 		if err != nil {
 			return err
 		}

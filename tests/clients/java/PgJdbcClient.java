@@ -111,7 +111,12 @@ public class PgJdbcClient {
     public static void main(String[] args) throws Exception {
         Properties props = new Properties();
         props.setProperty("user", System.getenv().getOrDefault("PGUSER", "tester"));
-        props.setProperty("sslmode", "disable");
+        // PGSSLMODE and PGSSLROOTCERT as libpq reads them (tests/clients_test.go sets them).
+        props.setProperty("sslmode", System.getenv().getOrDefault("PGSSLMODE", "disable"));
+        String rootCert = System.getenv().getOrDefault("PGSSLROOTCERT", "");
+        if (!rootCert.isEmpty()) {
+            props.setProperty("sslrootcert", rootCert);
+        }
         props.setProperty("connectTimeout", "10");
         try (Connection conn = DriverManager.getConnection(args[0], props)) {
             run(conn);
