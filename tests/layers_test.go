@@ -47,6 +47,7 @@ var layer = map[string]int{
 	"internal/pgerr":         0,
 	"internal/failpoint":     0, // imports nothing of ours
 	"internal/pgserver":      0, // starts PostgreSQL for tests and bench; imports nothing of ours
+	"internal/testcert":      0, // self-signed TLS certificates for tests
 }
 
 // TestLayering fails when a package imports one of the same or a higher

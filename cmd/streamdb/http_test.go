@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,12 +24,12 @@ func startHTTP(t *testing.T, password string) (base string, db *streamdb.DB) {
 	t.Cleanup(func() { db.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// Listen first to learn a free port; serveHTTP listens itself.
-	stop, addr := serveHTTPOnFreePort(t, password, db, logger)
+	stop, addr := serveHTTPOnFreePort(t, password, nil, db, logger)
 	t.Cleanup(stop)
 	return "http://" + addr, db
 }
 
-func serveHTTPOnFreePort(t *testing.T, password string, db *streamdb.DB, logger *slog.Logger) (func(), string) {
+func serveHTTPOnFreePort(t *testing.T, password string, tlsConfig *tls.Config, db *streamdb.DB, logger *slog.Logger) (func(), string) {
 	t.Helper()
 	ln, err := listenChecked("127.0.0.1:0", false)
 	if err != nil {
@@ -36,7 +37,7 @@ func serveHTTPOnFreePort(t *testing.T, password string, db *streamdb.DB, logger 
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	stop, err := serveHTTP(addr, password, nil, db.MetricsHandler(), logger)
+	stop, err := serveHTTP(addr, password, tlsConfig, db.MetricsHandler(), logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,16 +131,7 @@ func TestHTTPS(t *testing.T) {
 	ts.StartTLS()
 	cfg, client := ts.TLS.Clone(), ts.Client()
 	ts.Close()
-	ln, err := listenChecked("127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	stop, err := serveHTTP(addr, "", cfg, db.MetricsHandler(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	stop, addr := serveHTTPOnFreePort(t, "", cfg, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer stop()
 	resp, err := client.Get("https://" + addr + "/metrics")
 	if err != nil {
