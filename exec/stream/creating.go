@@ -185,27 +185,6 @@ func (j *CreatingJob) adapt() Mutation {
 	return &ThrottleMutation{Kind: ThrottleBackfill, Job: j.ID, RateLimit: int64(r)}
 }
 
-// adaptiveLookEvery is how often an adaptive job looks, between its
-// barriers, whether live writes went over the target (mustBackOff).
-const adaptiveLookEvery = 20 * time.Millisecond
-
-// mustBackOff reports whether an adaptive job's controller would halve
-// the rate were it to look now, on at least two writes over the target:
-// the job's next barrier then goes at once, with the lower rate, rather
-// than up to JobInterval later. (A 3M-row backfill is over in a few of
-// its barriers, so a controller that acted only on them protected writes
-// only after the harm was done: streamdb bench isolation's adaptive p99
-// went over its target at the start of each backfill.) A rate that may
-// rise waits for the next barrier, which runs anyway: only a back-off
-// costs a checkpoint of its own.
-func (j *CreatingJob) mustBackOff() bool {
-	if j.LatencyTarget <= 0 || j.paused || j.rate <= adaptiveMinRate {
-		return false
-	}
-	over, n := j.c.latencySince(j.lastLook, j.LatencyTarget)
-	return over >= 2 && over*adaptiveTolerance > n
-}
-
 // rowsRead returns the snapshot rows the job's scans have read.
 func (j *CreatingJob) rowsRead() int64 {
 	var n int64
@@ -346,19 +325,12 @@ func (j *CreatingJob) run(ctx context.Context) {
 	defer close(j.exited)
 	tick := time.NewTicker(j.interval)
 	defer tick.Stop()
-	look := time.NewTicker(adaptiveLookEvery)
-	defer look.Stop()
 	join := false
 	for {
 		stop := j.stopping()
 	wait:
 		for !stop && !join {
 			select {
-			case <-look.C:
-				// The adaptive rate backs off at once (see mustBackOff).
-				if j.mustBackOff() {
-					break wait
-				}
 			case <-ctx.Done():
 				j.answerQueued()
 				return
