@@ -132,23 +132,19 @@ func (s *stmtParser) copyQuery(c *cursor) (*Statement, error) {
 	if len(toks) == 0 {
 		return nil, syntaxErrorAt(c.query, c.toks[c.i-1])
 	}
-	first, last := toks[0], toks[len(toks)-1]
-	inner := &stmtParser{p: s.p, query: s.query, st: &Statement{Text: s.query[first.Pos:last.End], Offset: first.Pos}}
-	inner.st.NumParams = maxParam(toks)
-	if first.isWord("subscribe") {
+	if toks[0].isWord("subscribe") {
+		first, last := toks[0], toks[len(toks)-1]
 		node, err := parseSubscribe(newCursor(s.query, toks))
-		inner.st.Node = node
-		return inner.st, err
+		return &Statement{Text: s.query[first.Pos:last.End], Offset: first.Pos, NumParams: maxParam(toks), Node: node}, err
 	}
-	node, err := inner.parse(toks)
+	inner, err := s.parseInner(toks)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := node.(*SelectStmt); !ok {
+	if _, ok := inner.Node.(*SelectStmt); !ok {
 		return nil, syntaxErrorAt(c.query, open)
 	}
-	inner.st.Node = node
-	return inner.st, nil
+	return inner, nil
 }
 
 // copyTarget parses STDIN | STDOUT | 'file' | PROGRAM 'command'.

@@ -16,19 +16,11 @@ func (s *stmtParser) parseExplain(c *cursor) (Node, error) {
 	if c.eof() {
 		return nil, c.errHere()
 	}
-	toks := c.rest()
-	first, last := toks[0], toks[len(toks)-1]
-	inner := &stmtParser{p: s.p, query: s.query, st: &Statement{
-		Text:   s.query[first.Pos:last.End],
-		Offset: first.Pos,
-	}}
-	inner.st.NumParams = maxParam(toks)
-	node, err := inner.parse(toks)
+	inner, err := s.parseInner(c.rest())
 	if err != nil {
 		return nil, err
 	}
-	inner.st.Node = node
-	return &ExplainStmt{Stmt: inner.st}, nil
+	return &ExplainStmt{Stmt: inner}, nil
 }
 
 // skipExplainOptions consumes (name [value], ...).

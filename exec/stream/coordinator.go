@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -197,9 +198,9 @@ type Coordinator struct {
 	closed   bool
 
 	// latencies are the last writes' commit waits (request to answer),
-	// for adaptive backfills (latencySince); under latMu.
+	// for adaptive backfills (latencySince, baselineLatency); under latMu.
 	latMu     sync.Mutex
-	latencies [64]barrierLatency
+	latencies [256]barrierLatency
 	latNext   int
 }
 
@@ -229,7 +230,7 @@ func (c *Coordinator) noteLatency(d time.Duration) {
 }
 
 // latencySince returns how many of the writes committed after t (of the
-// last 64) waited longer than over, and how many there were.
+// last 256) waited longer than over, and how many there were.
 func (c *Coordinator) latencySince(t time.Time, over time.Duration) (slow, n int) {
 	c.latMu.Lock()
 	defer c.latMu.Unlock()
@@ -242,6 +243,27 @@ func (c *Coordinator) latencySince(t time.Time, over time.Duration) (slow, n int
 		}
 	}
 	return slow, n
+}
+
+// baselineLatency returns the p99 of the commit waits of the writes
+// answered in the baselineWindow before now (of the last 256), or 0 when
+// fewer than baselineMinSamples were: what live writes waited for before
+// a creating job started, the yardstick of its adaptive rate (see
+// CreatingJob.Target).
+func (c *Coordinator) baselineLatency(now time.Time) time.Duration {
+	c.latMu.Lock()
+	ds := make([]time.Duration, 0, len(c.latencies))
+	for _, l := range c.latencies {
+		if !l.at.IsZero() && l.at.Before(now) && now.Sub(l.at) <= baselineWindow {
+			ds = append(ds, l.d)
+		}
+	}
+	c.latMu.Unlock()
+	if len(ds) < baselineMinSamples {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[(len(ds)*99+99)/100-1]
 }
 
 // NewCoordinator returns a coordinator over store; Start runs it.
@@ -345,9 +367,11 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 		j.paused = j.Paused
 		j.lagLow = -1
 		j.limited = j.LatencyTarget <= 0 && len(j.Scans) > 0 && j.Scans[0].opts.RateLimit > 0
+		j.baseline = c.baselineLatency(time.Now())
 		if j.LatencyTarget > 0 {
 			j.rate, j.lastLook = AdaptiveStartRate, time.Now()
 			j.rateNow.Store(int64(j.rate))
+			j.targetNow.Store(int64(j.Target()))
 			for _, s := range j.Scans {
 				// Before their actors run: they start at it.
 				s.applyMutation(&ThrottleMutation{Kind: ThrottleBackfill, Job: j.ID, RateLimit: int64(j.rate), Paused: j.Paused})

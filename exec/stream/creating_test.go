@@ -180,7 +180,7 @@ func TestAdaptiveRateController(t *testing.T) {
 	p := NewBackfillProgress()
 	j.Progress = []*BackfillProgress{p}
 	j.lastRead = 0
-	h.c.latencies = [64]barrierLatency{}
+	h.c.latencies = [256]barrierLatency{}
 	j.lastLook = time.Now().Add(-time.Second)
 	p.set(PhaseSnapshot, 100_000, 1_000_000, 0)
 	if r := step(0); r < 300_000 || r > adaptiveHeadroom*101_000 {
@@ -260,5 +260,58 @@ func TestReadyToJoin(t *testing.T) {
 	b.drained.Store(true)
 	if !j.readyToJoin(at(0, 31)) {
 		t.Fatal("drained scans do not join")
+	}
+}
+
+// TestAdaptiveTargetBaseline: an adaptive job works to its latency target,
+// or to baselineFactor times the p99 of what writes waited for in the
+// baselineWindow before it started when that is higher; too few writes
+// or only old ones leave the target as set.
+func TestAdaptiveTargetBaseline(t *testing.T) {
+	h := newHarness(t)
+	h.c.Start(nil, nil, nil)
+	now := time.Now()
+	if b := h.c.baselineLatency(now); b != 0 {
+		t.Fatalf("baseline with no writes: %v", b)
+	}
+	for range baselineMinSamples - 1 {
+		h.c.noteLatency(8 * time.Millisecond)
+	}
+	if b := h.c.baselineLatency(time.Now()); b != 0 {
+		t.Fatalf("baseline from %d writes: %v, want none", baselineMinSamples-1, b)
+	}
+	// 200 writes: 197 at 1 ms, three slow ones; the p99 (nearest rank,
+	// the 198th) is the third slowest.
+	h.c.latencies, h.c.latNext = [256]barrierLatency{}, 0
+	for i := range 200 {
+		d := time.Millisecond
+		switch i {
+		case 10:
+			d = 20 * time.Millisecond
+		case 50:
+			d = 6 * time.Millisecond
+		case 90:
+			d = 8 * time.Millisecond
+		}
+		h.c.noteLatency(d)
+	}
+	b := h.c.baselineLatency(time.Now())
+	if b != 6*time.Millisecond {
+		t.Fatalf("baseline %v, want the p99 6ms", b)
+	}
+	if old := h.c.baselineLatency(time.Now().Add(baselineWindow + time.Second)); old != 0 {
+		t.Fatalf("baseline from writes older than the window: %v", old)
+	}
+	j := &CreatingJob{LatencyTarget: 5 * time.Millisecond, baseline: b}
+	if got := j.Target(); got != 9*time.Millisecond {
+		t.Fatalf("target %v with a 6ms baseline, want 9ms", got)
+	}
+	j.baseline = 2 * time.Millisecond
+	if got := j.Target(); got != 5*time.Millisecond {
+		t.Fatalf("target %v with a 2ms baseline, want the set 5ms", got)
+	}
+	j.LatencyTarget = 0
+	if got := j.Target(); got != 0 {
+		t.Fatalf("target %v of a job that is not adaptive", got)
 	}
 }

@@ -95,6 +95,8 @@ type jobStatus struct {
 	joined   time.Time
 	// adaptiveRate is an adaptive backfill's current rate (rows/s).
 	adaptiveRate int64
+	// adaptiveTarget is the latency target it works to (CreatingJob.Target).
+	adaptiveTarget time.Duration
 }
 
 // status sums the scans' progress.
@@ -130,6 +132,7 @@ func (j *job) status() jobStatus {
 	if j.creating != nil {
 		st.ownEpoch, st.joined = j.creating.Epoch(), j.creating.JoinedAt()
 		st.adaptiveRate = j.creating.Rate()
+		st.adaptiveTarget = j.creating.ShownTarget()
 	}
 	pct := 0.0
 	switch {

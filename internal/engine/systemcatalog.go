@@ -74,7 +74,7 @@ func (s systemSource) Jobs() []systemcatalog.Job {
 			Progress: st.pct, RowsRead: st.read, RowsTotal: st.total, RowsPerSecond: st.rate, LogLag: st.lag,
 			Elapsed: time.Since(j.started), View: rel, Failures: failures, LastError: lastErr, Quarantined: quarantined,
 			Epoch: st.epoch, CommittedEpoch: s.db.coord.CommittedEpoch(), OwnEpoch: st.ownEpoch, Joined: st.joined,
-			AdaptiveRate: st.adaptiveRate})
+			AdaptiveRate: st.adaptiveRate, AdaptiveTarget: st.adaptiveTarget})
 	}
 	return out
 }

@@ -17,7 +17,8 @@ import (
 // last of its own barriers committed (job_epoch), and when it joined the
 // running graph (joined_at, NULL before). An adaptive backfill shows its
 // current rate as its backfill_rate_limit, and its latency_target (NULL
-// for any other).
+// for any other): the one set, or the one it works to when writes waited
+// longer than that before the job started (CreatingJob.Target).
 const DDLProgress = "streamdb_catalog.ddl_progress"
 
 var ddlProgress = newTable(nsStreamdb, "ddl_progress", 16000, "v", ddlProgressRows,
@@ -38,6 +39,10 @@ func JobRows(jobs []Job) [][]types.Datum {
 		var target types.Datum
 		if rel.BackfillAdaptive {
 			rate, target = j.AdaptiveRate, rel.AdaptiveTarget().String()
+			if set := rel.AdaptiveTarget(); j.AdaptiveTarget > set {
+				// 1.5x: exec/stream's baselineFactor.
+				target = fmt.Sprintf("%s (set %s, raised to 1.5x the p99 of writes before the job)", j.AdaptiveTarget.Round(10*time.Microsecond), set)
+			}
 		}
 		var last types.Datum
 		if j.LastError != "" {

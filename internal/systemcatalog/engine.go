@@ -95,6 +95,10 @@ type Job struct {
 	// AdaptiveRate is the current rate of an adaptive backfill (View's
 	// BackfillAdaptive), in rows per second.
 	AdaptiveRate int64
+	// AdaptiveTarget is the latency target the adaptive rate works to:
+	// the one set, or more when the running graph's p99 before the job
+	// was above it (0: not known yet).
+	AdaptiveTarget time.Duration
 }
 
 // Recovery is one recovery of the stream graph: an actor failed and the
