@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -142,6 +144,67 @@ func TestMetrics(t *testing.T) {
 	}
 	if _, ok := metricValue(fams, "streamdb_backfill_progress_ratio", job); ok {
 		t.Errorf("the job's progress is still shown after it ended")
+	}
+
+	// Rows in: the rows of an INSERT reach the table's fragment (its
+	// writes) and the view's scan fragment (the table's changes).
+	scan := map[string]string{"relation": "mv", "kind": "scan"}
+	table := map[string]string{"relation": "t"}
+	scanBefore, ok := metricValue(fams, "streamdb_fragment_rows_in_total", scan)
+	if !ok {
+		t.Fatalf("no streamdb_fragment_rows_in_total%v", scan)
+	}
+	tableBefore, _ := metricValue(fams, "streamdb_fragment_rows_in_total", table)
+	execAll(t, s, "INSERT INTO t SELECT g, g % 10 FROM generate_series(3001, 3250) AS g")
+	fams = scrape(t, h)
+	if n, _ := metricValue(fams, "streamdb_fragment_rows_in_total", scan); n-scanBefore != 250 {
+		t.Errorf("streamdb_fragment_rows_in_total%v grew by %v after a 250-row INSERT, want 250", scan, n-scanBefore)
+	}
+	if n, _ := metricValue(fams, "streamdb_fragment_rows_in_total", table); n-tableBefore != 250 {
+		t.Errorf("streamdb_fragment_rows_in_total%v grew by %v after a 250-row INSERT, want 250", table, n-tableBefore)
+	}
+}
+
+// TestMetricsAppend: DB.Append and AppendReader are a binary COPY
+// underneath, and count as one (kind "copy").
+func TestMetricsAppend(t *testing.T) {
+	db := openMetricsDB(t)
+	h := db.MetricsHandler()
+	execAll(t, db.NewSession(), "CREATE TABLE people (id bigint PRIMARY KEY, name text, score float8, born date,"+
+		" seen timestamptz, amount numeric(10,2), flag bool, small smallint)")
+	ctx := context.Background()
+	rec := peopleBatch(person{id: 1}, person{id: 2}, person{id: 3})
+	defer rec.Release()
+	if err := db.Append(ctx, "people", rec); err != nil {
+		t.Fatal(err)
+	}
+	rec2 := peopleBatch(person{id: 4}, person{id: 5})
+	defer rec2.Release()
+	rdr, err := array.NewRecordReader(rec2.Schema(), []arrow.RecordBatch{rec2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	if n, err := db.AppendReader(ctx, "people", rdr); err != nil || n != 2 {
+		t.Fatalf("AppendReader: %d rows, %v", n, err)
+	}
+	bad := peopleBatch(person{id: 6, small: ptr(int64(1 << 20))}) // out of smallint's range
+	defer bad.Release()
+	if err := db.Append(ctx, "people", bad); err == nil {
+		t.Fatal("Append of a value out of its column's range succeeded")
+	}
+	fams := scrape(t, h)
+	copyKind := map[string]string{"kind": "copy"}
+	if n, _ := metricValue(fams, "streamdb_dml_rows_total", copyKind); n != 5 {
+		t.Errorf("streamdb_dml_rows_total{kind=copy} = %v, want 5", n)
+	}
+	for result, want := range map[string]float64{"ok": 2, "error": 1} {
+		if n, _ := metricValue(fams, "streamdb_dml_statements_total", map[string]string{"kind": "copy", "result": result}); n != want {
+			t.Errorf("streamdb_dml_statements_total{kind=copy,result=%s} = %v, want %v", result, n, want)
+		}
+	}
+	if n, _ := metricValue(fams, "streamdb_dml_statement_seconds", copyKind); n != 3 {
+		t.Errorf("streamdb_dml_statement_seconds{kind=copy} has %v samples, want 3", n)
 	}
 }
 

@@ -37,6 +37,11 @@ type conn struct {
 	ctx    context.Context // cancelled by Server.Close and when serve ends
 	cancel context.CancelFunc
 
+	// certHash is the tls-server-end-point channel binding data of the
+	// certificate this connection's TLS handshake served (RFC 5929), nil
+	// without TLS or when it is undefined (see startTLS).
+	certHash []byte
+
 	// Set by Server.admit under srv.mu before the key is published.
 	admitted bool
 	key      cancelKey

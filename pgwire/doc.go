@@ -56,6 +56,8 @@
 // loop. In copy-out each row is a CopyData and Complete sends CopyDone.
 //
 // Authentication is "trust" by default, or SCRAM-SHA-256 (scram.go) when
-// Options.Password is set; startup.go calls it through the authenticator
+// Options.Password is set, and SCRAM-SHA-256-PLUS too over TLS (channel
+// binding with tls-server-end-point: startTLS notes the hash of the
+// certificate it served); startup.go calls it through the authenticator
 // interface, within Options.StartupTimeout.
 package pgwire

@@ -23,10 +23,18 @@ import (
 // proof), and the server ends with AuthenticationSASLFinal (its own
 // signature) and AuthenticationOk. The server never sees the password: it
 // keeps a verifier (salt, StoredKey, ServerKey) computed once at NewServer.
-// The server speaks no TLS, so there is no channel binding and no -PLUS
-// mechanism.
+//
+// Over TLS the server offers SCRAM-SHA-256-PLUS first (RFC 5802 §6, as
+// PostgreSQL): the client then binds the exchange to the channel with
+// tls-server-end-point (RFC 5929), the hash of the certificate the server
+// served, which its proof covers; a man in the middle who terminated TLS
+// with another certificate cannot pass it on. A client that could bind
+// but says it thinks the server cannot ("y") is refused when the server
+// offered -PLUS: someone removed it from the offer.
 const (
 	scramMechanism  = "SCRAM-SHA-256"
+	scramPlus       = "SCRAM-SHA-256-PLUS"
+	scramCBindType  = "tls-server-end-point"
 	scramIterations = 4096 // PostgreSQL's default scram_iterations
 	scramSaltLen    = 16   // PostgreSQL's SCRAM_DEFAULT_SALT_LEN
 	scramNonceLen   = 18   // random bytes in the server's part of the nonce
@@ -97,15 +105,23 @@ func (a scramAuth) authenticate(c *conn, user, _ string) error {
 	if a.err != nil {
 		return a.err
 	}
-	ex := &scramExchange{v: a.v, user: user}
-	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
+	ex := &scramExchange{v: a.v, user: user, certHash: c.certHash}
+	mechanisms := []string{scramMechanism}
+	if c.certHash != nil {
+		mechanisms = []string{scramPlus, scramMechanism}
+	}
+	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: mechanisms})
 	c.be.SetAuthType(pgproto3.AuthTypeSASL)
 	defer c.be.SetAuthType(pgproto3.AuthTypeOk)
 	initial, err := receiveSASL[*pgproto3.SASLInitialResponse](c)
 	if err != nil {
 		return err
 	}
-	if initial.AuthMechanism != scramMechanism {
+	switch {
+	case initial.AuthMechanism == scramMechanism:
+	case initial.AuthMechanism == scramPlus && c.certHash != nil:
+		ex.plus = true
+	default:
 		return pgerr.New(pgerr.ProtocolViolation, "client selected an invalid SASL authentication mechanism")
 	}
 	serverFirst, err := ex.clientFirst(string(initial.Data))
@@ -153,10 +169,14 @@ func receiveSASL[M pgproto3.FrontendMessage](c *conn) (M, error) {
 type scramExchange struct {
 	v    *scramVerifier
 	user string
+	// certHash is the channel's binding data (nil: no TLS, no -PLUS
+	// offered); plus: the client chose SCRAM-SHA-256-PLUS.
+	certHash []byte
+	plus     bool
 
 	serverNonce string // set by tests; random otherwise
 
-	gs2Header   string // "n,," or "y,,"
+	gs2Header   string // "n,,", "y,," or "p=tls-server-end-point,,"
 	clientBare  string // client-first-message-bare
 	serverFirst string
 	nonce       string // client nonce + server nonce
@@ -167,12 +187,32 @@ type scramExchange struct {
 func (ex *scramExchange) clientFirst(msg string) (string, error) {
 	var rest string
 	switch {
-	case strings.HasPrefix(msg, "n,"), strings.HasPrefix(msg, "y,"):
-		// "y": the client could bind the channel but thinks we cannot;
-		// right, since the server speaks no TLS.
+	case ex.plus && !strings.HasPrefix(msg, "p="):
+		return "", malformedSCRAM("The client selected SCRAM-SHA-256-PLUS, but the SCRAM message does not include channel binding data.")
+	case strings.HasPrefix(msg, "n,"):
+		rest = msg[2:]
+	case strings.HasPrefix(msg, "y,"):
+		// The client could bind the channel but thinks we cannot: right
+		// unless we offered -PLUS, when someone must have taken it out of
+		// the offer on the way.
+		if ex.certHash != nil {
+			e := pgerr.New(pgerr.ProtocolViolation, "SCRAM channel binding negotiation error")
+			e.Detail = "The client supports SCRAM channel binding but thinks the server does not.  However, this server does support channel binding."
+			return "", e
+		}
 		rest = msg[2:]
 	case strings.HasPrefix(msg, "p="):
-		return "", malformedSCRAM("The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.")
+		if !ex.plus {
+			return "", malformedSCRAM("The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.")
+		}
+		cbind, after, ok := strings.Cut(msg[2:], ",")
+		if !ok {
+			return "", malformedSCRAM("Comma expected after the channel binding type.")
+		}
+		if cbind != scramCBindType {
+			return "", malformedSCRAM(fmt.Sprintf("Unsupported SCRAM channel-binding type \"%s\".", cbind))
+		}
+		rest = after
 	default:
 		return "", malformedSCRAM("Unexpected channel-binding flag.")
 	}
@@ -231,7 +271,11 @@ func (ex *scramExchange) clientFinal(msg string) (string, error) {
 		return "", malformedSCRAM("Malformed proof in client-final-message.")
 	}
 	attrs := strings.Split(withoutProof, ",")
-	if len(attrs) < 2 || attrs[0] != "c="+base64.StdEncoding.EncodeToString([]byte(ex.gs2Header)) {
+	cbind := []byte(ex.gs2Header)
+	if ex.plus {
+		cbind = append(cbind, ex.certHash...)
+	}
+	if len(attrs) < 2 || attrs[0] != "c="+base64.StdEncoding.EncodeToString(cbind) {
 		return "", pgerr.New(pgerr.ProtocolViolation, "SCRAM channel binding check failed")
 	}
 	if attrs[1] != "r="+ex.nonce {

@@ -76,6 +76,7 @@ func (f *Fragment) Stats() stream.ActorStats {
 	var out stream.ActorStats
 	for _, a := range f.live {
 		s := a.Stats()
+		out.RowsIn += s.RowsIn
 		out.RowsOut += s.RowsOut
 		out.ChunksOut += s.ChunksOut
 		out.SendTime += s.SendTime

@@ -28,11 +28,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	traceOut := fs.String("trace", "", "path prefix: execution trace of each streamdb step (each isolation phase) into PREFIX-SCENARIO.trace")
 	stateEvery := fs.Duration("state-every", 0, "windowed scenario: sample the views' state this often (each sample scans it; 0: only at the end)")
 	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
+	plot := fs.String("plot", "", "also write the results as a chart (grouped bars, streamdb next to PostgreSQL) to this `FILE` (.svg)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: streamdb bench [flags] [SCENARIO...]\n\n%s\n\n"+
 			"SCENARIO... names the scenarios to run, in order (default: all of them):\n  %s,\n"+
 			"  nexmark/QUERY (one Nexmark query), windowed/QUERY[-no-watermark]\n"+
-			"Each runs on a fresh data dir; the results print as a table.\n\n"+
+			"Each runs on a fresh data dir; the results print as a table (and, with --plot, as a chart).\n\n"+
 			"example: streamdb bench --rows 1000000 --compare postgres load backfill\n\nflags:\n",
 			benchSummary, strings.Join(bench.Scenarios, ", "))
 		fs.PrintDefaults()
@@ -43,13 +44,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *compare != "" && *compare != "postgres" {
 		return fmt.Errorf("--compare %q: only postgres is supported", *compare)
 	}
+	if *plot != "" {
+		if err := bench.CheckPlotPath(*plot); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	progress := startBenchProgress(stderr) // on a terminal: the step running
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
 		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat, StateEvery: *stateEvery,
-		Compare: *compare == "postgres", TempDir: *tmp, Log: stderr, CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
+		Compare: *compare == "postgres", TempDir: *tmp, Log: progress.Log(), CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
+		Progress: progress.Step,
 	})
+	progress.Stop()
 	if perr := bench.Print(stdout, results); err == nil {
 		err = perr
+	}
+	if *plot != "" {
+		if perr := bench.WritePlot(*plot, results); err == nil {
+			err = perr
+		}
 	}
 	if err != nil {
 		return err

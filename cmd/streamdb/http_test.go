@@ -37,7 +37,7 @@ func serveHTTPOnFreePort(t *testing.T, password string, tlsConfig *tls.Config, d
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	stop, err := serveHTTP(addr, password, tlsConfig, db.MetricsHandler(), logger)
+	stop, err := serveHTTP(addr, password, tlsConfig, db, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +72,11 @@ func TestHTTPMetrics(t *testing.T) {
 	if code, body := get(t, base+"/metrics", ""); code != 200 || !strings.Contains(body, "streamdb_epoch_committed") {
 		t.Errorf("/metrics: %d\n%.300s", code, body)
 	}
-	if code, body := get(t, base+"/", ""); code != 200 || !strings.Contains(body, "/metrics") {
-		t.Errorf("/: %d %q", code, body)
+	if code, body := get(t, base+"/", ""); code != 200 || !strings.Contains(body, "assets/app.js") {
+		t.Errorf("/ (the dashboard): %d %.300q", code, body)
+	}
+	if code, body := get(t, base+"/api/jobs", ""); code != 200 || !strings.HasPrefix(body, "[") {
+		t.Errorf("/api/jobs: %d %.300q", code, body)
 	}
 	if code, _ := get(t, base+"/nothing", ""); code != 404 {
 		t.Errorf("/nothing: %d, want 404", code)
@@ -87,7 +90,7 @@ func TestHTTPBasicAuth(t *testing.T) {
 		goleak.VerifyNone(t, leaks)
 	})
 	base, _ := startHTTP(t, "sekrit")
-	for _, path := range []string{"/metrics", "/"} {
+	for _, path := range []string{"/metrics", "/", "/api/jobs", "/assets/app.js"} {
 		if code, _ := get(t, base+path, ""); code != http.StatusUnauthorized {
 			t.Errorf("%s without a password: %d, want 401", path, code)
 		}
@@ -100,17 +103,23 @@ func TestHTTPBasicAuth(t *testing.T) {
 	}
 }
 
+// notFoundDB serves nothing.
+type notFoundDB struct{}
+
+func (notFoundDB) MetricsHandler() http.Handler   { return http.NotFoundHandler() }
+func (notFoundDB) DashboardHandler() http.Handler { return http.NotFoundHandler() }
+
 func TestHTTPRefusesNonLoopbackWithoutPassword(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if _, err := serveHTTP(":0", "", nil, http.NotFoundHandler(), logger); err == nil || !strings.Contains(err.Error(), "refusing") {
+	if _, err := serveHTTP(":0", "", nil, notFoundDB{}, logger); err == nil || !strings.Contains(err.Error(), "refusing") {
 		t.Errorf("serveHTTP(:0) without a password: %v, want a refusal", err)
 	}
-	stop, err := serveHTTP(":0", "pw", nil, http.NotFoundHandler(), logger)
+	stop, err := serveHTTP(":0", "pw", nil, notFoundDB{}, logger)
 	if err != nil {
 		t.Fatalf("serveHTTP(:0) with a password: %v", err)
 	}
 	stop()
-	stop, err = serveHTTP("", "", nil, http.NotFoundHandler(), logger)
+	stop, err = serveHTTP("", "", nil, notFoundDB{}, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

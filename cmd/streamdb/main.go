@@ -143,7 +143,7 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg serveConfig
 	fs := serveFlags(&cfg)
-	httpAddr := fs.String("http", "", "serve /metrics (Prometheus) over HTTP on this `address`; off unless given; same rule as --listen: a non-loopback address needs --password, which HTTP asks for by basic auth")
+	httpAddr := fs.String("http", "", "serve the web dashboard at / and /metrics (Prometheus) over HTTP on this `address`; off unless given; same rule as --listen: a non-loopback address needs --password, which HTTP asks for by basic auth")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	stopHTTP, err := serveHTTP(*httpAddr, cfg.password, tlsConfig, db.MetricsHandler(), logger)
+	stopHTTP, err := serveHTTP(*httpAddr, cfg.password, tlsConfig, db, logger)
 	if err != nil {
 		ln.Close()
 		return err
@@ -254,7 +254,7 @@ func listenChecked(addr string, hasPassword bool) (net.Listener, error) {
 
 // runSLTInProcess runs the files in-process. With an in-memory store each
 // file gets a fresh database, so files do not see each other's tables.
-func runSLTInProcess(ctx context.Context, dataDir string, files []string) (slt.Summary, error) {
+func runSLTInProcess(ctx context.Context, dataDir string, files []string, opts slt.Options) (slt.Summary, error) {
 	quiet := &streamdb.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	groups := [][]string{files}
 	if dataDir == ":memory:" || dataDir == "" {
@@ -264,12 +264,21 @@ func runSLTInProcess(ctx context.Context, dataDir string, files []string) (slt.S
 		}
 	}
 	var total slt.Summary
+	if report := opts.OnProgress; report != nil {
+		// Each group is a Run of its own: add the earlier groups' counts.
+		opts.OnProgress = func(p slt.Progress) {
+			p.Passed += total.Passed
+			p.Failed += total.Failed
+			p.Skipped += total.Skipped
+			report(p)
+		}
+	}
 	for _, g := range groups {
 		db, err := streamdb.Open(dataDir, quiet)
 		if err != nil {
 			return total, err
 		}
-		sum, err := slt.Run(ctx, sltdb.Open(db), g, slt.Options{})
+		sum, err := slt.Run(ctx, sltdb.Open(db), g, opts)
 		db.Close()
 		total.Passed += sum.Passed
 		total.Failed += sum.Failed
@@ -290,7 +299,8 @@ func runSLT(ctx context.Context, args []string, stdout, stderr io.Writer) (faile
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: streamdb slt [flags] FILE...\n\n%s\n\n"+
 			"FILE... are sqllogictest files (.slt, sqllogictest-rs dialect), run in order; the\n"+
-			"failures and \"N passed, M failed\" are printed, and the exit status is 1 on a failure.\n\n"+
+			"failures and \"N passed, M failed\" are printed, and the exit status is 1 on a failure.\n"+
+			"On a terminal, stderr shows the file running and its records done.\n\n"+
 			"example: streamdb slt tests/slt/*.slt\n\nflags:\n", sltSummary)
 		fs.PrintDefaults()
 	}
@@ -303,12 +313,18 @@ func runSLT(ctx context.Context, args []string, stdout, stderr io.Writer) (faile
 		return false, usageError{errors.New("slt: no files given")}
 	}
 	var sum slt.Summary
+	// On a terminal, stderr shows the file running and its records done.
+	line := newProgressLine(stderr)
+	opts := slt.Options{OnProgress: func(p slt.Progress) {
+		line.Update(sltProgress(p), p.Done == 0 || p.Done == p.Total)
+	}}
 	if *url != "" {
 		open := func(ctx context.Context) (slt.Conn, error) { return slt.DialPG(ctx, *url) }
-		sum, err = slt.Run(ctx, open, fs.Args(), slt.Options{})
+		sum, err = slt.Run(ctx, open, fs.Args(), opts)
 	} else {
-		sum, err = runSLTInProcess(ctx, *dataDir, fs.Args())
+		sum, err = runSLTInProcess(ctx, *dataDir, fs.Args(), opts)
 	}
+	line.Clear()
 	for _, f := range sum.Failures {
 		fmt.Fprintln(stdout, f.String())
 	}

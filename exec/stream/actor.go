@@ -41,28 +41,43 @@ type Actor struct {
 	// watermarks are those of the last barrier the actor sent (see
 	// Watermarks).
 	watermarks atomic.Pointer[[]Watermark]
-	// stats count what the actor sent (Stats).
+	// stats count what the actor received and sent (Stats).
 	stats actorStats
 }
 
 // actorStats are an actor's counters: atomics, the only thing the chunk
 // path touches for metrics.
 type actorStats struct {
-	rowsOut, chunksOut, sendNanos atomic.Int64
+	rowsIn, rowsOut, chunksOut, sendNanos atomic.Int64
 }
 
-// ActorStats are what an actor sent downstream since it started: rows
-// and chunks, and the time it spent in sending them, blocked when the
-// downstream is slower (backpressure).
+// ActorStats are what an actor received and sent downstream since it
+// started: the rows of the chunks it read from its input channels (its
+// upstream actors', or a table's DML), the rows and chunks it sent, and
+// the time it spent in sending them, blocked when the downstream is
+// slower (backpressure). Rows a backfill reads from a snapshot are not
+// rows in.
 type ActorStats struct {
+	RowsIn             int64
 	RowsOut, ChunksOut int64
 	SendTime           time.Duration
 }
 
 // Stats returns the actor's counters; safe for concurrent use.
 func (a *Actor) Stats() ActorStats {
-	return ActorStats{RowsOut: a.stats.rowsOut.Load(), ChunksOut: a.stats.chunksOut.Load(),
+	return ActorStats{RowsIn: a.stats.rowsIn.Load(), RowsOut: a.stats.rowsOut.Load(), ChunksOut: a.stats.chunksOut.Load(),
 		SendTime: time.Duration(a.stats.sendNanos.Load())}
+}
+
+// noteRowsIn counts the rows of m, a message read from an input channel,
+// as rows in of the actor running on ctx (none outside an actor).
+func noteRowsIn(ctx context.Context, m Message) {
+	if m.Chunk == nil {
+		return
+	}
+	if ac := actorOf(ctx); ac != nil {
+		ac.a.stats.rowsIn.Add(int64(m.Chunk.NumRows()))
+	}
 }
 
 // Watermarks returns the watermarks of the last barrier the actor sent

@@ -145,6 +145,7 @@ func (m *Merge) next(ctx context.Context, mode recvMode, timeout <-chan time.Tim
 			return 0, Message{}, false, err
 		}
 		if msg.Barrier == nil {
+			noteRowsIn(ctx, msg)
 			return i, msg, true, nil
 		}
 		b, ws, err := m.align(i, msg)

@@ -228,6 +228,9 @@ type Output struct {
 
 // Receiver is an Executor that reads messages from an upstream actor's
 // channel. A closed channel is an upstream that ended without a barrier.
+// The rows of the chunks Next returns count as the reading actor's rows in
+// (ActorStats.RowsIn); a Merge counts those it reads through Poll and
+// NextBefore.
 type Receiver struct {
 	C   <-chan Message
 	Typ []types.Type
@@ -245,6 +248,7 @@ func (r *Receiver) Next(ctx context.Context) (Message, error) {
 			return Message{}, ErrUpstreamEnded
 		}
 		working(ctx)
+		noteRowsIn(ctx, m)
 		return m, nil
 	case <-ctx.Done():
 		return Message{}, ctx.Err()

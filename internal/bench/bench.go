@@ -73,6 +73,10 @@ type Config struct {
 	// (runtime/trace: where goroutines waited, and on what) in
 	// PREFIX-<scenario>.trace, for go tool trace.
 	Trace string
+	// Progress, when set, is called on Run's goroutine as each step
+	// starts, and as each measured part of it (an isolation phase, a
+	// load) starts, with the system and the step's or part's name.
+	Progress func(system, scenario string)
 }
 
 // Result is one measured step.
@@ -199,6 +203,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	var results []Result
 	for _, st := range steps {
 		fmt.Fprintf(cfg.Log, "%s: %s...\n", st.t.name(), st.label)
+		cfg.progress(st.t.name(), st.label)
 		rs, err := runStep(ctx, cfg, st.t, st.run)
 		results = append(results, rs...)
 		if err != nil {
@@ -261,8 +266,16 @@ func firstLine(s string) string {
 	return s
 }
 
+// progress reports a step or part starting to c.Progress.
+func (c *Config) progress(system, scenario string) {
+	if c.Progress != nil {
+		c.Progress(system, scenario)
+	}
+}
+
 // timed runs f as the measured step scenario over rows rows.
 func (s *session) timed(scenario string, rows int64, f func() error) error {
+	s.cfg.progress(s.t.name(), scenario)
 	s.t.resetPeak(s.c)
 	stop, err := s.startProfile(scenario)
 	if err != nil {
@@ -694,6 +707,7 @@ func (s *session) isolation() ([]Result, error) {
 			}
 		}
 		s.t.resetPeak(s.c)
+		s.cfg.progress(s.t.name(), "isolation/"+ph.name)
 		stopProfile, err := s.startProfile("isolation/" + ph.name)
 		if err != nil {
 			return s.out, err

@@ -102,6 +102,26 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", out.String())
+
+	// The plot has a bar per timed step and two (p50, p99) per latency
+	// step.
+	var svg bytes.Buffer
+	if err := WriteSVG(&svg, results); err != nil {
+		t.Fatal(err)
+	}
+	wantBars := 0
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+		case r.P50 > 0:
+			wantBars += 2
+		case r.Elapsed > 0:
+			wantBars++
+		}
+	}
+	if p := readSVG(t, &svg); len(p.bars) != wantBars {
+		t.Errorf("plot of the run: %d bars, want %d", len(p.bars), wantBars)
+	}
 }
 
 func TestUnknownScenario(t *testing.T) {

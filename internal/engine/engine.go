@@ -132,7 +132,9 @@ type DB struct {
 	viewErrors viewErrorLog
 	// metrics is the DB's Prometheus registry and its instruments
 	// (metrics.go).
-	metrics   *metrics
+	metrics *metrics
+	// dash is the web dashboard's sampler and history (dashboard.go).
+	dash      dashState
 	defaultMu sync.Mutex
 	defSess   *Session
 	closeOnce sync.Once

@@ -102,11 +102,16 @@ type jobStatus struct {
 // status sums the scans' progress.
 func (j *job) status() jobStatus {
 	ps, _ := j.current()
-	st := jobStatus{id: j.rel.ID, statement: "CREATE MATERIALIZED VIEW " + j.rel.Name + " AS " + j.rel.Definition}
+	st := jobStatus{id: j.rel.ID, statement: "CREATE MATERIALIZED VIEW " + quoteName(j.rel.Name) + " AS " + j.rel.Definition}
 	if j.rel.Kind == catalog.KindIndex {
 		st.statement = j.rel.Definition // CREATE INDEX ...
 	}
 	phases := map[string]int{}
+	// done and sized: the snapshot rows read of the scans that know their
+	// snapshot's size (at most that size: it is an estimate), and those
+	// sizes; known counts those scans.
+	var done, sized int64
+	known := 0
 	for i, p := range ps {
 		if e := p.Epoch(); i == 0 || e < st.epoch {
 			st.epoch = e
@@ -116,6 +121,9 @@ func (j *job) status() jobStatus {
 		st.read += read
 		st.total += total
 		st.lag += lag
+		if total > 0 {
+			done, sized, known = done+min(read, total), sized+total, known+1
+		}
 	}
 	switch {
 	case phases[stream.PhaseStarting] > 0 || len(ps) == 0:
@@ -138,11 +146,10 @@ func (j *job) status() jobStatus {
 	switch {
 	case st.phase == stream.PhaseDone:
 		pct = 100
-	case st.total > 0:
-		pct = 99 * float64(st.read) / float64(st.total)
-		if st.phase == stream.PhaseLogStore {
-			pct = 99
-		}
+	case st.phase == stream.PhaseLogStore:
+		pct = 99
+	default:
+		pct = snapshotPercent(done, sized, known, len(ps))
 	}
 	if pct < j.maxPct {
 		pct = j.maxPct
@@ -155,6 +162,19 @@ func (j *job) status() jobStatus {
 	}
 	st.pct, st.rate = pct, j.rate
 	return st
+}
+
+// snapshotPercent is the progress of a job's snapshot phase, up to 99:
+// done rows read of the sized rows, once all scans have sized their
+// snapshots (known of scans); 0 before, as the share of a scan not yet
+// sized is not known (summing its rows read over the others' sizes
+// showed a join view at 891%, and a shown progress never goes back). A
+// scan's rows read count up to its size (an estimate).
+func snapshotPercent(done, sized int64, known, scans int) float64 {
+	if sized <= 0 || known < scans {
+		return 0
+	}
+	return min(99, 99*float64(min(done, sized))/float64(sized))
 }
 
 // jobList returns the jobs in id order.

@@ -164,6 +164,7 @@ func (c dbCollector) collectFragments(ch chan<- prometheus.Metric) {
 		for i := range frags {
 			st := frags[i].Stats()
 			labels := []string{r.Name, strconv.Itoa(i), frags[i].Kind}
+			ch <- prometheus.MustNewConstMetric(fragmentRowsIn, prometheus.CounterValue, float64(st.RowsIn), labels...)
 			ch <- prometheus.MustNewConstMetric(fragmentRowsOut, prometheus.CounterValue, float64(st.RowsOut), labels...)
 			ch <- prometheus.MustNewConstMetric(fragmentChunksOut, prometheus.CounterValue, float64(st.ChunksOut), labels...)
 			ch <- prometheus.MustNewConstMetric(fragmentSend, prometheus.CounterValue, st.SendTime.Seconds(), labels...)
@@ -177,6 +178,9 @@ var (
 	fragmentChunksOut = prometheus.NewDesc("streamdb_fragment_chunks_out_total", "Chunks a fragment's actors sent downstream.", fragmentLabels, nil)
 	fragmentSend      = prometheus.NewDesc("streamdb_fragment_send_seconds_total",
 		"Time a fragment's actors spent sending chunks downstream, most of it blocked on backpressure.", fragmentLabels, nil)
+	fragmentRowsIn = prometheus.NewDesc("streamdb_fragment_rows_in_total",
+		"Rows a fragment's actors read from their input channels: their upstream fragments' rows, or a plain table's writes (resets when the graph is rebuilt).",
+		fragmentLabels, nil)
 )
 
 func (c dbCollector) collectViewErrors(ch chan<- prometheus.Metric) {

@@ -28,6 +28,19 @@ type Options struct {
 	// OnFailure, when set, is called with each failure as it is recorded,
 	// so a caller can stream them instead of waiting for the Summary.
 	OnFailure func(Failure)
+	// OnProgress, when set, is called on Run's goroutine as each file
+	// starts (Done 0) and after each of its records, so a caller can show
+	// how far the run is.
+	OnProgress func(Progress)
+}
+
+// Progress is where a Run stands: the file it is running, how many of
+// that file's records (after include expansion) are done, and the run's
+// counts so far.
+type Progress struct {
+	File                    string
+	Done, Total             int
+	Passed, Failed, Skipped int
 }
 
 // EnsureDefaults fills the unset fields of o with their defaults.

@@ -32,10 +32,23 @@ func runFile(ctx context.Context, open func(context.Context) (Conn, error), path
 	}
 	fr := &fileRun{opts: opts, labels: opts.labelSet(), open: open, conns: map[string]Conn{}, summary: s}
 	defer fr.close()
-	for _, rec := range recs {
-		if ctx.Err() != nil || fr.apply(ctx, rec) == stop {
+	progress(opts, s, path, 0, len(recs))
+	for i, rec := range recs {
+		if ctx.Err() != nil {
 			return
 		}
+		next := fr.apply(ctx, rec)
+		progress(opts, s, path, i+1, len(recs))
+		if next == stop {
+			return
+		}
+	}
+}
+
+// progress reports done of total records of file to opts.OnProgress.
+func progress(opts *Options, s *Summary, file string, done, total int) {
+	if opts.OnProgress != nil {
+		opts.OnProgress(Progress{File: file, Done: done, Total: total, Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped})
 	}
 }
 

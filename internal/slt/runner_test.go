@@ -553,3 +553,37 @@ func TestFormatSummary(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestProgress: OnProgress sees each file start and every record done,
+// with the counts so far.
+func TestProgress(t *testing.T) {
+	db := newFakeDB().
+		on("CREATE TABLE t (a INT)", response{}).
+		on("DROP TABLE nope", response{err: errors.New(`table "nope" does not exist`)})
+	var got []Progress
+	runScript(t, db, `
+statement ok
+CREATE TABLE t (a INT)
+
+statement ok
+DROP TABLE nope
+
+skipif streamdb
+statement ok
+DROP TABLE nope
+`, Options{OnProgress: func(p Progress) { got = append(got, p) }})
+	want := []Progress{{Total: 3}, {Done: 1, Total: 3, Passed: 1}, {Done: 2, Total: 3, Passed: 1, Failed: 1},
+		{Done: 3, Total: 3, Passed: 1, Failed: 1, Skipped: 1}}
+	if len(got) != len(want) {
+		t.Fatalf("got %d progress reports %+v, want %d", len(got), got, len(want))
+	}
+	for i := range got {
+		if !strings.HasSuffix(got[i].File, "t.slt") {
+			t.Errorf("report %d: file %q", i, got[i].File)
+		}
+		got[i].File = ""
+		if got[i] != want[i] {
+			t.Errorf("report %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

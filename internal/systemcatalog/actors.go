@@ -37,7 +37,7 @@ func actorRows(v *view) [][]types.Datum {
 		for fi, f := range v.e.Fragments(r.ID) {
 			for i, a := range f.Actors {
 				rows = append(rows, []types.Datum{r.Name, int64(fi), f.Kind, int64(a),
-					int64(f.Vnodes[i].Count()), vnodeRanges(&f.Vnodes[i])})
+					int64(f.Vnodes[i].Count()), VnodeRanges(&f.Vnodes[i])})
 			}
 		}
 	}
@@ -92,8 +92,9 @@ func fragmentInputs(inputs []planner.FragmentInput) string {
 	return strings.Join(ins, ", ")
 }
 
-// vnodeRanges renders a vnode set as comma-separated ranges.
-func vnodeRanges(b *storage.VnodeBitmap) string {
+// VnodeRanges renders a vnode set as comma-separated ranges, as
+// streamdb_catalog.actors shows it (the dashboard too).
+func VnodeRanges(b *storage.VnodeBitmap) string {
 	var parts []string
 	vs := b.Vnodes()
 	for i := 0; i < len(vs); {
