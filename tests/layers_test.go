@@ -38,6 +38,7 @@ var layer = map[string]int{
 	"exec/stream":            30,
 	"internal/connector":     25,
 	"internal/window":        22, // window functions: their definitions (bound by sql) and evaluation
+	"internal/vec":           21, // predicates over whole Arrow chunks, compiled from internal/expr's
 	"internal/expr":          20,
 	"storage":                10,
 	"internal/catalog":       5,
@@ -49,6 +50,7 @@ var layer = map[string]int{
 	"internal/failpoint":     0, // imports nothing of ours
 	"internal/pgserver":      0, // starts PostgreSQL for tests and bench; imports nothing of ours
 	"internal/testcert":      0, // self-signed TLS certificates for tests
+
 }
 
 // TestLayering fails when a package imports one of the same or a higher
