@@ -11,9 +11,11 @@ import (
 // from src. Nodes shared by several parents (a CTE used twice) get one
 // executor per use. On error, executors built so far are closed.
 func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
+	src = withReads(n, src)
 	switch n := n.(type) {
 	case *Scan:
-		return batch.NewScan(src, n.Rel), nil
+		ssrc, read := scanSource(src, n)
+		return batch.NewScan(ssrc, n.Rel).Reading(read), nil
 	case *Values:
 		return batch.NewValues(n.Rows, batchColumnTypes(n.Cols)), nil
 	case *GenerateSeries:
@@ -87,16 +89,17 @@ func buildFiltered(f *Filter, src batch.Source, needed []int) (batch.Executor, e
 	if !ok {
 		return build1(f.Input, src, func(in batch.Executor) batch.Executor { return batch.NewFilter(in, f.Cond) })
 	}
-	var scan batch.Executor
+	var scan *batch.Scan
+	ssrc, read := scanSource(src, s)
 	switch prefix, a := scanAccess(f, s, needed); {
 	case prefix != nil:
-		scan = batch.NewKeyScan(src, s.Rel, prefix)
+		scan = batch.NewKeyScan(ssrc, s.Rel, prefix)
 	case a != nil:
-		scan = batch.NewIndexScan(src, s.Rel, a.idx, a.ranges, a.covering)
+		scan = batch.NewIndexScan(ssrc, s.Rel, a.idx, a.ranges, a.covering)
 	default:
-		scan = batch.NewScan(src, s.Rel)
+		scan = batch.NewScan(ssrc, s.Rel)
 	}
-	return batch.NewFilter(scan, f.Cond), nil
+	return batch.NewFilter(scan.Reading(read), f.Cond), nil
 }
 
 func buildJoin(n *Join, src batch.Source) (batch.Executor, error) {

@@ -42,6 +42,7 @@ func BuildViewJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 			b.emitCol, b.emitWM = col, wm
 		}
 	}
+	b.reads = scanReads(shape.Plan) // the Materialize reads every column
 	f, err := b.build(shape.Plan)
 	if err != nil {
 		return nil, err
@@ -146,6 +147,8 @@ type jobBuilder struct {
 	emitCol int
 	job     *StreamJob
 	frags   []*fragment
+	// reads are the columns each scan's plan reads (prune.go).
+	reads map[*Scan][]bool
 }
 
 // creating returns the job's CreatingJob, made on first use.
@@ -326,7 +329,7 @@ func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
 		merge := stream.NewMerge(typ)
 		in.merges = append(in.merges, merge)
 		opts := stream.ScanOptions{Backfill: b.mode != Follow, State: state,
-			RateLimit: b.rate, Paused: b.paused, Job: b.jobID, Scans: b.scans, Vnodes: &f.vnodes[i]}
+			RateLimit: b.rate, Paused: b.paused, Job: b.jobID, Scans: b.scans, Vnodes: &f.vnodes[i], Read: b.reads[n]}
 		if !opts.Backfill {
 			scan := stream.NewStreamScan(merge, layout, a.State, opts)
 			a.Closers = append(a.Closers, scan.Close)

@@ -44,6 +44,14 @@ func (t *Table) ScanVnodeChunks(r Reader, vnode uint16, after []types.Datum) *Ch
 	return s
 }
 
+// Reading makes the scan decode only the columns with read[i] set (nil:
+// all), appending NULL for the others; call it before the first
+// AppendTo. LastRow still decodes every column.
+func (s *ChunkScan) Reading(read []bool) *ChunkScan {
+	s.dec = NewRowDecoderReading(s.t.Types, read)
+	return s
+}
+
 // Next advances to the next row; it returns false at the end or on error
 // (see Err).
 func (s *ChunkScan) Next() bool {

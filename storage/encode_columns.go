@@ -111,12 +111,20 @@ func AppendKeyAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte, 
 			return appendIntKey(buf, int64(a.Value(i))), nil
 		}
 	case *array.String:
-		if storedAsString(t) && t.ID != types.IDJSONB && t.ID != types.IDArray && c.Types[col].ID != types.IDNumeric {
+		if storedAsString(t) && t.ID != types.IDJSONB && t.ID != types.IDArray {
 			return appendStringKey(append(buf, keyPresent), a.Value(i)), nil
 		}
 	case *array.Float64:
 		if t.IsFloat() {
 			return appendFloatKey(buf, a.Value(i)), nil
+		}
+	case *array.Binary:
+		if t.ID == types.IDNumeric && c.Types[col].ID == types.IDNumeric {
+			var d types.Decimal
+			if _, err := types.DecodeNumericBinary(&d, a.Value(i)); err != nil {
+				return buf, errCorrupt("numeric column", "bad encoding")
+			}
+			return appendNumericKey(append(buf, keyPresent), &d), nil
 		}
 	case *array.MonthDayNanoInterval:
 		if t.ID == types.IDInterval {
@@ -177,9 +185,15 @@ func appendValueAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte
 			return append(buf, boolByte(a.Value(i))), nil
 		}
 	case *array.String:
-		if storedAsString(t) && c.Types[col].ID != types.IDNumeric {
+		if storedAsString(t) {
 			s := a.Value(i)
 			return append(binary.AppendUvarint(buf, uint64(len(s))), s...), nil
+		}
+	case *array.Binary:
+		if t.ID == types.IDNumeric && c.Types[col].ID == types.IDNumeric {
+			// A numeric column holds the value encoding (plain, as
+			// chunk.Value's Decimal would encode).
+			return append(buf, a.Value(i)...), nil
 		}
 	}
 	return appendValue(buf, t, chunk.Value(c.Rec.Column(col), c.Types[col], i))

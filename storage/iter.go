@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -15,6 +17,21 @@ type Iterator interface {
 	Row() []types.Datum
 	Err() error
 	Close() error
+}
+
+// ColumnIterator is an Iterator that can skip the columns its reader
+// does not read, and decode rows straight into a chunk builder; the
+// iterators of Table's scans are ColumnIterators.
+type ColumnIterator interface {
+	Iterator
+	// ReadColumns, called before the first Next, makes the iterator
+	// decode only the columns with read[i] set (nil: all): the others
+	// are NULL, their bytes skipped. With chunked, Next decodes nothing:
+	// the caller appends each row with AppendTo (Row still works).
+	ReadColumns(read []bool, chunked bool)
+	// AppendTo appends the current row to b with operation op. On error
+	// b is left with a half-appended row and must be discarded.
+	AppendTo(b *chunk.Builder, op chunk.Op) error
 }
 
 // Scan iterates over every row of the table (vnode by vnode, pk order
@@ -118,6 +135,35 @@ type tableIter struct {
 	err     error
 	store   *Store
 	rows    int // rows returned
+	// read are the columns decoded (nil: all); lazy: Next decodes
+	// nothing, AppendTo and Row decode the current row (ReadColumns).
+	read    []bool
+	lazy    bool
+	decoded bool
+	dec     *RowDecoder
+}
+
+// ReadColumns implements ColumnIterator.
+func (i *tableIter) ReadColumns(read []bool, chunked bool) {
+	i.read, i.lazy = read, chunked
+	if chunked {
+		i.dec = NewRowDecoderReading(i.table.Types, read)
+	}
+}
+
+// AppendTo implements ColumnIterator.
+func (i *tableIter) AppendTo(b *chunk.Builder, op chunk.Op) error {
+	if i.dec == nil {
+		i.dec = NewRowDecoderReading(i.table.Types, i.read)
+	}
+	v, err := i.it.ValueAndErr()
+	if err == nil {
+		err = i.dec.Append(b, op, v)
+	}
+	if err != nil {
+		i.err = fmt.Errorf("storage: table %d scan: %w", i.table.ID, err)
+	}
+	return i.err
 }
 
 func (i *tableIter) Next() bool {
@@ -125,19 +171,29 @@ func (i *tableIter) Next() bool {
 		return false
 	}
 	if !i.advance() {
-		i.row = i.row[:0]
+		i.row, i.decoded = i.row[:0], true
 		i.err = i.it.Error()
 		return false
 	}
 	i.rows++
+	if i.lazy {
+		i.decoded = false
+		return true
+	}
+	return i.decode()
+}
+
+// decode decodes the current row into i.row.
+func (i *tableIter) decode() bool {
 	v, err := i.it.ValueAndErr()
 	if err == nil {
-		i.row, err = DecodeRow(v, i.table.Types, i.row)
+		i.row, err = decodeRow(v, i.table.Types, i.read, i.row)
 	}
 	if err != nil {
 		i.err = fmt.Errorf("storage: table %d scan: %w", i.table.ID, err)
 		return false
 	}
+	i.decoded = true
 	return true
 }
 
@@ -156,7 +212,14 @@ func (i *tableIter) advance() bool {
 	return i.it.Next()
 }
 
-func (i *tableIter) Row() []types.Datum { return i.row }
+// Row implements Iterator. Lazily (ReadColumns chunked), a row that does
+// not decode is returned partial, and Next then stops with the error.
+func (i *tableIter) Row() []types.Datum {
+	if i.lazy && !i.decoded && i.it != nil && i.err == nil {
+		i.decode()
+	}
+	return i.row
+}
 
 func (i *tableIter) Err() error { return i.err }
 

@@ -17,9 +17,10 @@ import (
 // per type: bool 1 byte; integers, dates and timestamps a zigzag varint;
 // floats the 8 IEEE bytes little-endian (NaN payloads and -0 survive);
 // text a uvarint length and the bytes; intervals three zigzag varints
-// (months, days, micros); numeric a header byte (form | negative<<2), a
-// zigzag varint exponent and a uvarint-length big-endian coefficient, so
-// the scale survives (1.50 stays 1.50). A row stored with fewer columns
+// (months, days, micros); numeric its binary form
+// (types.AppendNumericBinary: a header byte (form | negative<<2), a
+// zigzag varint exponent and a uvarint-length big-endian coefficient), so
+// the scale survives (1.50 stays 1.50), and chunks hold the same bytes. A row stored with fewer columns
 // than the reader's types decodes with the missing tail as NULL, so adding
 // a nullable column needs no rewrite.
 
@@ -91,41 +92,14 @@ func appendTimeValue(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 }
 
 func appendNumericValue(buf []byte, v *apd.Decimal) []byte {
-	buf = append(buf, byte(v.Form)&3|boolByte(v.Negative)<<2)
-	buf = binary.AppendVarint(buf, int64(v.Exponent))
-	coeff := v.Coeff.Bytes()
-	buf = binary.AppendUvarint(buf, uint64(len(coeff)))
-	return append(buf, coeff...)
+	return types.AppendNumericBinary(buf, v)
 }
 
 // DecodeRow decodes a value written by EncodeRow into dst (grown or
 // reallocated to len(ts)) and returns it. Strings and numerics are freshly
 // allocated; nothing returned aliases buf.
 func DecodeRow(buf []byte, ts []types.Type, dst []types.Datum) ([]types.Datum, error) {
-	n, k := binary.Uvarint(buf)
-	if k <= 0 || n > uint64(len(ts)) {
-		return dst, errCorrupt("row", "bad column count")
-	}
-	buf = buf[k:]
-	nulls := (int(n) + 7) / 8
-	if len(buf) < nulls {
-		return dst, errCorrupt("row", "short null bitmap")
-	}
-	bitmap, buf := buf[:nulls], buf[nulls:]
-	dst = resizeRow(dst, len(ts))
-	for i := 0; i < int(n); i++ {
-		if bitmap[i/8]&(1<<(i%8)) != 0 {
-			continue
-		}
-		var err error
-		if dst[i], buf, err = decodeValue(buf, ts[i]); err != nil {
-			return dst, fmt.Errorf("column %d: %w", i, err)
-		}
-	}
-	if len(buf) != 0 {
-		return dst, errCorrupt("row", "trailing bytes")
-	}
-	return dst, nil
+	return decodeRow(buf, ts, nil, dst)
 }
 
 // resizeRow returns dst with length n and every entry nil.
@@ -210,20 +184,11 @@ func decodeIntervalValue(buf []byte) (types.Datum, []byte, error) {
 }
 
 func decodeNumericValue(buf []byte) (types.Datum, []byte, error) {
-	if len(buf) < 1 || buf[0]>>3 != 0 {
-		return nil, nil, errCorrupt("numeric value", "bad header")
-	}
-	d := &apd.Decimal{Form: apd.Form(buf[0] & 3), Negative: buf[0]&4 != 0}
-	exp, k := binary.Varint(buf[1:])
-	if k <= 0 || exp != int64(int32(exp)) {
-		return nil, nil, errCorrupt("numeric value", "bad exponent")
-	}
-	d.Exponent = int32(exp)
-	coeff, rest, err := decodeBytes(buf[1+k:])
+	d := new(apd.Decimal)
+	rest, err := types.DecodeNumericBinary(d, buf)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, errCorrupt("numeric value", "bad encoding")
 	}
-	d.Coeff.SetBytes(coeff)
 	return d, rest, nil
 }
 

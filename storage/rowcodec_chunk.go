@@ -20,6 +20,7 @@ import (
 // take the Datum path. It is what a snapshot scan decodes rows with.
 type RowDecoder struct {
 	ts    []types.Type
+	read  []bool // the columns decoded (nil: all); others are skipped, NULL
 	kinds []valueKind
 	// The typed column builders of the chunk.Builder last appended to
 	// (a Builder keeps its column builders across Build).
@@ -38,11 +39,19 @@ const (
 	kindInt64
 	kindInt32
 	kindInt16
+	kindSkip // not read: the value's bytes are skipped, NULL appended
 )
 
 // NewRowDecoder returns a decoder of rows of types ts.
 func NewRowDecoder(ts []types.Type) *RowDecoder {
 	return &RowDecoder{ts: ts}
+}
+
+// NewRowDecoderReading returns a decoder of rows of types ts that
+// decodes only the columns with read[i] set (nil: all): the others are
+// appended as NULL, their bytes skipped (see rowcodec_skip.go).
+func NewRowDecoderReading(ts []types.Type, read []bool) *RowDecoder {
+	return &RowDecoder{ts: ts, read: read}
 }
 
 // bind resolves the decoding step of each column for builder b.
@@ -53,6 +62,10 @@ func (d *RowDecoder) bind(b *chunk.Builder) {
 	d.kinds = make([]valueKind, n)
 	d.i64, d.i32, d.i16 = make([]*array.Int64Builder, n), make([]*array.Int32Builder, n), make([]*array.Int16Builder, n)
 	for i, t := range d.ts {
+		if d.read != nil && !d.read[i] {
+			d.kinds[i] = kindSkip
+			continue
+		}
 		switch f := cols[i].(type) {
 		case *array.Int64Builder:
 			if t.IsInteger() {
@@ -127,6 +140,9 @@ func (d *RowDecoder) Append(b *chunk.Builder, op chunk.Op, buf []byte) error {
 			default:
 				d.i16[i].Append(int16(v))
 			}
+		case kindSkip:
+			d.cols[i].AppendNull()
+			buf, err = skipValue(buf, d.ts[i])
 		default:
 			buf, err = appendColumnValue(d.cols[i], d.ts[i], buf)
 		}
@@ -174,6 +190,10 @@ func appendColumnValue(fb array.Builder, t types.Type, buf []byte) ([]byte, erro
 			f.Append(arrow.Timestamp(v))
 			return rest, err
 		}
+	case *array.BinaryBuilder:
+		if t.ID == types.IDNumeric {
+			return appendNumericColumnValue(f, buf)
+		}
 	case *array.StringBuilder:
 		if storedAsString(t) {
 			s, rest, err := decodeBytes(buf)
@@ -197,4 +217,15 @@ func decodeInt(buf []byte) (int64, []byte, error) {
 		return 0, nil, errCorrupt("integer value", "bad varint")
 	}
 	return v, buf[k:], nil
+}
+
+// appendNumericColumnValue copies a numeric value into a numeric column:
+// both hold the binary form (types.AppendNumericBinary), so no Decimal is
+// made of a plain value.
+func appendNumericColumnValue(f *array.BinaryBuilder, buf []byte) ([]byte, error) {
+	rest, err := chunk.AppendNumericBinary(f, buf)
+	if err != nil {
+		return nil, errCorrupt("numeric value", "bad encoding")
+	}
+	return rest, nil
 }

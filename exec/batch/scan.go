@@ -11,7 +11,9 @@ import (
 )
 
 // Scan reads every row of a relation, all columns, from a Source; or,
-// with a key prefix, the rows under it.
+// with a key prefix, the rows under it. With Reading, the columns its
+// plan does not read are NULL: a storage iterator (storage.ColumnIterator)
+// skips their bytes, and decodes the others straight into the chunk.
 type Scan struct {
 	src    Source
 	rel    *catalog.Relation
@@ -21,6 +23,17 @@ type Scan struct {
 	it     storage.Iterator
 	rb     *rowBuilder
 	done   bool
+	read   []bool                 // the columns read (nil: all)
+	cols   storage.ColumnIterator // it, when it decodes into chunks
+	viaIdx bool                   // it reads through the index
+}
+
+// Reading makes the scan read only the columns with read[i] set (nil:
+// all; see planner/prune.go): the others may come out NULL. Call it
+// before the first Next.
+func (s *Scan) Reading(read []bool) *Scan {
+	s.read = read
+	return s
 }
 
 // NewScan returns a scan of rel; the iterator is opened on the first Next.
@@ -60,6 +73,10 @@ func (s *Scan) Next(ctx context.Context) (*chunk.Chunk, error) {
 			return nil, err
 		}
 		s.it = it
+		if ci, ok := it.(storage.ColumnIterator); ok && !s.viaIdx && len(s.types) > 0 {
+			ci.ReadColumns(s.read, true)
+			s.cols = ci
+		}
 	}
 	for !s.rb.full() {
 		if !s.it.Next() {
@@ -69,7 +86,15 @@ func (s *Scan) Next(ctx context.Context) (*chunk.Chunk, error) {
 			}
 			break
 		}
-		s.rb.append(s.it.Row())
+		if s.cols == nil {
+			s.rb.append(s.it.Row())
+			continue
+		}
+		if err := s.cols.AppendTo(s.rb.b, chunk.Insert); err != nil {
+			s.done = true // the builder holds a half-appended row
+			return nil, err
+		}
+		s.rb.n++
 	}
 	return s.rb.build(), nil
 }
@@ -82,6 +107,7 @@ func (s *Scan) open(ctx context.Context) (storage.Iterator, error) {
 	}
 	if s.index != nil {
 		if it, err := s.index.open(ctx, s.src, s.rel); !errors.Is(err, ErrIndexUnavailable) {
+			s.viaIdx = true
 			return it, err
 		}
 	}

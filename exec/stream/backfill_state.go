@@ -81,8 +81,11 @@ type backfillState struct {
 	vnodesDone   int
 	logWaiting   int64 // log entries waiting when the scan loaded
 	logRead      int64 // log entries replayed since
-	replay       int   // index in owned of the vnode being replayed
-	visited      int   // vnodes read to their end in the current round
+	// logCols are the columns of the log entries replayed that are
+	// decoded (nil: all; see logReads).
+	logCols []bool
+	replay  int // index in owned of the vnode being replayed
+	visited int // vnodes read to their end in the current round
 	// epoch is the running graph's epoch whose upstream state the scan
 	// has emitted: the pinned snapshot's, then the epoch at which it last
 	// found the log store drained.
@@ -268,6 +271,9 @@ func (p *backfillState) consumeVnode(w *storage.WriteBatch, b *chunk.Builder, v 
 		after = []types.Datum{vp.logRead}
 	}
 	it := p.tables.Log.ScanVnode(w, v, after)
+	if ci, ok := it.(storage.ColumnIterator); ok && p.logCols != nil {
+		ci.ReadColumns(p.logCols, false)
+	}
 	// An update pair is never cut between two chunks (its halves share a
 	// vnode, see LogWriter.log, and are logged one after the other): a
 	// chunk stops one row short rather than end with an UpdateDelete,

@@ -52,6 +52,9 @@ type ScanOptions struct {
 	// through an Exchange on the upstream's DistKey) and backfills only
 	// them. nil: every vnode.
 	Vnodes *storage.VnodeBitmap
+	// Read, when not nil, are the upstream's columns the plan above the
+	// scan reads: the others it emits as NULL (see scan_prune.go).
+	Read []bool
 }
 
 // StreamScan is the leaf of a view's pipeline: it reads the changes of an
@@ -133,6 +136,7 @@ func NewStreamScan(up Input, upstream *storage.Table, sc *StateContext, opts Sca
 	if opts.Vnodes != nil {
 		s.owned = *opts.Vnodes
 	}
+	s.opts.Read = scanReads(opts.Read, upstream)
 	if !opts.Backfill {
 		s.phase = phaseFollow
 	}
@@ -239,6 +243,7 @@ func (s *StreamScan) follow(ctx context.Context) (Message, error) {
 	if invariants {
 		s.checkOwned(m)
 	}
+	m.Chunk = nullUnread(m.Chunk, s.opts.Read)
 	if m.Barrier != nil && s.prog != nil {
 		if err := s.prog.save(s.sc.Batch()); err != nil {
 			return Message{}, err
@@ -459,6 +464,7 @@ func (s *StreamScan) load() error {
 		return err
 	}
 	p.epoch = s.pinnedEpoch
+	p.logCols = logReads(s.opts.Read)
 	s.prog = p
 	s.builder = chunk.NewBuilder(s.upstream.Types)
 	if p.snapshotDone {
@@ -565,7 +571,7 @@ func (s *StreamScan) openNextVnode() bool {
 		if v.done {
 			continue
 		}
-		s.iter = s.upstream.ScanVnodeChunks(s.snap, uint16(s.vnode), v.lastPK)
+		s.iter = s.upstream.ScanVnodeChunks(s.snap, uint16(s.vnode), v.lastPK).Reading(s.opts.Read)
 		return true
 	}
 	return false

@@ -41,7 +41,11 @@ func ArrowType(t types.Type) arrow.DataType {
 		// what nanoseconds hold (292 years). Read it with Value or
 		// IntervalAt.
 		return arrow.FixedWidthTypes.MonthDayNanoInterval
-	default: // numeric, text, varchar, arrays, json, jsonb, bytea (its raw bytes), unknown
+	case types.IDNumeric:
+		// The binary form (types.AppendNumericBinary) of the plain value
+		// (types.PlainNumeric), as storage keeps it: read it with Value.
+		return arrow.BinaryTypes.Binary
+	default: // text, varchar, arrays, json, jsonb, bytea (its raw bytes), unknown
 		return arrow.BinaryTypes.String
 	}
 }
@@ -80,17 +84,45 @@ func Value(col arrow.Array, t types.Type, i int) types.Datum {
 	case *array.MonthDayNanoInterval:
 		return IntervalAt(a, i)
 	case *array.String:
-		s := a.Value(i)
-		if t.ID == types.IDNumeric {
-			d, _, err := apd.NewFromString(s)
-			if err != nil {
-				panic(fmt.Sprintf("chunk: corrupt numeric %q: %v", s, err))
-			}
-			return d
-		}
-		return s
+		return a.Value(i)
+	case *array.Binary:
+		return NumericAt(a, i)
 	}
 	panic(fmt.Sprintf("chunk: unsupported arrow column %T", col))
+}
+
+// NumericAt is Value of row i of a numeric column, not NULL.
+func NumericAt(a *array.Binary, i int) *apd.Decimal {
+	d := new(apd.Decimal)
+	if _, err := types.DecodeNumericBinary(d, a.Value(i)); err != nil {
+		panic(fmt.Sprintf("chunk: corrupt numeric %x: %v", a.Value(i), err))
+	}
+	return d
+}
+
+// AppendNumericBinary appends to fb, the builder of a numeric column,
+// the value enc holds in the binary form (types.AppendNumericBinary), as
+// storage keeps it: copied as it is when plain, else through its
+// Decimal. It returns the rest of enc.
+func AppendNumericBinary(fb *array.BinaryBuilder, enc []byte) ([]byte, error) {
+	v, rest, err := types.SplitNumericBinary(enc)
+	if err != nil {
+		return nil, err
+	}
+	if v.Plain() {
+		fb.Append(enc[:len(enc)-len(rest)])
+		return rest, nil
+	}
+	var d apd.Decimal
+	v.Decimal(&d)
+	appendNumeric(fb, &d)
+	return rest, nil
+}
+
+// appendNumeric appends d to fb, a numeric column's builder.
+func appendNumeric(fb *array.BinaryBuilder, d *apd.Decimal) {
+	var scratch [32]byte
+	fb.Append(types.AppendNumericBinary(scratch[:0], types.PlainNumeric(d)))
 }
 
 // Builder accumulates rows into a Chunk.
@@ -99,7 +131,7 @@ type Builder struct {
 	rb      *array.RecordBuilder
 	ops     []Op
 	n       int
-	dataLen []int // per column: string bytes of the last chunk
+	dataLen []int // per column: string (or binary) bytes of the last chunk
 	lastN   int   // rows of the last chunk, until reserve makes room
 }
 
@@ -160,7 +192,7 @@ func (b *Builder) Build() *Chunk {
 		b.dataLen = make([]int, len(fields))
 	}
 	for j, f := range fields {
-		if sb, ok := f.(*array.StringBuilder); ok {
+		if sb, ok := f.(dataBuilder); ok {
 			b.dataLen[j] = sb.DataLen()
 		}
 	}
@@ -180,10 +212,16 @@ func (b *Builder) reserve() {
 	b.ops = make([]Op, 0, n)
 	for j, f := range b.rb.Fields() {
 		f.Reserve(n)
-		if sb, ok := f.(*array.StringBuilder); ok {
+		if sb, ok := f.(dataBuilder); ok {
 			sb.ReserveData(b.dataLen[j])
 		}
 	}
+}
+
+// dataBuilder is a builder of a variable-width column (string, binary).
+type dataBuilder interface {
+	DataLen() int
+	ReserveData(int)
 }
 
 // Release frees the builder's buffers.
@@ -215,14 +253,17 @@ func appendValue(fb array.Builder, v types.Datum) {
 		iv := v.(types.Interval)
 		f.Append(arrow.MonthDayNanoInterval{Months: iv.Months, Days: iv.Days, Nanoseconds: iv.Micros}) // see ArrowType
 	case *array.StringBuilder:
-		switch s := v.(type) {
-		case string:
-			f.Append(s)
-		case *apd.Decimal:
-			f.Append(s.Text('f'))
-		default:
+		s, ok := v.(string)
+		if !ok {
 			panic(fmt.Sprintf("chunk: %T in string column", v))
 		}
+		f.Append(s)
+	case *array.BinaryBuilder:
+		d, ok := v.(*apd.Decimal)
+		if !ok {
+			panic(fmt.Sprintf("chunk: %T in numeric column", v))
+		}
+		appendNumeric(f, d)
 	default:
 		panic(fmt.Sprintf("chunk: unsupported builder %T", fb))
 	}

@@ -49,7 +49,9 @@ func takeColumn(col arrow.Array, rows []int) arrow.Array {
 	case *array.MonthDayNanoInterval:
 		return takeFixed(a, a.MonthDayNanoIntervalValues(), rows)
 	case *array.String:
-		return takeString(a, rows)
+		return takeBytes(a, rows)
+	case *array.Binary:
+		return takeBytes(a, rows)
 	case *array.Boolean:
 		b := array.NewBooleanBuilder(memory.DefaultAllocator)
 		defer b.Release()
@@ -103,22 +105,32 @@ func takeFixed[T any](col arrow.Array, vals []T, rows []int) arrow.Array {
 	return array.MakeFromData(data)
 }
 
-// takeString gathers the strings of col at rows into one offsets and one
-// data buffer.
-func takeString(col *array.String, rows []int) arrow.Array {
+// bytesArray is a string or binary array: int32 offsets into one data
+// buffer.
+type bytesArray interface {
+	arrow.Array
+	ValueLen(i int) int
+	ValueOffsets() []int32 // of the array's rows, offset applied: len+1 of them
+	ValueBytes() []byte    // from the array's first row's value on
+}
+
+// takeBytes gathers the values (strings, binary) of col at rows into one
+// offsets and one data buffer.
+func takeBytes(col bytesArray, rows []int) arrow.Array {
 	size := 0
 	for _, i := range rows {
 		size += col.ValueLen(i)
 	}
 	offsets := make([]int32, len(rows)+1)
 	buf := make([]byte, 0, size)
+	offs, data := col.ValueOffsets(), col.ValueBytes()
 	for k, i := range rows {
-		buf = append(buf, col.Value(i)...)
+		buf = append(buf, data[offs[i]-offs[0]:offs[i+1]-offs[0]]...)
 		offsets[k+1] = int32(len(buf))
 	}
 	valid, nulls := takeValidity(col, rows)
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(&offsets[0])), len(offsets)*4)
-	data := array.NewData(arrow.BinaryTypes.String, len(rows), []*memory.Buffer{valid, memory.NewBufferBytes(raw), memory.NewBufferBytes(buf)}, nil, nulls, 0)
-	defer data.Release()
-	return array.MakeFromData(data)
+	out := array.NewData(col.DataType(), len(rows), []*memory.Buffer{valid, memory.NewBufferBytes(raw), memory.NewBufferBytes(buf)}, nil, nulls, 0)
+	defer out.Release()
+	return array.MakeFromData(out)
 }

@@ -36,7 +36,7 @@
 //	bigint          int64               Int64
 //	real            float64             Float32
 //	double          float64             Float64
-//	numeric         *apd.Decimal        String (canonical decimal text)
+//	numeric         *apd.Decimal        Binary (numeric_binary.go, plain)
 //	text, varchar   string              String
 //	date            Date                Date32
 //	timestamp       Timestamp           Timestamp(us)
