@@ -119,12 +119,16 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	}
 	var exec stream.Executor = &stream.Receiver{C: src.C, Typ: r.ColumnTypes()}
 	job := &StreamJob{Source: src}
+	var closers []func()
 	if r.Connector != nil {
-		cs, progress, err := connectorSource(r, exec.(*stream.Receiver), sc)
+		cs, progress, closer, err := sourceExec(r, exec.(*stream.Receiver), sc, env)
 		if err != nil {
 			return nil, err
 		}
 		exec, job.Connector = cs, progress
+		if closer != nil {
+			closers = append(closers, closer)
+		}
 	}
 	if r.Watermark != nil {
 		wf, stats, err := watermarkFilter(r, exec, sc, env)
@@ -133,7 +137,7 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		}
 		exec, job.Watermark = wf, stats
 	}
-	a := &stream.Actor{ID: env.NewActorID(), State: sc}
+	a := &stream.Actor{ID: env.NewActorID(), State: sc, Closers: closers}
 	job.Actors, job.SourceOwner = []*stream.Actor{a}, a
 	par := min(max(r.Parallelism, 1), MaxParallelism)
 	if r.Kind != catalog.KindTable || par == 1 {
@@ -203,6 +207,7 @@ func newTableMaterialize(r *catalog.Relation, in stream.Executor, sc *stream.Sta
 	// Rows from a connector are upserts: a later row with the key of
 	// an earlier one replaces it.
 	m.Trusted = r.Connector == nil
+	m.ViewInput = keyedBySplitOffset(r)
 	m.Owned = owned
 	return m
 }

@@ -121,7 +121,7 @@ func parseFormatEncode(c *cursor, ct *CreateTableStmt) error {
 		return err
 	}
 	if c.acceptPunct("(") {
-		_, err = parseOptionList(c)
+		ct.EncodeOptions, err = parseOptionList(c)
 	}
 	return err
 }

@@ -150,8 +150,10 @@ type CreateTableStmt struct {
 	Columns     []ColumnDef
 	PrimaryKey  []string          // from a table constraint PRIMARY KEY (...)
 	With        map[string]string // WITH (k = v, ...), keys lower case
-	// Format and Encode are a connector's FORMAT and ENCODE words, if any.
+	// Format and Encode are a connector's FORMAT and ENCODE words, if any;
+	// EncodeOptions the ENCODE e (k = v, ...) options, keys lower case.
 	Format, Encode string
+	EncodeOptions  map[string]string
 	// AppendOnly is APPEND ONLY: the table takes INSERTs only.
 	AppendOnly bool
 	// Watermark is WATERMARK FOR column AS expr, if given.

@@ -214,7 +214,8 @@ func TestDatagenErrors(t *testing.T) {
 	mustExec(t, db, "CREATE TABLE plain (a int)")
 	for _, c := range []struct{ sql, code, msg string }{
 		{"CREATE SOURCE x (a int)", "22023", "a source needs a connector"},
-		{"CREATE SOURCE x (a int) WITH (connector = 'kafka')", "0A000", `connector "kafka" is not supported`},
+		{"CREATE SOURCE x (a int) WITH (connector = 'kinesis')", "0A000", `connector "kinesis" is not supported`},
+		{"CREATE SOURCE x (a int) WITH (connector = 'kafka')", "22023", `invalid value for connector option "topic"`},
 		{"CREATE SOURCE x (a int) WITH (connector = 'datagen', fields.b.kind = 'random')", "42703", `column "b"`},
 		{"CREATE SOURCE x (a int) WITH (connector = 'datagen', fields.a.kind = 'zigzag')", "22023", "kind"},
 		{"CREATE SOURCE x (a int) WITH (connector = 'datagen', fields.a.min = 10, fields.a.max = 1)", "22023", "max"},

@@ -51,6 +51,9 @@ var layer = map[string]int{
 	"internal/pgserver":      0, // starts PostgreSQL for tests and bench; imports nothing of ours
 	"internal/testcert":      0, // self-signed TLS certificates for tests
 
+	// The Kafka source's reader (franz-go), options and decoders: over
+	// internal/connector, under exec/stream (the planner joins them).
+	"internal/connector/kafka": 26,
 }
 
 // TestLayering fails when a package imports one of the same or a higher

@@ -49,7 +49,7 @@ const (
 // to a streamdb option such as dml_rate_limit) of CREATE TABLE/SOURCE.
 func IsConnectorOption(key string) bool {
 	return key == OptConnector || strings.HasPrefix(key, "datagen.") || strings.HasPrefix(key, "nexmark.") ||
-		strings.HasPrefix(key, fieldPrefix)
+		strings.HasPrefix(key, fieldPrefix) || isKafkaOption(key)
 }
 
 // New returns the generator the WITH options describe for cols. base is
@@ -66,7 +66,7 @@ func New(cols []Column, opts map[string]string, base int64) (Generator, error) {
 		return nil, optionError("connector", "", "a source needs a connector option, such as connector = 'datagen'")
 	default:
 		e := pgerr.New(pgerr.FeatureNotSupported, "connector %q is not supported", opts[OptConnector])
-		e.Hint = "The built-in connectors are: datagen, nexmark."
+		e.Hint = "The built-in connectors are: datagen, nexmark, kafka."
 		return nil, e
 	}
 }
@@ -400,6 +400,9 @@ func splitmix(x uint64) uint64 {
 // ConfiguredRate is the rows per second the options ask the connector
 // for (0: unlimited).
 func ConfiguredRate(opts map[string]string) int64 {
+	if strings.EqualFold(opts[OptConnector], "kafka") {
+		return 0 // as fast as the topic fills
+	}
 	if strings.EqualFold(opts[OptConnector], "nexmark") {
 		n, _ := strconv.ParseInt(strings.TrimSpace(opts[optNexRate]), 10, 64)
 		return max(n, 0)

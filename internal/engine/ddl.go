@@ -43,6 +43,10 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	if done, err := db.checkNewName(ct.Name, ct.IfNotExists, w); done || err != nil {
 		return err
 	}
+	conn, err := resolveConnector(ctx, ct.Connector)
+	if err != nil {
+		return err
+	}
 	id, err := db.allocID()
 	if err != nil {
 		return err
@@ -79,7 +83,7 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 			return err
 		}
 		rel.Internal = []uint32{state}
-		rel.Connector = ct.Connector
+		rel.Connector = conn
 		rel.ConnectorBase = time.Now().UnixMicro()
 		rel.SourceRateLimit, rel.SourceRateZero = opts.sourceRateLimit, opts.sourcePaused
 	}
@@ -139,6 +143,7 @@ func (db *DB) unregister(rel *catalog.Relation) {
 	delete(db.byName, rel.Name)
 	delete(db.runtime, rel.ID)
 	db.viewErrors.forget(rel.ID)
+	db.sourceErrors.forget(rel.ID)
 }
 
 // createView creates a materialized view: it records the view as

@@ -130,6 +130,9 @@ type DB struct {
 	// viewErrors counts the data errors of views' expressions
 	// (streamdb_catalog.view_errors).
 	viewErrors viewErrorLog
+	// sourceErrors keeps the malformed messages sources skipped and
+	// their readers' state (source_errors.go).
+	sourceErrors sourceErrorLog
 	// metrics is the DB's Prometheus registry and its instruments
 	// (metrics.go).
 	metrics *metrics

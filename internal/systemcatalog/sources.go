@@ -10,9 +10,11 @@ import (
 // (sources, and tables WITH connector): its kind ("source" or "table"),
 // the rows it has produced so far (committed or about to be; NULL when
 // it is not running), its configured rows per second, its
-// source_rate_limit (NULL: none) and whether it is paused.
+// source_rate_limit (NULL: none) and whether it is paused; for a source
+// that reads splits (Kafka), the malformed messages it skipped and its
+// reader's state ("running", "retrying: <error>").
 var sources = newTable(nsStreamdb, "sources", 16002, "v", sourceRows,
-	`name text, kind text, connector text, rows_generated bigint, rows_per_second bigint, source_rate_limit bigint, paused boolean`)
+	`name text, kind text, connector text, rows_generated bigint, rows_per_second bigint, source_rate_limit bigint, paused boolean, skipped bigint, state text`)
 
 // sourceRows lists the relations with a connector, in creation order.
 func sourceRows(v *view) [][]types.Datum {
@@ -33,7 +35,9 @@ func sourceRows(v *view) [][]types.Datum {
 		if r.Kind == catalog.KindTable {
 			kind = "table"
 		}
-		rows = append(rows, []types.Datum{r.Name, kind, r.Connector[srcconn.OptConnector], generated, srcconn.ConfiguredRate(r.Connector), limit, r.SourcePaused})
+		skipped, state := sourceStatus(v, r.ID)
+		rows = append(rows, []types.Datum{r.Name, kind, r.Connector[srcconn.OptConnector], generated, srcconn.ConfiguredRate(r.Connector), limit, r.SourcePaused,
+			skipped, state})
 	}
 	return rows
 }

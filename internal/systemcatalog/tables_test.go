@@ -179,7 +179,7 @@ func TestStreamdbCatalogRows(t *testing.T) {
 	for _, tc := range []struct{ rel, want string }{
 		{"streamdb_catalog.ddl_progress", "2|CREATE MATERIALIZED VIEW mv AS SELECT count(*) AS n FROM t|snapshot|12.35%|10|80|5|0|2s|f|100|2|1|boom|f|40|3|7|2026-12-01 10:00:00+00|NULL"},
 		{"streamdb_catalog.rate_limits", "mv|backfill|100|f\nseq|source|0|t\nt|dml|50|f"},
-		{"streamdb_catalog.sources", "seq|source|datagen|42|10|NULL|t"},
+		{"streamdb_catalog.sources", "seq|source|datagen|42|10|NULL|t|NULL|NULL"},
 		{"streamdb_catalog.actors", "mv|0|scan|7|128|0-127\nmv|0|scan|8|128|128-255\nmv|1|agg|9|256|0-255"},
 		{"streamdb_catalog.fragments", "mv|0|scan|2|project <- scan t|t ($0)|NULL\nmv|1|agg|1|agg|fragment 0 ()|NULL"},
 		{"streamdb_catalog.recoveries", "1|1970-01-01 00:00:01+00|NULL|actor 7 failed|1.5"},

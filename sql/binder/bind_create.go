@@ -3,6 +3,7 @@ package binder
 import (
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/connector"
+	"github.com/streamdb/streamdb/internal/connector/kafka"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
@@ -103,6 +104,9 @@ func (b *binder) bindConnector(s *sql.CreateTableStmt, ct *planner.CreateTable) 
 			return nil, notSupported("FORMAT ... ENCODE on a table without a connector")
 		}
 		return rest, nil
+	}
+	if kafka.IsKafka(conn) {
+		return rest, b.bindKafka(s, ct, conn)
 	}
 	if s.Format != "" && s.Format != "plain" {
 		return nil, notSupported("FORMAT %s (the built-in connectors produce rows: FORMAT PLAIN)", upper(s.Format))

@@ -1,0 +1,289 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/connector"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// SplitErrorLog records the messages a SplitSource skipped as malformed.
+type SplitErrorLog interface {
+	RecordSourceError(rel uint32, split int32, offset int64, err error)
+}
+
+// SplitSourceOptions configure a SplitSource.
+type SplitSourceOptions struct {
+	// Job is the relation id ThrottleMutations of kind ThrottleSource
+	// name; State the id of its position table (ConnectorStateTable).
+	Job, State uint32
+	// RowID is the index of the hidden row id column, or -1.
+	RowID int
+	// RateLimit caps the rows per second (0: none); Paused holds it.
+	RateLimit int64
+	Paused    bool
+	// Progress, when set, counts the rows emitted (committed or about to
+	// be); Skipped the malformed messages.
+	Progress, Skipped *atomic.Int64
+	// Errors records malformed messages; nil: not recorded.
+	Errors SplitErrorLog
+}
+
+// Rows of a split source's position table besides its splits'.
+const (
+	splitRowsEmitted int32 = -1
+	splitRowsSkipped int32 = -2
+)
+
+// SplitSource is the entry of a source whose connector reads splits
+// (Kafka). Barriers (and, for a table, DML chunks) arrive on in and pass
+// through; between them it emits the rows its reader decoded, paced by
+// the rate limit and held while paused. At every barrier it writes each
+// split's next offset into its state table, in the epoch's batch: the
+// rows emitted in an epoch and the offsets after them commit together,
+// so after a failure the reader starts again at the committed offsets
+// and every message reaches the graph exactly once (I3, I6).
+type SplitSource struct {
+	in     *Receiver
+	reader connector.SplitReader
+	sc     *StateContext
+	state  *storage.Table
+	opts   SplitSourceOptions
+	typ    []types.Type
+
+	loaded  bool
+	started bool                    // a first barrier has passed: rows may flow
+	next    map[int32]int64         // each split's next offset
+	dirty   map[int32]bool          // splits whose next offset is not written
+	counts  [2]int64                // rows emitted, messages skipped
+	saved   [2]int64                // counts as last written
+	pending []connector.SplitRecord // taken from the reader, not emitted yet
+	nextAt  time.Time               // pacing clock under a rate limit
+	row     []types.Datum
+	builder *chunk.Builder
+}
+
+// NewSplitSource returns the source executor over reader; typ are its
+// output types (the reader's columns, then the row id column if any). It
+// owns reader: Close (an actor closer) closes it.
+func NewSplitSource(in *Receiver, reader connector.SplitReader, sc *StateContext, typ []types.Type, opts SplitSourceOptions) *SplitSource {
+	return &SplitSource{in: in, reader: reader, sc: sc, opts: opts, typ: typ,
+		state: ConnectorStateTable(opts.State), builder: chunk.NewBuilder(typ),
+		next: map[int32]int64{}, dirty: map[int32]bool{}}
+}
+
+// Types implements Executor.
+func (s *SplitSource) Types() []types.Type { return s.typ }
+
+// Close stops the reader; the actor runs it when it exits.
+func (s *SplitSource) Close() { s.reader.Close() }
+
+// Next implements Executor. Upstream messages take precedence over
+// records, so a barrier waits for one chunk at most, never for a poll.
+func (s *SplitSource) Next(ctx context.Context) (Message, error) {
+	if !s.loaded {
+		if err := s.load(); err != nil {
+			return Message{}, err
+		}
+	}
+	for {
+		select {
+		case m, open := <-s.in.C:
+			return s.handle(m, open)
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		default:
+		}
+		if !s.started || s.opts.Paused {
+			m, _, err := s.waitFor(ctx, 0)
+			return m, err
+		}
+		if d := time.Until(s.nextAt); d > 0 {
+			m, ok, err := s.waitFor(ctx, d)
+			if ok || err != nil {
+				return m, err
+			}
+			continue
+		}
+		if len(s.pending) > 0 {
+			if c := s.emit(); c != nil {
+				return Message{Chunk: c}, nil
+			}
+			continue
+		}
+		select {
+		case m, open := <-s.in.C:
+			return s.handle(m, open)
+		case recs, ok := <-s.reader.Records():
+			if !ok {
+				return Message{}, fmt.Errorf("stream: source %d: its reader stopped: %w", s.opts.Job, s.reader.Err())
+			}
+			s.pending = recs
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		}
+	}
+}
+
+// waitFor waits up to d (d <= 0: until one comes) for an upstream
+// message; ok reports one.
+func (s *SplitSource) waitFor(ctx context.Context, d time.Duration) (Message, bool, error) {
+	var timeout <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case m, open := <-s.in.C:
+		m, err := s.handle(m, open)
+		return m, true, err
+	case <-timeout:
+		return Message{}, false, nil
+	case <-ctx.Done():
+		return Message{}, false, ctx.Err()
+	}
+}
+
+// handle takes an upstream message: a barrier applies its mutation and
+// persists the offsets; a DML chunk passes through.
+func (s *SplitSource) handle(m Message, open bool) (Message, error) {
+	if !open {
+		return Message{}, ErrUpstreamEnded
+	}
+	if m.Barrier == nil {
+		return m, nil
+	}
+	s.started = true
+	if t, ok := m.Barrier.Mutation.(*ThrottleMutation); ok && t.Kind == ThrottleSource && t.Job == s.opts.Job {
+		s.opts.RateLimit, s.opts.Paused = t.RateLimit, t.Paused
+		s.nextAt = time.Time{}
+	}
+	if err := s.persist(); err != nil {
+		return Message{}, fmt.Errorf("stream: source %d: %w", s.opts.Job, err)
+	}
+	return m, nil
+}
+
+// persist writes the offsets and counts that changed into the epoch's
+// batch.
+func (s *SplitSource) persist() error {
+	w := s.sc.Batch()
+	for split := range s.dirty {
+		if err := s.state.Insert(w, []types.Datum{int64(split), s.next[split]}); err != nil {
+			return err
+		}
+		delete(s.dirty, split)
+	}
+	for i, id := range [2]int32{splitRowsEmitted, splitRowsSkipped} {
+		if s.counts[i] != s.saved[i] {
+			if err := s.state.Insert(w, []types.Datum{int64(id), s.counts[i]}); err != nil {
+				return err
+			}
+			s.saved[i] = s.counts[i]
+		}
+	}
+	return nil
+}
+
+// load reads the committed offsets and starts the reader at them.
+func (s *SplitSource) load() error {
+	it := s.state.Scan(s.sc.Batch())
+	for it.Next() {
+		row := it.Row()
+		split, n := int32(row[0].(int64)), row[1].(int64)
+		switch split {
+		case splitRowsEmitted:
+			s.counts[0] = n
+		case splitRowsSkipped:
+			s.counts[1] = n
+		default:
+			s.next[split] = n
+		}
+	}
+	err := it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("stream: source %d: loading its offsets: %w", s.opts.Job, err)
+	}
+	s.saved = s.counts
+	s.publish()
+	from := make(map[int32]int64, len(s.next))
+	for k, v := range s.next {
+		from[k] = v
+	}
+	s.reader.Start(from)
+	s.loaded = true
+	return nil
+}
+
+func (s *SplitSource) publish() {
+	if s.opts.Progress != nil {
+		s.opts.Progress.Store(s.counts[0])
+	}
+	if s.opts.Skipped != nil {
+		s.opts.Skipped.Store(s.counts[1])
+	}
+}
+
+// SplitRowID is the hidden row id of the message at offset of split: a
+// function of where the message is, so a replayed message gets the id
+// it had, and ids of two messages never meet (splits below 2^21,
+// offsets below 2^40).
+func SplitRowID(split int32, offset int64) int64 {
+	return RowIDBase | int64(split)<<40 | offset&(1<<40-1)
+}
+
+// emit takes up to a chunk's worth of rows (under a rate limit, a tenth
+// of a second's) from pending, advancing each split's offset past every
+// record taken, rows or not; nil when none of them was a row.
+func (s *SplitSource) emit() *chunk.Chunk {
+	n := scanChunkRows
+	r := s.opts.RateLimit
+	if r > 0 {
+		n = int(min(int64(n), max(1, r/10)))
+	}
+	rows, k := 0, 0
+	for ; k < len(s.pending) && rows < n; k++ {
+		rec := &s.pending[k]
+		s.next[rec.Split] = rec.Offset + 1
+		s.dirty[rec.Split] = true
+		if rec.Row == nil {
+			if rec.Err != nil {
+				s.counts[1]++
+				if s.opts.Errors != nil {
+					s.opts.Errors.RecordSourceError(s.opts.Job, rec.Split, rec.Offset, rec.Err)
+				}
+			}
+			continue
+		}
+		s.row = append(s.row[:0], rec.Row...)
+		if s.opts.RowID >= 0 {
+			s.row = append(s.row, SplitRowID(rec.Split, rec.Offset))
+		}
+		s.builder.Append(chunk.Insert, s.row)
+		rows++
+	}
+	clear(s.pending[:k])
+	s.pending = s.pending[k:]
+	s.counts[0] += int64(rows)
+	s.publish()
+	if rows == 0 {
+		return nil
+	}
+	if r > 0 {
+		now := time.Now()
+		if s.nextAt.Before(now) {
+			s.nextAt = now
+		}
+		s.nextAt = s.nextAt.Add(time.Duration(float64(rows) / float64(r) * float64(time.Second)))
+	}
+	return s.builder.Build()
+}

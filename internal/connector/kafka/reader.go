@@ -1,0 +1,234 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamdb/streamdb/internal/connector"
+)
+
+// Reader tunables.
+const (
+	// bufferBatches bounds the decoded batches waiting for the source.
+	bufferBatches = 4
+	// maxPollRecords bounds the records of one batch.
+	maxPollRecords = 4096
+	// pollSlice is how long one poll waits before the reader looks for
+	// new partitions.
+	pollSlice = time.Second
+	// partitionRefresh is how often it looks for new partitions.
+	partitionRefresh = 5 * time.Second
+)
+
+// Reader is a connector.SplitReader over one topic: each partition is a
+// split. Start runs one goroutine, owned by the Reader and joined by
+// Close, that polls the brokers (kgo retries a broker that is down, with
+// backoff), decodes the records and hands them over in batches through a
+// bounded channel.
+type Reader struct {
+	opts Options
+	dec  Decoder
+
+	out    chan []connector.SplitRecord
+	cancel context.CancelFunc
+	done   chan struct{}
+	closed sync.Once
+
+	mu  sync.Mutex
+	err error
+	// state is what SHOW SOURCES says of the brokers (State).
+	state atomic.Pointer[string]
+}
+
+// NewReader returns a reader of o's topic that decodes messages into
+// cols.
+func NewReader(o Options, cols []connector.Column) (*Reader, error) {
+	dec, err := NewDecoder(o, cols)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{opts: o, dec: dec, out: make(chan []connector.SplitRecord, bufferBatches)}
+	r.setState("starting")
+	return r, nil
+}
+
+// Records implements connector.SplitReader.
+func (r *Reader) Records() <-chan []connector.SplitRecord { return r.out }
+
+// Err implements connector.SplitReader.
+func (r *Reader) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		return errors.New("kafka: the reader was closed")
+	}
+	return r.err
+}
+
+// State describes the reader's connection: "starting", "running", or
+// "retrying: <error>" while the brokers fail.
+func (r *Reader) State() string { return *r.state.Load() }
+
+func (r *Reader) setState(s string) { r.state.Store(&s) }
+
+// Start implements connector.SplitReader.
+func (r *Reader) Start(next map[int32]int64) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel, r.done = cancel, make(chan struct{})
+	go r.run(ctx, next)
+}
+
+// Close implements connector.SplitReader.
+func (r *Reader) Close() {
+	r.closed.Do(func() {
+		if r.cancel == nil {
+			return // never started
+		}
+		r.cancel()
+		<-r.done
+	})
+}
+
+func (r *Reader) fail(err error) {
+	r.mu.Lock()
+	r.err = err
+	r.mu.Unlock()
+}
+
+// run is the reader's goroutine.
+func (r *Reader) run(ctx context.Context, next map[int32]int64) {
+	defer close(r.done)
+	defer close(r.out)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.opts.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		r.fail(fmt.Errorf("kafka: %w", err))
+		return
+	}
+	defer cl.Close()
+	a := &assigner{r: r, cl: cl, next: next, known: map[int32]bool{}}
+	for ctx.Err() == nil && !a.assign(ctx) {
+		sleep(ctx, time.Second) // the brokers are down: kgo backs off within
+	}
+	refresh := time.Now().Add(partitionRefresh)
+	for ctx.Err() == nil {
+		pctx, cancel := context.WithTimeout(ctx, pollSlice)
+		fs := cl.PollRecords(pctx, maxPollRecords)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		r.noteErrors(fs)
+		if batch := r.decode(fs); len(batch) > 0 {
+			select {
+			case r.out <- batch:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if time.Now().After(refresh) {
+			a.assign(ctx)
+			refresh = time.Now().Add(partitionRefresh)
+		}
+	}
+}
+
+// noteErrors records the state the poll's errors show.
+func (r *Reader) noteErrors(fs kgo.Fetches) {
+	var last error
+	fs.EachError(func(_ string, _ int32, err error) {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			last = err
+		}
+	})
+	switch {
+	case last != nil:
+		r.setState("retrying: " + last.Error())
+	case !fs.Empty():
+		r.setState("running")
+	}
+}
+
+// decode turns a poll's records into split records.
+func (r *Reader) decode(fs kgo.Fetches) []connector.SplitRecord {
+	n := fs.NumRecords()
+	if n == 0 {
+		return nil
+	}
+	batch := make([]connector.SplitRecord, 0, n)
+	fs.EachRecord(func(rec *kgo.Record) {
+		row, err := r.dec.Decode(rec.Value, nil)
+		if errors.Is(err, ErrHeader) {
+			err = nil
+		}
+		batch = append(batch, connector.SplitRecord{Split: rec.Partition, Offset: rec.Offset, Row: row, Err: err})
+	})
+	return batch
+}
+
+// assigner adds the topic's partitions to the client's consumption, each
+// at its committed offset, else its resolved start, else its log start
+// (a partition created after the source).
+type assigner struct {
+	r     *Reader
+	cl    *kgo.Client
+	next  map[int32]int64
+	known map[int32]bool
+}
+
+// assign adds the partitions not consumed yet; false when the metadata
+// could not be read.
+func (a *assigner) assign(ctx context.Context) bool {
+	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	parts, err := partitions(mctx, a.cl, a.r.opts.Topic)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.r.setState("retrying: " + err.Error())
+		}
+		return false
+	}
+	add := map[int32]kgo.Offset{}
+	for _, p := range parts {
+		if a.known[p] {
+			continue
+		}
+		a.known[p] = true
+		off, ok := a.next[p]
+		if !ok {
+			off, ok = a.r.opts.StartOffsets[p]
+		}
+		if ok {
+			add[p] = kgo.NewOffset().At(off)
+		} else {
+			add[p] = kgo.NewOffset().AtStart()
+		}
+	}
+	if len(add) > 0 {
+		a.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{a.r.opts.Topic: add})
+		// The client fetches a partition once its own metadata has it,
+		// which it may refresh only minutes later (a partition created
+		// after the client started waited over 30 s on a loaded
+		// machine): refresh it now.
+		a.cl.ForceMetadataRefresh()
+	}
+	if *a.r.state.Load() == "starting" {
+		a.r.setState("running")
+	}
+	return true
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,87 @@
+package planner
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/connector"
+	"github.com/streamdb/streamdb/internal/connector/kafka"
+)
+
+// SourceMonitor is where a relation whose connector reads splits (Kafka)
+// reports: the malformed messages it skips, their count, and its
+// reader's state.
+type SourceMonitor struct {
+	Errors  stream.SplitErrorLog
+	Skipped *atomic.Int64
+	// SetState, when set, is given the function that reports the
+	// reader's state (connected, retrying a broker).
+	SetState func(state func() string)
+}
+
+// SourceMonitorEnv is what BuildTableJob asks of its StreamEnv, when it
+// has it, for a relation whose connector reads splits.
+type SourceMonitorEnv interface {
+	SourceMonitor(rel uint32) SourceMonitor
+}
+
+// sourceExec builds the executor of r's connector: a SplitSource for one
+// that reads splits (Kafka), else a ConnectorSource over its generator.
+// closer, when not nil, is for the actor to run when it exits.
+func sourceExec(r *catalog.Relation, in *stream.Receiver, sc *stream.StateContext, env StreamEnv) (stream.Executor, *atomic.Int64, func(), error) {
+	if !kafka.IsKafka(r.Connector) {
+		cs, progress, err := connectorSource(r, in, sc)
+		return cs, progress, nil, err
+	}
+	if len(r.Internal) == 0 {
+		return nil, nil, nil, fmt.Errorf("planner: %s %q has a connector but no state table", r.Kind, r.Name)
+	}
+	opts, err := kafka.ParseOptions(r.Connector)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cols, rowID := connectorColumns(r)
+	reader, err := kafka.NewReader(opts, cols)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	progress := new(atomic.Int64)
+	so := stream.SplitSourceOptions{Job: r.ID, State: r.Internal[0], RowID: rowID,
+		RateLimit: r.SourceRateLimit, Paused: r.SourceHeld(), Progress: progress}
+	if me, ok := env.(SourceMonitorEnv); ok {
+		m := me.SourceMonitor(r.ID)
+		so.Errors, so.Skipped = m.Errors, m.Skipped
+		if m.SetState != nil {
+			m.SetState(reader.State)
+		}
+	}
+	ss := stream.NewSplitSource(in, reader, sc, r.ColumnTypes(), so)
+	return ss, progress, ss.Close, nil
+}
+
+// connectorColumns are the columns r's connector fills (all but the
+// hidden row id), and the index of the row id column (-1: none).
+func connectorColumns(r *catalog.Relation) ([]connector.Column, int) {
+	var cols []connector.Column
+	rowID := -1
+	for i, c := range r.Columns {
+		if r.RowID && i == r.PK[0] {
+			rowID = i
+			continue
+		}
+		cols = append(cols, connector.Column{Name: c.Name, Type: c.Type})
+	}
+	return cols, rowID
+}
+
+// keyedBySplitOffset reports whether r's rows are keyed by where each
+// message is in its split (a Kafka table without a primary key: its
+// hidden row id is stream.SplitRowID). Read exactly once, they are
+// consistent with the table by construction, as a view's input is: its
+// materialization need not read the table before each write (and checks
+// it does not contradict it under the invariants build tag).
+func keyedBySplitOffset(r *catalog.Relation) bool {
+	return r.RowID && kafka.IsKafka(r.Connector)
+}
