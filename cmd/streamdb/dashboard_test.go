@@ -37,7 +37,10 @@ func chromium(t *testing.T) string {
 // TestDashboardInBrowser renders the dashboard in headless Chromium over
 // a real database with a view backfilling, and checks the DOM it built:
 // the job's statement (escaped: the view's name holds markup), its
-// progress bar, the fragment graph's nodes and the charts.
+// progress bar, which advances between two loads, the fragment graph's
+// nodes and the charts, a join view's graph (chosen by #view=), and that
+// the page logs nothing to the console (no script error, no failed
+// request).
 func TestDashboardInBrowser(t *testing.T) {
 	browser := chromium(t)
 	leaks := goleak.IgnoreCurrent()
@@ -55,6 +58,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	for _, q := range []string{
 		"CREATE TABLE t (id int PRIMARY KEY, k int, v int)",
 		"INSERT INTO t SELECT g, g % 7, g FROM generate_series(1, 50000) AS g",
+		"CREATE TABLE names (k int PRIMARY KEY, name text)",
+		"INSERT INTO names SELECT g, 'n' || g FROM generate_series(0, 6) AS g",
+		"CREATE MATERIALIZED VIEW joined AS SELECT n.name, count(*) AS c FROM t JOIN names n ON t.k = n.k GROUP BY n.name",
 		"SET background_ddl = true",
 		`CREATE MATERIALIZED VIEW "mv<b>x</b>" WITH (backfill_rate_limit = 500) AS SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k`,
 	} {
@@ -68,6 +74,7 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	statement := jobStatement(t, db)
 	dom := dumpDOM(t, browser, ts.URL+"/")
+	first := progressValue(t, dom)
 	for _, want := range []string{
 		// SHOW JOBS's statement, as text: a text node serializes with &,
 		// < and > escaped.
@@ -83,12 +90,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	if strings.Contains(dom, "<b>x</b>") {
 		t.Error("the view's name reached the DOM as markup")
 	}
-	m := regexp.MustCompile(`<progress class="job-progress" max="1" value="([0-9.]+)"`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatalf("no job progress bar in the rendered page:\n%.3000s", dom)
-	}
-	if v, _ := strconv.ParseFloat(m[1], 64); v <= 0 || v >= 1 {
-		t.Errorf("progress bar value %s, want between 0 and 1", m[1])
+	if first <= 0 || first >= 1 {
+		t.Errorf("progress bar value %v, want between 0 and 1", first)
 	}
 	if n := strings.Count(dom, `class="node fragment"`); n < 2 {
 		t.Errorf("%d fragment nodes, want the view's fragments", n)
@@ -96,6 +99,38 @@ func TestDashboardInBrowser(t *testing.T) {
 	if t.Failed() {
 		t.Logf("rendered page:\n%s", dom)
 	}
+
+	// The join view's graph: both tables feed scan fragments, which feed
+	// the join; and the backfill's bar has moved on.
+	dom = dumpDOM(t, browser, ts.URL+"/#view=joined")
+	for _, want := range []string{`data-upstream="t"`, `data-upstream="names"`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the join view's graph lacks %q", want)
+		}
+	}
+	if n := strings.Count(dom, `class="node fragment"`); n < 3 {
+		t.Errorf("the join view's graph has %d fragment nodes, want its two scans and the join", n)
+	}
+	if second := progressValue(t, dom); second <= first || second >= 1 {
+		t.Errorf("progress bar went from %v to %v, want it to advance (and stay under 1)", first, second)
+	}
+	if t.Failed() {
+		t.Logf("rendered page:\n%s", dom)
+	}
+}
+
+// progressValue returns the value of the job's progress bar in dom.
+func progressValue(t *testing.T, dom string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`<progress class="job-progress" max="1" value="([0-9.]+)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("no job progress bar in the rendered page:\n%.3000s", dom)
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // jobStatement returns the statement of the one job SHOW JOBS lists.
@@ -151,12 +186,21 @@ func dumpDOM(t *testing.T, browser, url string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--disable-gpu", "--no-sandbox",
 		"--disable-dev-shm-usage", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--enable-logging=stderr", "--v=0",
 		"--virtual-time-budget=4000", "--dump-dom", url)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, tail(stderr.String(), 2000))
+	}
+	// With logging on, Chromium writes every console message of the page
+	// (an uncaught error, console.error, a failed request) as a CONSOLE
+	// line; the dashboard logs nothing.
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(line, ":CONSOLE") {
+			t.Errorf("the page logged to the console: %s", line)
+		}
 	}
 	return string(out)
 }
