@@ -146,6 +146,14 @@ func (s *ConnectorSource) Next(ctx context.Context) (Message, error) {
 // waitFor waits up to d (d <= 0: until one comes) for an upstream
 // message; ok reports one.
 func (s *ConnectorSource) waitFor(ctx context.Context, d time.Duration) (Message, bool, error) {
+	return waitUpstream(ctx, s.in.C, d, s.handle)
+}
+
+// waitUpstream waits up to d (d <= 0: until one comes) for a message on
+// in and gives it to handle; ok reports one. Sources with connectors wait
+// so between their own rows.
+func waitUpstream(ctx context.Context, in <-chan Message, d time.Duration,
+	handle func(Message, bool) (Message, error)) (m Message, ok bool, err error) {
 	var timeout <-chan time.Time
 	if d > 0 {
 		t := time.NewTimer(d)
@@ -153,8 +161,8 @@ func (s *ConnectorSource) waitFor(ctx context.Context, d time.Duration) (Message
 		timeout = t.C
 	}
 	select {
-	case m, open := <-s.in.C:
-		m, err := s.handle(m, open)
+	case m, open := <-in:
+		m, err := handle(m, open)
 		return m, true, err
 	case <-timeout:
 		return Message{}, false, nil

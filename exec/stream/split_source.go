@@ -133,21 +133,7 @@ func (s *SplitSource) Next(ctx context.Context) (Message, error) {
 // waitFor waits up to d (d <= 0: until one comes) for an upstream
 // message; ok reports one.
 func (s *SplitSource) waitFor(ctx context.Context, d time.Duration) (Message, bool, error) {
-	var timeout <-chan time.Time
-	if d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case m, open := <-s.in.C:
-		m, err := s.handle(m, open)
-		return m, true, err
-	case <-timeout:
-		return Message{}, false, nil
-	case <-ctx.Done():
-		return Message{}, false, ctx.Err()
-	}
+	return waitUpstream(ctx, s.in.C, d, s.handle)
 }
 
 // handle takes an upstream message: a barrier applies its mutation and
