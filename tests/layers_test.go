@@ -40,6 +40,7 @@ var layer = map[string]int{
 	"internal/window":        22, // window functions: their definitions (bound by sql) and evaluation
 	"internal/vec":           21, // predicates over whole Arrow chunks, compiled from internal/expr's
 	"internal/expr":          20,
+	"internal/distsim":       11, // the multi-process-over-Kafka simulation (docs/distributed.md); imports storage's vnode hash
 	"storage":                10,
 	"internal/catalog":       5,
 	"internal/chunk":         5,
