@@ -369,7 +369,8 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := stream.AggSpec{InTypes: in.types(), GroupBy: n.GroupBy, InputPK: in.key, FixedGroups: n.FixedGroups}
+	spec := stream.AggSpec{InTypes: in.types(), GroupBy: n.GroupBy, InputPK: in.key, FixedGroups: n.FixedGroups,
+		AppendOnly: appendOnly(n.Input)}
 	var closing string
 	if b.closeWindows {
 		spec.Watermark, closing = aggWatermark(n, n == b.emitAgg)
@@ -420,6 +421,9 @@ func (b *jobBuilder) buildAgg(n *Aggregate) (*fragment, error) {
 	}
 	f.kind = "agg"
 	op := "Hash" + describe(n)
+	if spec.AppendOnly && slices.ContainsFunc(n.Aggs, func(c AggCall) bool { return c.Kind == expr.AggMin || c.Kind == expr.AggMax }) {
+		op += " [append-only]" // its min and max keep no inputs
+	}
 	if closing != "" {
 		op += " (" + closing + ")"
 	}

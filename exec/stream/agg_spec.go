@@ -66,6 +66,15 @@ type AggSpec struct {
 	// bounds: a group below the bound can take no more rows, so its state
 	// is dropped (and, with EmitOnWindowClose, its row emitted then).
 	Watermark *AggWatermark
+	// AppendOnly says every input row is an insert (the planner proves it:
+	// a source or an APPEND ONLY table, through filters, projections and
+	// inner joins). A min or max then keeps only its extreme: an insert
+	// can only improve it, so its min/max input table is neither written
+	// nor read (it is still allocated, so the job's state table ids do
+	// not depend on this), and a new view's backfill skips the reads of
+	// groups it has not written (HashAgg.start). A delete reaching such an
+	// aggregate fails it rather than leave a wrong extreme.
+	AppendOnly bool
 }
 
 // AggWatermark is how a HashAgg closes groups by a watermark (TUMBLE and
@@ -106,6 +115,13 @@ func (s AggSpec) Splittable() bool {
 		case expr.AggCount, expr.AggCountStar:
 		case expr.AggSum, expr.AggAvg:
 			if !s.InTypes[c.Arg].IsInteger() {
+				return false
+			}
+		case expr.AggMin, expr.AggMax:
+			// Over inserts only, the extreme of the partial extremes is
+			// the extreme; with deletes, a partial could not say what
+			// is left once its extreme goes.
+			if !s.AppendOnly {
 				return false
 			}
 		default:

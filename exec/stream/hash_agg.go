@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -207,7 +208,11 @@ func (h *HashAgg) applyRow(row []types.Datum, sign int64) error {
 		return err
 	}
 	g.rowCount += sign
-	if err := h.writeMinMaxInputs(g.key, row, sign); err != nil {
+	if h.spec.AppendOnly {
+		if sign < 0 {
+			return errAppendOnlyDelete
+		}
+	} else if err := h.writeMinMaxInputs(g.key, row, sign); err != nil {
 		return err
 	}
 	deltas, err := h.distinctDeltas(g.key, row, sign)
@@ -286,7 +291,7 @@ func (h *HashAgg) groupOf(key []types.Datum) (*aggGroup, error) {
 // many groups, those reads were most of a backfill's time.
 func (h *HashAgg) start() error {
 	h.started = true
-	if h.global || len(h.l.minMax) > 0 || len(h.l.distinct) > 0 || len(h.l.lists) > 0 {
+	if h.global || len(h.l.minMax) > 0 && !h.spec.AppendOnly || len(h.l.distinct) > 0 || len(h.l.lists) > 0 {
 		return nil // one group, or other tables read anyway
 	}
 	pp, err := h.l.result.NewPrefixProbe(h.sc.Store)
@@ -339,6 +344,10 @@ func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
 	}
 	return g, err
 }
+
+// errAppendOnlyDelete fails an aggregate planned for an insert-only input
+// (AggSpec.AppendOnly) that was sent a delete.
+var errAppendOnlyDelete = errors.New("stream: hash agg: a delete reached an aggregate over an append-only input")
 
 func wrapAggErr(what string, err error) error {
 	if err == nil {

@@ -292,6 +292,8 @@ func (h *HashAgg) applyPartial(c *chunk.Chunk) error {
 			switch call.Kind {
 			case expr.AggCount, expr.AggCountStar:
 				st.count += c.Rec.Column(call.stateCol).(*array.Int64).Value(i)
+			case expr.AggMin, expr.AggMax: // an append-only spec's partial extreme
+				call.updateExtreme(st, chunk.Value(c.Rec.Column(call.stateCol), c.Types[call.stateCol], i), 1)
 			default:
 				sum := chunk.Value(c.Rec.Column(call.stateCol), c.Types[call.stateCol], i)
 				n := c.Rec.Column(call.stateCol + 1).(*array.Int64).Value(i)

@@ -61,6 +61,9 @@ type localGroup struct {
 type partialState struct {
 	n, sum int64
 	over   *apd.Decimal
+	// ext is a min's or max's extreme so far (nil: none yet); an integer
+	// extreme is held in sum, with n 1, until emitted.
+	ext types.Datum
 }
 
 // localAggGroups is how many groups a LocalAgg holds before it emits
@@ -177,6 +180,9 @@ func (a *LocalAgg) applyCall(c *chunk.Chunk, k int) error {
 		return nil
 	}
 	col := c.Rec.Column(call.Arg)
+	if isMinMax(call.Kind) {
+		return a.applyExtreme(c, col, k)
+	}
 	if call.Kind == expr.AggCount {
 		for i, g := range a.rowGroups {
 			if !col.IsNull(i) {
@@ -189,6 +195,55 @@ func (a *LocalAgg) applyCall(c *chunk.Chunk, k int) error {
 }
 
 // addIntColumn adds the integer values of col to the sums of call k.
+// applyExtreme folds a chunk's values of min or max call k into its
+// groups' extremes. The spec is append-only (Splittable allows min and max
+// only then): a delete fails the aggregate.
+func (a *LocalAgg) applyExtreme(c *chunk.Chunk, col arrow.Array, k int) error {
+	call := &a.calls[k]
+	for i := range c.NumRows() {
+		if !c.Op(i).IsInsert() {
+			return errAppendOnlyDelete
+		}
+	}
+	max := call.Kind == expr.AggMax
+	if ints, ok := intValues(col); ok && call.argType.IsInteger() {
+		for i, g := range a.rowGroups {
+			if col.IsNull(i) {
+				continue
+			}
+			v, p := ints(i), &g.calls[k]
+			if p.n == 0 || max && v > p.sum || !max && v < p.sum {
+				p.sum, p.n = v, 1
+			}
+		}
+		return nil
+	}
+	for i, g := range a.rowGroups {
+		v := chunk.Value(col, call.argType, i)
+		if v == nil {
+			continue
+		}
+		if p := &g.calls[k]; p.ext == nil || call.better(v, p.ext) {
+			p.ext = v
+		}
+	}
+	return nil
+}
+
+// intValues returns an accessor of an integer column's values as int64,
+// the order in which SQL compares them.
+func intValues(col arrow.Array) (func(int) int64, bool) {
+	switch col := col.(type) {
+	case *array.Int64:
+		return col.Value, true
+	case *array.Int32:
+		return func(i int) int64 { return int64(col.Value(i)) }, true
+	case *array.Int16:
+		return func(i int) int64 { return int64(col.Value(i)) }, true
+	}
+	return nil, false
+}
+
 func addIntColumn(col arrow.Array, c *chunk.Chunk, groups []*localGroup, k int) error {
 	switch col := col.(type) {
 	case *array.Int64:
@@ -255,7 +310,7 @@ func (p *partialState) total(acc types.Type) (types.Datum, error) {
 }
 
 func (p *partialState) zero() bool {
-	return p.n == 0 && p.sum == 0 && (p.over == nil || p.over.IsZero())
+	return p.n == 0 && p.sum == 0 && (p.over == nil || p.over.IsZero()) && p.ext == nil
 }
 
 // emit queues the groups' partial rows and forgets the groups.
@@ -272,6 +327,12 @@ func (a *LocalAgg) emit() error {
 			switch call.Kind {
 			case expr.AggCount, expr.AggCountStar:
 				a.row = append(a.row, p.n)
+			case expr.AggMin, expr.AggMax:
+				ext := p.ext
+				if p.n != 0 {
+					ext = p.sum // an integer extreme
+				}
+				a.row = append(a.row, ext)
 			default:
 				sum, err := p.total(expr.AccType(call.argType))
 				if err != nil {
