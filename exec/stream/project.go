@@ -7,11 +7,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/failpoint"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/internal/vec"
 )
 
 // Project evaluates a list of expressions over every row of its input and
@@ -23,54 +25,33 @@ import (
 // updates correctly, and dropping them would need a look-ahead.
 //
 // An expression that is a bare column reference is not evaluated: the
-// output chunk shares the input's Arrow column. The others are evaluated
-// a row at a time over the input columns they read, decoded alone.
+// output chunk shares the input's Arrow column. The expressions package
+// vec compiles are evaluated a chunk at a time, the others a row at a
+// time over the input columns they read, decoded alone; either way the
+// values, and the error (the first in row order), are the row
+// evaluator's.
 type Project struct {
 	in     Executor
 	exprs  []expr.Expr
 	typs   []types.Type
 	schema *arrow.Schema
-	// pass[j] is the input column that output column j is, or -1 when
-	// exprs[j] is computed.
-	pass []int
-	// computed are the indexes of the computed expressions; b builds their
-	// columns and reads the input columns they use.
-	computed []int
-	reads    []int
-	b        *chunk.Builder
-	row      []types.Datum
-	out      []types.Datum
+	proj   *vec.Projection
 }
 
 // NewProject returns an executor emitting exprs evaluated over in's rows.
 func NewProject(in Executor, exprs []expr.Expr) *Project {
-	p := &Project{in: in, exprs: exprs, typs: make([]types.Type, len(exprs)), pass: make([]int, len(exprs))}
-	inTyps := in.Types()
-	seen := map[int]bool{}
-	var ctyps []types.Type
+	p := &Project{in: in, exprs: exprs, typs: make([]types.Type, len(exprs))}
 	for j, e := range exprs {
 		p.typs[j] = e.Type()
-		if c, ok := e.(*expr.Column); ok && c.Index < len(inTyps) &&
-			arrow.TypeEqual(chunk.ArrowType(inTyps[c.Index]), chunk.ArrowType(p.typs[j])) {
-			p.pass[j] = c.Index
-			continue
-		}
-		p.pass[j] = -1
-		p.computed = append(p.computed, j)
-		ctyps = append(ctyps, p.typs[j])
-		for _, i := range expr.Columns(e) {
-			if !seen[i] {
-				seen[i] = true
-				p.reads = append(p.reads, i)
-			}
-		}
 	}
 	p.schema = chunk.Schema(p.typs)
-	p.b = chunk.NewBuilder(ctyps)
-	p.out = make([]types.Datum, len(p.computed))
-	p.row = make([]types.Datum, len(inTyps))
+	p.proj = vec.CompileProjection(exprs, in.Types(), nil)
 	return p
 }
+
+// setAllocator makes the buffers of the columns Project builds come from
+// mem (tests: a memory.CheckedAllocator).
+func (p *Project) setAllocator(mem memory.Allocator) { p.proj.SetAllocator(mem) }
 
 // Types implements Executor.
 func (p *Project) Types() []types.Type { return p.typs }
@@ -100,36 +81,17 @@ func (p *Project) Next(ctx context.Context) (Message, error) {
 // project builds the output chunk of in; in stays owned by the caller.
 func (p *Project) project(in *chunk.Chunk) (*chunk.Chunk, error) {
 	n := in.NumRows()
-	var computed *chunk.Chunk
-	if len(p.computed) > 0 {
-		if len(p.row) < len(in.Types) {
-			p.row = make([]types.Datum, len(in.Types))
+	var cols []arrow.Array
+	if n > 0 {
+		var j int
+		var err error
+		if cols, j, err = p.proj.Columns(in); err != nil {
+			return nil, fmt.Errorf("stream: project %s: %w", p.exprs[j], err)
 		}
-		for i := 0; i < n; i++ {
-			for _, c := range p.reads {
-				p.row[c] = chunk.Value(in.Rec.Column(c), in.Types[c], i)
-			}
-			for k, j := range p.computed {
-				v, err := p.exprs[j].Eval(p.row)
-				if err != nil {
-					p.b.Build().Release()
-					return nil, fmt.Errorf("stream: project %s: %w", p.exprs[j], err)
-				}
-				p.out[k] = v
-			}
-			p.b.Append(chunk.Insert, p.out)
-		}
-		computed = p.b.Build()
-		defer computed.Release()
-	}
-	cols := make([]arrow.Array, len(p.exprs))
-	k := 0
-	for j, c := range p.pass {
-		if c >= 0 {
-			cols[j] = in.Rec.Column(c)
-		} else {
-			cols[j] = computed.Rec.Column(k)
-			k++
+	} else {
+		cols = make([]arrow.Array, len(p.exprs))
+		for j, t := range p.typs {
+			cols[j] = array.MakeArrayOfNull(memory.DefaultAllocator, chunk.ArrowType(t), 0)
 		}
 	}
 	var ops []chunk.Op
@@ -137,7 +99,11 @@ func (p *Project) project(in *chunk.Chunk) (*chunk.Chunk, error) {
 		ops = slices.Clone(in.Ops[:n])
 	}
 	// NewRecordBatch retains the columns it is given.
-	return &chunk.Chunk{Rec: array.NewRecordBatch(p.schema, cols, int64(n)), Ops: ops, Types: p.typs}, nil
+	rec := array.NewRecordBatch(p.schema, cols, int64(n))
+	for _, a := range cols {
+		a.Release()
+	}
+	return &chunk.Chunk{Rec: rec, Ops: ops, Types: p.typs}, nil
 }
 
 // maxChunkRows bounds the chunks that row-at-a-time executors build.

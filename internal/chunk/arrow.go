@@ -142,8 +142,12 @@ func IntervalAt(a *array.MonthDayNanoInterval, i int) types.Interval {
 }
 
 // NewBuilder returns a builder for rows of the given column types.
-func NewBuilder(ts []types.Type) *Builder {
-	return &Builder{types: ts, rb: array.NewRecordBuilder(memory.DefaultAllocator, Schema(ts))}
+func NewBuilder(ts []types.Type) *Builder { return NewBuilderWith(memory.DefaultAllocator, ts) }
+
+// NewBuilderWith is NewBuilder with buffers from mem (tests pass a
+// memory.CheckedAllocator to prove every buffer is released).
+func NewBuilderWith(mem memory.Allocator, ts []types.Type) *Builder {
+	return &Builder{types: ts, rb: array.NewRecordBuilder(mem, Schema(ts))}
 }
 
 // Len returns the number of rows appended since the last Build.

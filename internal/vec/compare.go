@@ -76,7 +76,7 @@ func intColumnConst(x *evalCtx, idx int, c int64, k kop, out []uint64) {
 // floatComparison compiles l op r over real and double precision columns
 // and constants.
 func (c *compiler) floatComparison(k kop, neg bool, l, r expr.Expr) (boolNode, bool) {
-	if isNullConst(l) || isNullConst(r) {
+	if nullDecides(l, r) {
 		return constNode{isNull: true}, true
 	}
 	if isConst(l) {
@@ -139,7 +139,7 @@ func floats(x *evalCtx, idx int) []float64 {
 
 // boolComparison compiles l op r over boolean columns and constants.
 func (c *compiler) boolComparison(k kop, neg bool, l, r expr.Expr) (boolNode, bool) {
-	if isNullConst(l) || isNullConst(r) {
+	if nullDecides(l, r) {
 		return constNode{isNull: true}, true
 	}
 	if isConst(l) {
@@ -188,7 +188,7 @@ func (n *boolCmpNode) eval(x *evalCtx) bvec {
 // stringComparison compiles l op r over text and varchar columns and
 // constants: byte-wise, as the row evaluator compares strings.
 func (c *compiler) stringComparison(k kop, neg bool, l, r expr.Expr, fam family) (boolNode, bool) {
-	if isNullConst(l) || isNullConst(r) {
+	if nullDecides(l, r) {
 		return constNode{isNull: true}, true
 	}
 	if isConst(l) {

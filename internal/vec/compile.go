@@ -205,3 +205,12 @@ func (c *compiler) fold(e expr.Expr) (boolNode, bool) {
 	}
 	return constNode{val: b, isNull: v == nil}, true
 }
+
+// nullDecides reports whether a comparison l op r is NULL on every row
+// without evaluating anything: l is NULL (r is then not evaluated), or r
+// is and l cannot fail (a column or a constant; any other l is evaluated
+// first, and may raise an error).
+func nullDecides(l, r expr.Expr) bool {
+	_, lCol := l.(*expr.Column)
+	return isNullConst(l) || (isNullConst(r) && (lCol || isConst(l)))
+}

@@ -86,6 +86,10 @@ type evalCtx struct {
 	freeI [][]int64
 	usedI [][]int64
 	valid map[int][]uint64 // column -> validity (nil: no NULLs)
+	// The scratch of value expressions (projections, value.go).
+	freeF, usedF [][]float64
+	freeS, usedS [][]string
+	arena        []byte // the bytes of the strings value kernels make
 }
 
 // reset readies x for chunk c: the scratch of the last chunk is free
@@ -95,6 +99,9 @@ func (x *evalCtx) reset(c *chunk.Chunk) {
 	x.c, x.n, x.words = c, c.NumRows(), (c.NumRows()+63)/64
 	x.free, x.used = recycle(x.free, x.used, x.words)
 	x.freeI, x.usedI = recycle(x.freeI, x.usedI, x.n)
+	x.freeF, x.usedF = recycle(x.freeF, x.usedF, x.n)
+	x.freeS, x.usedS = recycle(x.freeS, x.usedS, x.n)
+	x.arena = x.arena[:0]
 	clear(x.valid)
 }
 
