@@ -190,7 +190,8 @@ func (b *jobBuilder) buildTopN(n *TopN) (*fragment, error) {
 		return nil, err
 	}
 	spec := stream.TopNSpec{GroupBy: n.GroupBy, Order: n.Order, InTypes: in.types(), InputPK: in.key,
-		Kind: n.Kind, Limit: n.Limit, Offset: n.Offset, RankCol: n.RankCol, Watermark: closing}
+		Kind: n.Kind, Limit: n.Limit, Offset: n.Offset, RankCol: n.RankCol, Watermark: closing,
+		AppendOnly: appendOnly(n.Input)}
 	ids := b.stateTableIDs(1)
 	f, err := b.partitionedBy(in, n.GroupBy, "topn")
 	if err != nil {
@@ -198,6 +199,9 @@ func (b *jobBuilder) buildTopN(n *TopN) (*fragment, error) {
 	}
 	f.key = withPartition(f.key, n.GroupBy)
 	op := describeTopN(n)
+	if spec.AppendOnly {
+		op += " [append-only]" // its state keeps the top rows only
+	}
 	if closing != nil {
 		op += fmt.Sprintf(" (closes groups: $%d < %s)", n.GroupBy[0], leastOf(closing.Bounds))
 	}

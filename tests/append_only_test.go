@@ -10,11 +10,12 @@ import (
 	"github.com/streamdb/streamdb"
 )
 
-// appendOnlyViews are GROUP BY views with min and max over append-only
-// inputs (an APPEND ONLY table, an inner join and a UNION ALL of two, a
-// global aggregate) and over inputs that are not (an outer join, a table
-// with updates and deletes); appendOnlyPlanned says which the planner
-// must mark append-only.
+// appendOnlyViews are GROUP BY views with min and max, and Top-N views
+// (ORDER BY ... LIMIT [OFFSET], row_number, rank and dense_rank), over
+// append-only inputs (an APPEND ONLY table, an inner join and a UNION ALL
+// of two, a global aggregate) and over inputs that are not (an outer
+// join, a table with updates and deletes); appendOnly says which the
+// planner must mark append-only.
 var appendOnlyViews = []struct {
 	name, query string
 	appendOnly  bool
@@ -25,10 +26,17 @@ var appendOnlyViews = []struct {
 	{"m_global", "SELECT max(v) AS hi, min(v) AS lo FROM a WHERE v % 3 = 0", true},
 	{"m_left", "SELECT b.g, max(a.v) AS hi, count(*) AS n FROM b LEFT JOIN a ON a.g = b.g AND a.v > 90 GROUP BY b.g", false},
 	{"m_c", "SELECT g, max(v) AS hi, min(v) AS lo FROM c GROUP BY g", false},
+	{"t_lim", "SELECT id, g, v FROM a ORDER BY v DESC, id LIMIT 5", true},
+	{"t_off", "SELECT id, v FROM a ORDER BY v, id LIMIT 3 OFFSET 2", true},
+	{"t_rn", "SELECT id, g, v, rn FROM (SELECT id, g, v, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM a) AS x WHERE rn <= 3", true},
+	{"t_rank", "SELECT g, v, r FROM (SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM a) AS x WHERE r <= 2", true},
+	{"t_dense", "SELECT g, w, d FROM (SELECT b.g, b.w, dense_rank() OVER (PARTITION BY b.g ORDER BY b.w DESC) AS d FROM a JOIN b ON a.id = b.id) AS x WHERE d <= 2", true},
+	{"t_c", "SELECT id, v FROM c ORDER BY v DESC, id LIMIT 4", false},
 }
 
 // TestAppendOnlyAggregates: min and max over append-only inputs keep only
-// their extremes (no input rows in their state), and every view equals
+// their extremes (no input rows in their state), Top-N only its top rows,
+// and every view equals
 // its query after each step of random writes, with views created before
 // and after the data (backfilled), across a close and reopen; views over
 // inputs that are not append-only keep their inputs and stay right under
@@ -138,7 +146,15 @@ func TestAppendOnlyAggregates(t *testing.T) {
 	if st := stateOf(t, db, "m_a", "internal"); st.keys >= rowsA/2 {
 		t.Fatalf("m_a keeps %d state keys for %d input rows in 8 groups", st.keys, rowsA)
 	}
+	for _, v := range []string{"t_lim", "t_off", "t_rn", "t_rank"} {
+		if st := stateOf(t, db, v, "internal"); st.keys >= rowsA/4 {
+			t.Fatalf("%s keeps %d state keys for %d input rows", v, st.keys, rowsA)
+		}
+	}
 	rowsC := countOf(t, db, "SELECT count(*) FROM c")
+	if st := stateOf(t, db, "t_c", "internal"); st.keys < rowsC {
+		t.Fatalf("t_c keeps %d state keys for %d input rows: the rows past its top missing", st.keys, rowsC)
+	}
 	if st := stateOf(t, db, "m_c", "internal"); st.keys < rowsC {
 		t.Fatalf("m_c keeps %d state keys for %d input rows: min/max inputs missing", st.keys, rowsC)
 	}

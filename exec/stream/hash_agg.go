@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -344,10 +343,6 @@ func (h *HashAgg) loadGroup(key []types.Datum) (*aggGroup, error) {
 	}
 	return g, err
 }
-
-// errAppendOnlyDelete fails an aggregate planned for an insert-only input
-// (AggSpec.AppendOnly) that was sent a delete.
-var errAppendOnlyDelete = errors.New("stream: hash agg: a delete reached an aggregate over an append-only input")
 
 func wrapAggErr(what string, err error) error {
 	if err == nil {

@@ -46,6 +46,13 @@ type TopNSpec struct {
 	// Watermark, when not nil, closes the groups whose first GroupBy
 	// column it passed: their rows are deleted from the state.
 	Watermark *KeyWatermark
+	// AppendOnly says every input row is an insert (planner-proven, as
+	// AggSpec.AppendOnly). Nothing then ever leaves a group's top, so a
+	// row that falls out of it, or arrives past it, can never come back:
+	// the state keeps only the rows within the limit (with OFFSET, the
+	// skipped rows too; with ranks, the last rank's peers), not the
+	// whole group. A delete fails the TopN.
+	AppendOnly bool
 }
 
 // TopN maintains the top rows of each group (a view's ORDER BY ... LIMIT,
@@ -226,9 +233,12 @@ func (t *TopN) flushGroup(p *owPartition) error {
 	old, cached := t.cache[gk]
 	if !cached {
 		var err error
-		if old, err = t.readTop(p.key); err != nil {
+		if old, _, err = t.readTop(p.key, false); err != nil {
 			return err
 		}
+	}
+	if t.spec.AppendOnly {
+		return t.flushAppendOnly(p, old)
 	}
 	// past: every change lies past the old top rows, which hold as many
 	// rows (or ranks) as the limit asks for, so none of them enters.
@@ -283,16 +293,81 @@ func (t *TopN) flushGroup(p *owPartition) error {
 		t.cache[gk] = old
 		return nil
 	}
-	now, err := t.readTop(p.key)
+	now, _, err := t.readTop(p.key, false)
 	if err != nil {
 		return err
 	}
+	t.emitNow(gk, old, now)
+	return nil
+}
+
+// emitNow emits the change of group gk's top rows from old to now and
+// remembers now.
+func (t *TopN) emitNow(gk string, old, now []topRow) {
 	t.emitDiff(old, now)
 	if len(now) == 0 {
 		delete(t.cache, gk)
 	} else {
 		t.cache[gk] = now
 	}
+}
+
+// flushAppendOnly is flushGroup over an insert-only input
+// (TopNSpec.AppendOnly). When the group's top is full, an insert past its
+// last row (and no peer of it) cannot enter, now or ever, and is not
+// written at all; otherwise the inserts are written, the new top read,
+// and the rows the top no longer reaches (pushed out by the inserts, or
+// inserted past it) deleted, so the state holds the top and no more.
+func (t *TopN) flushAppendOnly(p *owPartition, old []topRow) error {
+	batch := t.sc.Batch()
+	var lastKey []byte
+	var lastSK string
+	full := len(old) > 0 && t.topFull(old)
+	if full {
+		k, err := t.table.Key(old[len(old)-1].state)
+		if err != nil {
+			return err
+		}
+		lastKey, lastSK = k, stateSortKey(old[len(old)-1].state, t.ng)
+	}
+	entered := false
+	for _, ch := range p.list {
+		if ch.old != nil {
+			return errAppendOnlyDelete
+		}
+		sk, err := t.sortKey(ch.new)
+		if err != nil {
+			return err
+		}
+		sr := t.stateRow(p.key, sk, ch.new)
+		if full {
+			k, err := t.table.Key(sr)
+			if err != nil {
+				return err
+			}
+			if string(k) > string(lastKey) && sk != lastSK {
+				continue // past a full top
+			}
+		}
+		if err := t.table.Insert(batch, sr); err != nil {
+			return err
+		}
+		entered = true
+	}
+	if !entered {
+		t.cache[p.mapKey] = old
+		return nil
+	}
+	now, beyond, err := t.readTop(p.key, true)
+	if err != nil {
+		return err
+	}
+	for _, r := range beyond {
+		if err := t.table.Delete(batch, r); err != nil {
+			return err
+		}
+	}
+	t.emitNow(p.mapKey, old, now)
 	return nil
 }
 
@@ -307,15 +382,21 @@ func (t *TopN) topFull(top []topRow) bool {
 	}
 }
 
-// readTop reads a group's top rows from the state.
-func (t *TopN) readTop(group []types.Datum) ([]topRow, error) {
+// readTop reads a group's top rows from the state; with beyond, it also
+// returns the state rows past them, which the top can no longer reach
+// (for the rank kinds, from the first row ranked past the limit).
+func (t *TopN) readTop(group []types.Datum, beyond bool) (top []topRow, past [][]types.Datum, err error) {
 	it := t.table.ScanPrefix(t.sc.Batch(), group, false)
-	var top []topRow
 	var n, dense int64 // rows read, peer groups seen
 	var prev []types.Datum
 	var rank int64
+	stopped := false
 	for it.Next() {
 		row := slices.Clone(it.Row())
+		if stopped {
+			past = append(past, row)
+			continue
+		}
 		in := t.stateInput(row)
 		n++
 		if prev == nil || !t.order.Peers(prev, in) {
@@ -344,10 +425,16 @@ func (t *TopN) readTop(group []types.Datum) ([]topRow, error) {
 			top = append(top, topRow{state: row, rank: v})
 		}
 		if stop {
-			break
+			if !beyond {
+				break
+			}
+			stopped = true
+			if !keep {
+				past = append(past, row) // ranked past the limit itself
+			}
 		}
 	}
-	return top, closeIter(it)
+	return top, past, closeIter(it)
 }
 
 // emitDiff emits the change from a group's old top rows to its new ones.
