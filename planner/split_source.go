@@ -85,3 +85,11 @@ func connectorColumns(r *catalog.Relation) ([]connector.Column, int) {
 func keyedBySplitOffset(r *catalog.Relation) bool {
 	return r.RowID && kafka.IsKafka(r.Connector)
 }
+
+// deletesByKey reports whether r's connector deletes rows by their
+// primary key alone (a Kafka FORMAT UPSERT table's tombstones): its
+// materialization must emit the row it deletes (stream.Materialize's
+// KeyedDeletes).
+func deletesByKey(r *catalog.Relation) bool {
+	return kafka.IsUpsert(r.Connector)
+}

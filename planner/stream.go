@@ -208,6 +208,7 @@ func newTableMaterialize(r *catalog.Relation, in stream.Executor, sc *stream.Sta
 	// an earlier one replaces it.
 	m.Trusted = r.Connector == nil
 	m.ViewInput = keyedBySplitOffset(r)
+	m.KeyedDeletes = deletesByKey(r)
 	m.Owned = owned
 	return m
 }

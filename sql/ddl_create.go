@@ -22,6 +22,8 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 		return parseCreateSchema(c)
 	case c.acceptWord("subscription"):
 		return parseCreateSubscription(c)
+	case c.acceptWord("sink"):
+		return s.parseCreateSink(c)
 	case c.acceptWords("materialized", "view"):
 		return s.parseCreateMV(c)
 	case c.acceptWord("view"):
@@ -69,7 +71,8 @@ func acceptIfNotExists(c *cursor) bool { return c.acceptWords("if", "not", "exis
 
 // parseCreateTable parses the rest of
 // CREATE {TABLE | SOURCE} [IF NOT EXISTS] name (element, ...)
-// [APPEND ONLY] [WITH (k = v, ...)] [FORMAT f ENCODE e [(k = v, ...)]].
+// [INCLUDE ...] [APPEND ONLY] [INCLUDE ...] [WITH (k = v, ...)]
+// [FORMAT f ENCODE e [(k = v, ...)]].
 func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 	ct := &CreateTableStmt{IfNotExists: acceptIfNotExists(c), Source: source}
 	var err error
@@ -93,7 +96,14 @@ func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 	if err := c.expectPunct(")"); err != nil {
 		return nil, err
 	}
-	ct.AppendOnly = c.acceptWords("append", "only")
+	if err := parseIncludes(c, ct); err != nil {
+		return nil, err
+	}
+	if ct.AppendOnly = c.acceptWords("append", "only"); ct.AppendOnly {
+		if err := parseIncludes(c, ct); err != nil {
+			return nil, err
+		}
+	}
 	if ct.With, err = parseWithOptions(c); err != nil {
 		return nil, err
 	}
@@ -101,6 +111,49 @@ func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 		return nil, err
 	}
 	return ct, c.expectEnd()
+}
+
+// IncludeDef is INCLUDE Kind ['Header' [TypeName]] [AS Alias]
+// (RisingWave's syntax): a column filled from a part of each message
+// besides its value, such as its Kafka key or offset.
+type IncludeDef struct {
+	Kind string // as written, lower case: key, partition, header, ...
+	// Header is the header name of INCLUDE header 'name' ("": all of
+	// them); TypeName the type written after it, if any.
+	Header, TypeName string
+	// Alias is the column's name; "" for the connector's default.
+	Alias string
+}
+
+// parseIncludes parses the INCLUDE items after a table's elements.
+func parseIncludes(c *cursor, ct *CreateTableStmt) error {
+	for c.acceptWord("include") {
+		var in IncludeDef
+		t := c.peek()
+		if t.Kind != TokIdent {
+			return c.errHere()
+		}
+		c.advance()
+		in.Kind = strings.ToLower(t.Text)
+		if c.peek().Kind == TokString {
+			in.Header = c.advance().Text
+			if c.peek().Kind == TokIdent && !c.peek().isWord("as") && !c.peek().isWord("include") &&
+				!c.peek().isWord("with") && !c.peek().isWord("format") && !c.peek().isWord("append") {
+				var err error
+				if in.TypeName, err = parseTypeName(c); err != nil {
+					return err
+				}
+			}
+		}
+		if c.acceptWord("as") {
+			var err error
+			if in.Alias, err = c.ident(); err != nil {
+				return err
+			}
+		}
+		ct.Includes = append(ct.Includes, in)
+	}
+	return nil
 }
 
 // parseFormatEncode parses a connector's FORMAT f ENCODE e [(options)],

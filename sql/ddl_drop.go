@@ -18,6 +18,8 @@ func parseDrop(c *cursor) (Node, error) {
 		d.Kind = ObjSchema
 	case c.acceptWord("subscription"):
 		d.Kind = ObjSubscription
+	case c.acceptWord("sink"):
+		d.Kind = ObjSink
 	case c.acceptWord("index"):
 		d.Kind = ObjIndex
 		c.acceptWord("concurrently") // an index is always dropped so

@@ -158,6 +158,8 @@ type CreateTableStmt struct {
 	AppendOnly bool
 	// Watermark is WATERMARK FOR column AS expr, if given.
 	Watermark *WatermarkDef
+	// Includes are the INCLUDE items, in order.
+	Includes []IncludeDef
 }
 
 // WatermarkDef is a table element WATERMARK FOR Column AS Expr
@@ -206,6 +208,7 @@ const (
 	ObjIndex
 	ObjSchema
 	ObjSubscription
+	ObjSink
 )
 
 // CreateSchemaStmt is CREATE SCHEMA [IF NOT EXISTS] name.

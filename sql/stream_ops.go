@@ -22,6 +22,8 @@ func parseAlter(c *cursor) (Node, error) {
 		a.Kind = ObjSource
 	case c.acceptWord("index"):
 		a.Kind = ObjIndex
+	case c.acceptWord("sink"):
+		a.Kind = ObjSink
 	default:
 		return nil, alterNotSupported(c)
 	}

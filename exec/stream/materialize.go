@@ -50,6 +50,11 @@ type Materialize struct {
 	// invariants build tag every change is checked and a contradiction
 	// panics.
 	ViewInput bool
+	// KeyedDeletes says a Delete may carry its pk only, the other
+	// columns NULL (the tombstones of a Kafka FORMAT UPSERT table): a
+	// delete goes out as the row the table held, so the views over it
+	// retract what they counted. Checked writes only.
+	KeyedDeletes bool
 	// Owned, when not nil, are the vnodes of the table this actor owns;
 	// under the invariants build tag every row is checked against them.
 	Owned *storage.VnodeBitmap
@@ -234,13 +239,17 @@ func (m *Materialize) upsert(op chunk.Op, row []types.Datum) error {
 
 // delete applies a Delete or UpdateDelete row.
 func (m *Materialize) delete(op chunk.Op, row []types.Datum) error {
-	_, exists, err := m.table.Get(m.sc.Batch(), m.pkOf(row))
+	old, exists, err := m.table.Get(m.sc.Batch(), m.pkOf(row))
 	if err != nil {
 		return err
 	}
 	if !exists {
 		m.conflict()
 		return nil
+	}
+	if m.KeyedDeletes {
+		m.repair()
+		row = old
 	}
 	m.emit(op, row)
 	return m.table.Delete(m.sc.Batch(), row)

@@ -229,7 +229,8 @@ func SplitRowID(split int32, offset int64) int64 {
 
 // emit takes up to a chunk's worth of rows (under a rate limit, a tenth
 // of a second's) from pending, advancing each split's offset past every
-// record taken, rows or not; nil when none of them was a row.
+// record taken, rows or not; nil when none of them was a row. A record
+// marked Delete (an upsert tombstone) goes out as a Delete of its key.
 func (s *SplitSource) emit() *chunk.Chunk {
 	n := scanChunkRows
 	r := s.opts.RateLimit
@@ -254,7 +255,11 @@ func (s *SplitSource) emit() *chunk.Chunk {
 		if s.opts.RowID >= 0 {
 			s.row = append(s.row, SplitRowID(rec.Split, rec.Offset))
 		}
-		s.builder.Append(chunk.Insert, s.row)
+		op := chunk.Insert
+		if rec.Delete {
+			op = chunk.Delete // an upsert tombstone: see Materialize.KeyedDeletes
+		}
+		s.builder.Append(op, s.row)
 		rows++
 	}
 	clear(s.pending[:k])

@@ -34,6 +34,10 @@ const (
 	// KindSubscription is a subscription (CREATE SUBSCRIPTION): the
 	// change log of the relation Deps[0], kept for Retention.
 	KindSubscription
+	// KindSink is a sink (CREATE SINK): the changes of its Definition (a
+	// query over Deps), delivered to the connector of Connector; it
+	// stores no rows of its own.
+	KindSink
 )
 
 func (k Kind) String() string {
@@ -50,6 +54,8 @@ func (k Kind) String() string {
 		return "index"
 	case KindSubscription:
 		return "subscription"
+	case KindSink:
+		return "sink"
 	}
 	return "materialized view"
 }

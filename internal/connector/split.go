@@ -8,12 +8,15 @@ import (
 
 // SplitRecord is one message of a split (a Kafka partition) at Offset:
 // its decoded Row, or, for a message that is not a row, Row nil and Err
-// the reason (nil: skipped silently, as a CSV header is).
+// the reason (nil: skipped silently, as a CSV header is). Delete marks a
+// Row that deletes the row with its primary key (a Kafka upsert
+// tombstone: only the key columns are set).
 type SplitRecord struct {
 	Split  int32
 	Offset int64
 	Row    []types.Datum
 	Err    error
+	Delete bool
 }
 
 // SplitReader reads an external log made of splits, each an ordered

@@ -33,6 +33,8 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	case sql.ObjMaterializedView:
 	case sql.ObjIndex:
 		want = catalog.KindIndex // maintained and backfilled as a view is
+	case sql.ObjSink:
+		want = catalog.KindSink // backfilled as a view is
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "this ALTER is not supported yet: only ALTER MATERIALIZED VIEW | INDEX ... PAUSE | RESUME | SET BACKFILL_RATE_LIMIT")
 	}

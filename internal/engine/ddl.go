@@ -244,7 +244,7 @@ func (opts viewOptions) apply(rel *catalog.Relation, dflt int) {
 // shape, records rel as creating, and attaches the job to the graph; its
 // backfill then runs (the caller holds ddlMu).
 func (db *DB) launchView(ctx context.Context, rel *catalog.Relation, shape *planner.ViewShape) (*job, error) {
-	sj, err := planner.BuildViewJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
+	sj, err := buildShapedJob(rel, shape, &jobEnv{db: db, rel: rel, allocate: true}, planner.Backfill)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +398,7 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 				continue
 			}
 			code := pgerr.UndefinedTable
-			if d.Kind == catalog.KindIndex || d.Kind == catalog.KindSubscription {
+			if d.Kind == catalog.KindIndex || d.Kind == catalog.KindSubscription || d.Kind == catalog.KindSink {
 				code = pgerr.UndefinedObject // as Postgres's DROP INDEX
 			}
 			return pgerr.New(code, "%s %q does not exist", kindWord(d.Kind), name)
@@ -412,7 +412,7 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 
 func kindWord(k catalog.Kind) string {
 	switch k {
-	case catalog.KindTable, catalog.KindSource, catalog.KindView, catalog.KindIndex, catalog.KindSubscription:
+	case catalog.KindTable, catalog.KindSource, catalog.KindView, catalog.KindIndex, catalog.KindSubscription, catalog.KindSink:
 		return k.String()
 	}
 	return "materialized view"

@@ -133,6 +133,8 @@ type DB struct {
 	// sourceErrors keeps the malformed messages sources skipped and
 	// their readers' state (source_errors.go).
 	sourceErrors sourceErrorLog
+	// sinks holds the running sinks' delivery state (sink.go).
+	sinks sinkMonitors
 	// metrics is the DB's Prometheus registry and its instruments
 	// (metrics.go).
 	metrics *metrics

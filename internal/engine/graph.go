@@ -206,7 +206,7 @@ func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.Str
 	if err != nil {
 		return nil, fmt.Errorf("streamdb: planning %s %q: %w", kindWord(r.Kind), r.Name, err)
 	}
-	job, err := planner.BuildViewJob(r, shape, env, mode)
+	job, err := buildShapedJob(r, shape, env, mode)
 	if err == nil {
 		err = env.err
 	}

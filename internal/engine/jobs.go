@@ -106,6 +106,9 @@ func (j *job) status() jobStatus {
 	if j.rel.Kind == catalog.KindIndex {
 		st.statement = j.rel.Definition // CREATE INDEX ...
 	}
+	if j.rel.Kind == catalog.KindSink {
+		st.statement = "CREATE SINK " + quoteName(j.rel.Name) + " AS " + j.rel.Definition
+	}
 	phases := map[string]int{}
 	// done and sized: the snapshot rows read of the scans that know their
 	// snapshot's size (at most that size: it is an estimate), and those

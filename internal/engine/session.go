@@ -315,6 +315,12 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 		return s.db.drop(ctx, b, w)
 	case *planner.CreateSubscription:
 		return s.db.createSubscription(ctx, b, w)
+	case *planner.CreateSink:
+		opts, err := s.viewOptionsWith(nil)
+		if err != nil {
+			return err
+		}
+		return s.db.createSink(ctx, b, opts, w)
 	}
 	return pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", stmt)
 }
@@ -510,6 +516,8 @@ func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) err
 		return s.db.showJobs(w)
 	case "subscriptions":
 		return s.db.showSubscriptions(w)
+	case "sinks":
+		return s.db.showSinks(w)
 	case "all":
 		if err := w.Columns([]Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}); err != nil {
 			return err

@@ -87,6 +87,13 @@ const (
 	// (DROP, or a view whose creation failed), after each of its state
 	// tables is deleted; with Exit the process dies half-way through.
 	CatalogDropPurge = "catalog/drop-purge"
+
+	// SinkDelivered is in a sink's delivery goroutine after its
+	// destination took a batch and before the batch is recorded as
+	// delivered in Pebble, as a failure there (the crash window of an
+	// exactly-once sink: the goroutine reconnects and asks the
+	// destination what it holds).
+	SinkDelivered = "sink/delivered"
 )
 
 // Names lists every failpoint.
@@ -99,5 +106,5 @@ var Names = []string{
 	ExecMaterializeChunk, ExecMaterializeBarrier,
 	ExecProjectChunk, ExecProjectBarrier,
 	BackfillSnapshotRead, BackfillLogRead, BackfillJobCommit, BackfillJoin,
-	CatalogDropPurge,
+	CatalogDropPurge, SinkDelivered,
 }

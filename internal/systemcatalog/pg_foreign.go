@@ -3,6 +3,7 @@ package systemcatalog
 import (
 	"hash/fnv"
 	"sort"
+	"strings"
 
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/types"
@@ -50,11 +51,15 @@ func connectorName(r *catalog.Relation) string {
 }
 
 // connectorOptions renders a source's options as Postgres keeps them:
-// name=value text, sorted by name.
+// name=value text, sorted by name. The options streamdb records itself
+// (keys under "streamdb.", such as a Kafka source's resolved start
+// offsets) are not the user's: they are left out.
 func connectorOptions(r *catalog.Relation) types.Datum {
 	keys := make([]string, 0, len(r.Connector))
 	for k := range r.Connector {
-		keys = append(keys, k)
+		if !strings.HasPrefix(k, "streamdb.") {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	elems := make([]types.Datum, len(keys))

@@ -33,7 +33,7 @@ func newTable(ns int64, name string, oid int64, kind string, rows func(*view) []
 
 // streamdbTables are the streamdb_catalog relations, in the order of
 // their ids (from systemIDBase) and of pg_class.
-var streamdbTables = []*table{ddlProgress, rateLimits, sources, actors, recoveries, fragments, viewErrors, watermarks, stateSizes, subscriptions, sourceErrors}
+var streamdbTables = []*table{ddlProgress, rateLimits, sources, actors, recoveries, fragments, viewErrors, watermarks, stateSizes, subscriptions, sourceErrors, sinks}
 
 // postgresTables are the pg_catalog and information_schema relations, in
 // the order of their ids (from postgresIDBase) and of pg_class.

@@ -26,7 +26,7 @@ func (v *view) fail(err error) {
 func newView(e Engine, id Identity) *view {
 	v := &view{e: e, id: id}
 	for _, r := range e.Relations() {
-		if r.State == catalog.StateCreated && r.Kind != catalog.KindSubscription {
+		if r.State == catalog.StateCreated && r.Kind != catalog.KindSubscription && r.Kind != catalog.KindSink {
 			v.rels = append(v.rels, r)
 		}
 	}

@@ -17,6 +17,9 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 	if err != nil {
 		return nil, err
 	}
+	if s, err = withIncludes(s); err != nil {
+		return nil, err
+	}
 	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists}
 	var colPK []int
 	for i, d := range s.Columns {
@@ -222,6 +225,8 @@ func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
 		kind = catalog.KindIndex
 	case sql.ObjSubscription:
 		kind = catalog.KindSubscription
+	case sql.ObjSink:
+		kind = catalog.KindSink
 	default:
 		return nil, notSupported("DROP of this kind of object")
 	}
@@ -245,7 +250,7 @@ func (b *binder) checkDropTarget(kind catalog.Kind, name string, ifExists bool) 
 			return nil
 		}
 		code := pgerr.UndefinedTable
-		if kind == catalog.KindIndex || kind == catalog.KindSubscription {
+		if kind == catalog.KindIndex || kind == catalog.KindSubscription || kind == catalog.KindSink {
 			code = pgerr.UndefinedObject // as Postgres's DROP INDEX
 		}
 		return b.at(pgerr.New(code, "%s %q does not exist", kind, name), nil, name)

@@ -185,6 +185,8 @@ func (b *binder) relation(tn *ast.TableName) (*catalog.Relation, error) {
 		err := pgerr.New(WrongObjectType, "%q is a subscription", name)
 		err.Hint = "Read a subscription with DECLARE ... SUBSCRIPTION CURSOR FOR " + name + " and FETCH."
 		return nil, b.at(err, tn, name)
+	case catalog.KindSink:
+		return nil, b.at(pgerr.New(WrongObjectType, "%q is a sink", name), tn, name)
 	}
 	return r, nil
 }

@@ -179,6 +179,8 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 		return b.bindCreateIndex(s)
 	case *sql.CreateSubscriptionStmt:
 		return b.bindCreateSubscription(s)
+	case *sql.CreateSinkStmt:
+		return b.bindCreateSink(s)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "binder: unsupported statement %T", n)
 }

@@ -21,8 +21,13 @@ type Decoder interface {
 	Decode(msg []byte, dst []types.Datum) ([]types.Datum, error)
 }
 
-// NewDecoder returns the decoder of o.Encode for cols.
+// NewDecoder returns the decoder of o.Encode for cols, the relation's
+// columns: those of the payload, then o.Include's, which it leaves out.
 func NewDecoder(o Options, cols []connector.Column) (Decoder, error) {
+	if len(cols) < len(o.Include) {
+		return nil, fmt.Errorf("kafka: %d columns for %d INCLUDE columns", len(cols), len(o.Include))
+	}
+	cols = cols[:len(cols)-len(o.Include)]
 	convs := make([]columnConv, len(cols))
 	byName := make(map[string]int, len(cols))
 	for i, c := range cols {

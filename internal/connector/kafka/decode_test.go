@@ -17,7 +17,7 @@ func TestParseOptions(t *testing.T) {
 	}
 	for _, tc := range []struct{ k, v, want string }{
 		{OptStartupMode, "sideways", "scan.startup.mode"},
-		{OptFormat, "upsert", "FORMAT UPSERT"},
+		{OptFormat, "debezium", "FORMAT DEBEZIUM"},
 		{OptEncode, "avro", "ENCODE AVRO"},
 		{"properties.sasl", "x", "unrecognized"},
 		{OptEncodePrefix + "delimiter", ";;", "delimiter"},

@@ -11,6 +11,37 @@
 // rows (with a primary key, a later message with the same key replaces
 // the row; without one, each message is a row keyed by where it is).
 //
+// # FORMAT UPSERT and INCLUDE
+//
+// After the column list, INCLUDE key | partition | offset | timestamp |
+// header [AS col] adds a column holding that part of each message
+// (include.go), typed as RisingWave types it: key bytea, partition and
+// offset varchar, timestamp timestamptz. All the headers, which
+// RisingWave gives as a struct<key varchar, value bytea>[], are a jsonb
+// array of {"key", "value"} objects here (streamdb has no struct type;
+// a value that is not text shows as "\x" and hex digits); INCLUDE
+// header 'name' [varchar] AS col holds that one header's value, bytea
+// by default. Without AS a column is named _kafka_key, _kafka_partition,
+// _kafka_offset, _kafka_timestamp, _kafka_header (_kafka_header_<name>
+// for one header), where RisingWave says _rw_kafka_... . The INCLUDE
+// columns come after the payload's, and the binder records what each
+// holds in OptInclude.
+//
+//	CREATE TABLE t (cols..., PRIMARY KEY (k)) INCLUDE key AS k
+//	WITH (connector = 'kafka', ...) FORMAT UPSERT ENCODE JSON
+//
+// is a table keyed by the message key, as in RisingWave: the key column
+// must be the primary key, alone (the key is opaque bytes, not JSON of
+// payload columns); FORMAT UPSERT on a source, without INCLUDE key or
+// with another key is an error at CREATE. A message's value (JSON)
+// replaces the row of its key; a null value (a tombstone) deletes it: the
+// reader turns it into a Delete with only the key set, and the table's
+// materialization deletes by key and emits the row it held
+// (stream.Materialize's KeyedDeletes), so views over the table retract
+// it. A tombstone of a key the table lacks is a no-op. Replaying an epoch
+// after a failure replays upserts and deletes, which are idempotent. A
+// FORMAT PLAIN source skips tombstones silently, as RisingWave does.
+//
 // # Splits, offsets and epochs
 //
 // Each partition of the topic is a split. A source's position is one row
@@ -55,9 +86,15 @@
 // # Bad input
 //
 // A message that does not decode (bad JSON, not an object, a value of
-// the wrong type or out of range) is a record with an error and no row:
-// the source skips it, counts it, and reports it with its partition and
-// offset to the engine (streamdb_catalog.source_errors). JSON fields
+// the wrong type or out of range; under FORMAT UPSERT, a message without
+// a key) is a record with an error and no row: the source skips it,
+// counts it, and reports it with its partition and offset to the engine
+// (streamdb_catalog.source_errors). So does a range of messages the
+// topic's retention deleted before the source read them: when a reader
+// starts a partition at an offset below its log start, it reports the
+// range lost (LostError, at the range's last offset, counted once) and
+// reads on from the log start, where kgo alone would reset silently.
+// JSON fields
 // match columns case-insensitively; missing fields are NULL; values
 // convert with the engine's casts: a JSON string as text::type, a number
 // or boolean as jsonb::type, an object or array to json, jsonb or text.
@@ -67,12 +104,17 @@
 // One reader actor reads every partition (no ALTER SOURCE SET
 // PARALLELISM, no moving splits between actors at a barrier: the split
 // rows are keyed by partition so a later rescale can hand them over like
-// vnodes). Not built yet: sinks (CREATE SINK ... FORMAT PLAIN | UPSERT |
-// DEBEZIUM, transactions committed with the epoch), FORMAT UPSERT
-// (Kafka key as primary key, null value deletes), INCLUDE key |
-// partition | offset | timestamp | header, scan.startup.mode for
-// partitions added after CREATE, a partition whose committed offset
-// Kafka's retention already deleted (kgo then resets to the log start),
-// kcat interop tests, and several processes over one topic (consumer
+// vnodes). Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
+// DEBEZIUM ENCODE JSON, at least once or is_exactly_once with one Kafka
+// transaction per batch that also commits the batch's number as a
+// consumer-group offset) are built; left for sinks: ENCODE AVRO and
+// PROTOBUF, KEY ENCODE, a sink's own timestamp handling modes, sinks
+// to several topics, and a sink's parallel writers. Not built yet:
+// FORMAT UPSERT with
+// a key that is JSON of payload columns (RisingWave's older form) or
+// ENCODE CSV, FORMAT DEBEZIUM, scan.startup.mode for partitions added
+// after CREATE, messages retention deletes while a running reader is
+// behind (kgo resets to the log start then; only a start below the log
+// start is reported), and several processes over one topic (consumer
 // group placement, repartition topics).
 package kafka

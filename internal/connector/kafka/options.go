@@ -26,6 +26,19 @@ const (
 	// partition with no committed offset starts at the same place after
 	// any restart ("p:off,p:off"). Not a user option.
 	OptStartOffsets = "streamdb.kafka.start.offsets"
+	// OptInclude is set by the binder from the statement's INCLUDE
+	// clause: the columns after the payload's, what each holds
+	// (FormatIncludes). Not a user option.
+	OptInclude = "streamdb.kafka.include"
+	// ReservedPrefix starts the options streamdb adds itself; a user
+	// cannot give them, and option listings leave them out.
+	ReservedPrefix = "streamdb."
+)
+
+// Formats.
+const (
+	FormatPlain  = "plain"
+	FormatUpsert = "upsert"
 )
 
 // Startup modes.
@@ -50,11 +63,22 @@ type Options struct {
 	Encode        string
 	Delimiter     byte
 	WithoutHeader bool
+	// Upsert is FORMAT UPSERT: a message's key is its row's primary key
+	// (the INCLUDE key column), its value the row, and a null value (a
+	// tombstone) deletes the row of its key.
+	Upsert bool
+	// Include are the INCLUDE columns, after the payload's.
+	Include []Include
 
 	// modeSet: scan.startup.mode was given (keys are read sorted, so
 	// before scan.startup.timestamp.millis, which alone implies
 	// StartTimestamp).
 	modeSet bool
+}
+
+// IsUpsert reports whether a Kafka relation's options say FORMAT UPSERT.
+func IsUpsert(opts map[string]string) bool {
+	return IsKafka(opts) && strings.EqualFold(strings.TrimSpace(opts[OptFormat]), FormatUpsert)
 }
 
 // IsKafka reports whether a relation's connector options name Kafka.
@@ -83,6 +107,10 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		return o, optionError(OptBootstrap, "", "A Kafka source needs properties.bootstrap.server = 'host:port'.")
 	case o.Startup == StartTimestamp && o.StartMillis < 0:
 		return o, optionError(OptStartupMillis, "", "scan.startup.mode = 'timestamp' needs scan.startup.timestamp.millis.")
+	case o.Upsert && o.Encode != "json":
+		e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT UPSERT ENCODE %s is not supported", strings.ToUpper(o.Encode))
+		e.Hint = "Use FORMAT UPSERT ENCODE JSON."
+		return o, e
 	}
 	return o, nil
 }
@@ -115,9 +143,13 @@ func (o *Options) set(k, v string) error {
 			o.Startup = StartTimestamp
 		}
 	case k == OptFormat:
-		if !strings.EqualFold(v, "plain") {
+		switch strings.ToLower(v) {
+		case FormatPlain:
+		case FormatUpsert:
+			o.Upsert = true
+		default:
 			e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT %s is not supported for a Kafka source yet", strings.ToUpper(v))
-			e.Hint = "Use FORMAT PLAIN."
+			e.Hint = "Use FORMAT PLAIN or FORMAT UPSERT."
 			return e
 		}
 	case k == OptEncode:
@@ -138,6 +170,10 @@ func (o *Options) set(k, v string) error {
 		}
 	case k == OptStartOffsets:
 		if o.StartOffsets, err = ParseStartOffsets(v); err != nil {
+			return err
+		}
+	case k == OptInclude:
+		if o.Include, err = ParseIncludes(v); err != nil {
 			return err
 		}
 	default:

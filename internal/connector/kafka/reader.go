@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamdb/streamdb/internal/connector"
+	"github.com/streamdb/streamdb/internal/types"
 )
 
 // Reader tunables.
@@ -34,6 +35,8 @@ const (
 type Reader struct {
 	opts Options
 	dec  Decoder
+	// payload is the number of columns the message's value fills.
+	payload int
 
 	out    chan []connector.SplitRecord
 	cancel context.CancelFunc
@@ -53,7 +56,8 @@ func NewReader(o Options, cols []connector.Column) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{opts: o, dec: dec, out: make(chan []connector.SplitRecord, bufferBatches)}
+	r := &Reader{opts: o, dec: dec, payload: len(cols) - len(o.Include),
+		out: make(chan []connector.SplitRecord, bufferBatches)}
 	r.setState("starting")
 	return r, nil
 }
@@ -163,13 +167,47 @@ func (r *Reader) decode(fs kgo.Fetches) []connector.SplitRecord {
 	}
 	batch := make([]connector.SplitRecord, 0, n)
 	fs.EachRecord(func(rec *kgo.Record) {
-		row, err := r.dec.Decode(rec.Value, nil)
-		if errors.Is(err, ErrHeader) {
-			err = nil
-		}
-		batch = append(batch, connector.SplitRecord{Split: rec.Partition, Offset: rec.Offset, Row: row, Err: err})
+		batch = append(batch, r.record(rec))
 	})
 	return batch
+}
+
+// ErrNoKey is the error of an upsert message without a key: it names no
+// row to replace or delete.
+var ErrNoKey = errors.New("kafka: an upsert message without a key")
+
+// record decodes one message: its value into the payload columns, then
+// the INCLUDE columns. Under FORMAT PLAIN a tombstone (a null value) is
+// skipped silently. Under FORMAT UPSERT a message without a key is an
+// error, and a tombstone is a Delete of its key's row,
+// with the payload columns NULL: the table's materialization deletes by
+// primary key and retracts the row it stored (stream.Materialize's
+// KeyedDeletes).
+func (r *Reader) record(rec *kgo.Record) connector.SplitRecord {
+	out := connector.SplitRecord{Split: rec.Partition, Offset: rec.Offset}
+	var row []types.Datum
+	switch {
+	case r.opts.Upsert && rec.Key == nil:
+		out.Err = ErrNoKey
+		return out
+	case r.opts.Upsert && rec.Value == nil:
+		row, out.Delete = make([]types.Datum, r.payload), true
+	case rec.Value == nil:
+		return out // a tombstone of a plain source: no row, as in RisingWave
+	default:
+		var err error
+		if row, err = r.dec.Decode(rec.Value, nil); err != nil {
+			if !errors.Is(err, ErrHeader) {
+				out.Err = err
+			}
+			return out
+		}
+	}
+	for _, in := range r.opts.Include {
+		row = append(row, in.value(rec))
+	}
+	out.Row = row
+	return out
 }
 
 // assigner adds the topic's partitions to the client's consumption, each
@@ -195,20 +233,40 @@ func (a *assigner) assign(ctx context.Context) bool {
 		return false
 	}
 	add := map[int32]kgo.Offset{}
+	at := map[int32]int64{}
 	for _, p := range parts {
 		if a.known[p] {
 			continue
 		}
-		a.known[p] = true
 		off, ok := a.next[p]
 		if !ok {
 			off, ok = a.r.opts.StartOffsets[p]
 		}
 		if ok {
-			add[p] = kgo.NewOffset().At(off)
+			at[p] = off
 		} else {
 			add[p] = kgo.NewOffset().AtStart()
 		}
+	}
+	lost, err := a.skipDeleted(mctx, at)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.r.setState("retrying: " + err.Error())
+		}
+		return false
+	}
+	if len(lost) > 0 {
+		select {
+		case a.r.out <- lost:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for p, off := range at {
+		add[p] = kgo.NewOffset().At(off)
+	}
+	for p := range add {
+		a.known[p] = true
 	}
 	if len(add) > 0 {
 		a.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{a.r.opts.Topic: add})
@@ -222,6 +280,46 @@ func (a *assigner) assign(ctx context.Context) bool {
 		a.r.setState("running")
 	}
 	return true
+}
+
+// skipDeleted moves each offset of at that the topic's retention already
+// deleted (below its partition's log start) to the log start, and
+// returns a record for each range it skipped: an error the source counts
+// and lists, at the last offset lost, so the split's next offset after
+// it is the log start. Without it kgo would reset to the log start
+// silently (ConsumeResetOffset).
+func (a *assigner) skipDeleted(ctx context.Context, at map[int32]int64) ([]connector.SplitRecord, error) {
+	if len(at) == 0 {
+		return nil, nil
+	}
+	parts := make([]int32, 0, len(at))
+	for p := range at {
+		parts = append(parts, p)
+	}
+	starts, err := listOffsets(ctx, a.cl, a.r.opts.Topic, parts, -2)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: listing the log start offsets: %w", err)
+	}
+	var lost []connector.SplitRecord
+	for _, p := range parts {
+		if start := starts[p]; at[p] < start {
+			lost = append(lost, connector.SplitRecord{Split: p, Offset: start - 1, Err: &LostError{Partition: p, From: at[p], To: start}})
+			at[p] = start
+		}
+	}
+	return lost, nil
+}
+
+// LostError reports messages deleted by a topic's retention before a
+// source read them: offsets From to To-1 of Partition.
+type LostError struct {
+	Partition int32
+	From, To  int64
+}
+
+func (e *LostError) Error() string {
+	return fmt.Sprintf("kafka: offsets %d to %d of partition %d (%d messages) were deleted by the topic's retention before they were read",
+		e.From, e.To-1, e.Partition, e.To-e.From)
 }
 
 func sleep(ctx context.Context, d time.Duration) {
