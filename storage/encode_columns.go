@@ -130,6 +130,14 @@ func AppendKeyAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte, 
 		if t.ID == types.IDInterval {
 			return appendIntervalKey(append(buf, keyPresent), chunk.IntervalAt(a, i)), nil
 		}
+	case *array.Timestamp:
+		if t.ID == types.IDTimestamp || t.ID == types.IDTimestampTZ {
+			return appendTimestampKey(buf, types.Timestamp(a.Value(i))), nil
+		}
+	case *array.Date32:
+		if t.ID == types.IDDate {
+			return appendDateKey(buf, types.Date(a.Value(i))), nil
+		}
 	}
 	return AppendKey(buf, t, chunk.Value(a, c.Types[col], i))
 }

@@ -35,28 +35,7 @@ func TestHashAggAppendOnly(t *testing.T) {
 				t.Run(fmt.Sprintf("append-only=%v/restarts=%v/%d", appendOnly, restarts, seed), func(t *testing.T) {
 					spec := aggTestSpec([]int{1}, appendOnlyCalls)
 					spec.AppendOnly = appendOnly
-					rng := rand.New(rand.NewPCG(seed, 11))
-					rel := newRandRel(rng, aggTestRow)
-					rel.pInsert = 1
-					const epochs = 30
-					var script [][][]change
-					var wants []multiset
-					for range epochs {
-						script = append(script, rel.epoch(40))
-						wants = append(wants, multisetOf(refAgg(rel.snapshot(), spec)))
-					}
-					st := newTestStore(t)
-					ids := tableIDs(spec.NumStateTables())
-					build := func(sc *StateContext, from, to int, partial bool) Executor {
-						in := &scriptExec{typs: spec.InTypes, msgs: epochMessages(spec.InTypes, script, from, to, partial)}
-						h, err := NewHashAgg(in, sc, spec, ids)
-						if err != nil {
-							t.Fatal(err)
-						}
-						return h
-					}
-					runSegments(t, st, rng, epochs, restarts, build, func(e int) multiset { return wants[e] })
-
+					st, ids, rel := runAggRandomWith(t, seed, spec, restarts, true)
 					sizes, err := storage.TableSizes(st, ids[1:]) // the two min/max input tables
 					if err != nil {
 						t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // aggInTypes: pk, g (group), x (int argument), s (text argument).
@@ -234,6 +235,13 @@ func TestHashAggRandom(t *testing.T) {
 }
 
 func runAggRandom(t *testing.T, seed uint64, spec AggSpec, restarts bool) {
+	runAggRandomWith(t, seed, spec, restarts, false)
+}
+
+// runAggRandomWith is runAggRandom, with insertsOnly a stream of inserts
+// only; it returns the store, the aggregate's state table ids and the
+// input relation at the end.
+func runAggRandomWith(t *testing.T, seed uint64, spec AggSpec, restarts, insertsOnly bool) (*storage.Store, []uint32, *randRel) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	rel := newRandRel(rng, aggTestRow)
 	const epochs = 40
@@ -243,6 +251,9 @@ func runAggRandom(t *testing.T, seed uint64, spec AggSpec, restarts bool) {
 		rel.pInsert = 0.6
 		if e > epochs/2 {
 			rel.pInsert = 0.35 // let groups drain and disappear
+		}
+		if insertsOnly {
+			rel.pInsert = 1
 		}
 		script = append(script, rel.epoch(30))
 		wants = append(wants, multisetOf(refAgg(rel.snapshot(), spec)))
@@ -258,6 +269,7 @@ func runAggRandom(t *testing.T, seed uint64, spec AggSpec, restarts bool) {
 		return h
 	}
 	runSegments(t, st, rng, epochs, restarts, build, func(e int) multiset { return wants[e] })
+	return st, ids, rel
 }
 
 // refAgg computes the aggregation from scratch.

@@ -39,10 +39,13 @@
 // between integer types, integers and floats, float types, date and
 // timestamp, and of numbers, dates and timestamps to text; || and
 // concat() of strings; date +/- integer; date_part of year, month, day,
-// hour and epoch from a date or timestamp. An expression that does not
-// compile is evaluated a row at a time by Projection.Columns, next to the
-// compiled ones. Numeric, interval, timestamptz (the session time zone)
-// and booleans as text stay with the row evaluator.
+// hour and epoch from a date or timestamp; a date or timestamp +/- a
+// constant interval, a timestamptz +/- one of microseconds alone (months
+// and days move in the session time zone), and tumble_start, which is
+// what TUMBLE's and HOP's window bounds bind to. An expression that
+// does not compile is evaluated a row at a time by Projection.Columns,
+// next to the compiled ones. Numeric, interval, timestamptz (the session
+// time zone) and booleans as text stay with the row evaluator.
 //
 // The projection invariants are the predicates':
 //

@@ -27,6 +27,9 @@ var genTypes = []types.Type{
 
 type gen struct {
 	r *rand.Rand
+	// edges: dates and timestamps are now and then those at the ends of
+	// the timestamp range (value_interval_test.go).
+	edges bool
 }
 
 func (g *gen) pick(n int) int { return g.r.Intn(n) }
@@ -64,11 +67,17 @@ func (g *gen) value(t types.Type) types.Datum {
 	case types.IDBool:
 		return g.pick(2) == 0
 	case types.IDDate:
+		if g.edges && g.pick(3) == 0 {
+			return edgeDates[g.pick(len(edgeDates))]
+		}
 		if g.pick(2) == 0 {
 			return dateVals[g.pick(len(dateVals))]
 		}
 		return types.Date(g.pick(21) - 10)
 	case types.IDTimestamp, types.IDTimestampTZ:
+		if g.edges && g.pick(3) == 0 {
+			return types.Timestamp(edgeTimestamps[g.pick(len(edgeTimestamps))])
+		}
 		switch g.pick(5) {
 		case 0:
 			return types.TimestampInfinity

@@ -9,7 +9,8 @@ import (
 
 // call compiles an operator or function call with value kernels: integer
 // and float arithmetic, unary minus, date +/- integer, || and concat(),
-// date_part of a date or timestamp.
+// date_part of a date or timestamp, a time +/- a constant interval and
+// tumble_start (value_interval.go).
 func (c *compiler) call(e expr.Expr, name string, args []expr.Expr, isFunc, strict bool) (valueNode, bool) {
 	res := e.Type()
 	if isFunc {
@@ -18,6 +19,8 @@ func (c *compiler) call(e expr.Expr, name string, args []expr.Expr, isFunc, stri
 			return c.concatFunc(args)
 		case "date_part":
 			return c.datePart(e, args)
+		case "tumble_start":
+			return c.tumbleStart(args)
 		}
 		return nil, false
 	}
@@ -40,6 +43,8 @@ func (c *compiler) call(e expr.Expr, name string, args []expr.Expr, isFunc, stri
 		return c.arith(e, name[0], args, res)
 	case res.ID == types.IDDate && (name == "+" || name == "-"):
 		return c.dateDays(e, name[0], args)
+	case (res.ID == types.IDTimestamp || res.ID == types.IDTimestampTZ) && (name == "+" || name == "-"):
+		return c.timeInterval(e, name[0], args)
 	}
 	return nil, false
 }

@@ -8,9 +8,9 @@ import (
 // The generator of random value expressions for the projection tests:
 // every shape the value kernels compile (arithmetic, casts, CASE,
 // COALESCE, ||, concat, date arithmetic, date_part, comparisons of
-// values), over the columns and constants of gen, with unsupported
-// leaves (numeric, functions without kernels) mixed in, built with the
-// constructors the binder uses.
+// values, interval arithmetic and window starts), over the columns and
+// constants of gen, with unsupported leaves (numeric, functions without
+// kernels) mixed in, built with the constructors the binder uses.
 
 var (
 	intTypes   = []types.Type{types.TInt16, types.TInt32, types.TInt64}
@@ -129,7 +129,11 @@ func (g *gen) timeValue(depth int) expr.Expr {
 	if depth <= 0 || g.pick(3) == 0 {
 		return g.col(g.colOf(isTime))
 	}
-	switch g.pick(3) {
+	switch g.pick(4) {
+	case 2: // time +/- interval, tumble_start (value_interval_test.go)
+		if e := g.windowValue(depth - 1); e.Type().ID != types.IDTimestampTZ {
+			return e
+		}
 	case 0: // date +/- integer
 		d := g.col(g.colOf(func(t types.Type) bool { return t.ID == types.IDDate }))
 		if e, err := expr.Binary([]string{"+", "-"}[g.pick(2)], d, g.valueOf(kInt, depth-1)); err == nil {
