@@ -35,30 +35,47 @@ func sourceExec(r *catalog.Relation, in *stream.Receiver, sc *stream.StateContex
 		cs, progress, err := connectorSource(r, in, sc)
 		return cs, progress, nil, err
 	}
+	progress := new(atomic.Int64)
+	mon := sourceMonitor(r, env)
+	ss, state, err := splitSource(r, in, sc, connector.SplitOwner{}, stream.NewSplitTotals(1, progress, mon.Skipped), mon)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if mon.SetState != nil {
+		mon.SetState(state)
+	}
+	return ss, progress, ss.Close, nil
+}
+
+// sourceMonitor returns where r's source reports, if its env has one.
+func sourceMonitor(r *catalog.Relation, env StreamEnv) SourceMonitor {
+	if me, ok := env.(SourceMonitorEnv); ok {
+		return me.SourceMonitor(r.ID)
+	}
+	return SourceMonitor{}
+}
+
+// splitSource builds the SplitSource of one actor of r's source
+// fragment, reading the splits owner gives it, and returns it with the
+// function that tells its reader's state.
+func splitSource(r *catalog.Relation, in *stream.Receiver, sc *stream.StateContext, owner connector.SplitOwner,
+	totals *stream.SplitTotals, mon SourceMonitor) (*stream.SplitSource, func() string, error) {
 	if len(r.Internal) == 0 {
-		return nil, nil, nil, fmt.Errorf("planner: %s %q has a connector but no state table", r.Kind, r.Name)
+		return nil, nil, fmt.Errorf("planner: %s %q has a connector but no state table", r.Kind, r.Name)
 	}
 	opts, err := kafka.ParseOptions(r.Connector)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	cols, rowID := connectorColumns(r)
 	reader, err := kafka.NewReader(opts, cols)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	progress := new(atomic.Int64)
+	reader.Own(owner)
 	so := stream.SplitSourceOptions{Job: r.ID, State: r.Internal[0], RowID: rowID,
-		RateLimit: r.SourceRateLimit, Paused: r.SourceHeld(), Progress: progress}
-	if me, ok := env.(SourceMonitorEnv); ok {
-		m := me.SourceMonitor(r.ID)
-		so.Errors, so.Skipped = m.Errors, m.Skipped
-		if m.SetState != nil {
-			m.SetState(reader.State)
-		}
-	}
-	ss := stream.NewSplitSource(in, reader, sc, r.ColumnTypes(), so)
-	return ss, progress, ss.Close, nil
+		RateLimit: r.SourceRateLimit, Paused: r.SourceHeld(), Totals: totals, Owner: owner, Errors: mon.Errors}
+	return stream.NewSplitSource(in, reader, sc, r.ColumnTypes(), so), reader.State, nil
 }
 
 // connectorColumns are the columns r's connector fills (all but the

@@ -111,6 +111,9 @@ func TableLayout(r *catalog.Relation) *storage.Table {
 // (stream.ConnectorSource), and a source stores none: its rows only flow
 // to the views over it.
 func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
+	if n := splitActors(r); n > 1 {
+		return buildSplitJob(r, env, n) // a Kafka table or source read by n actors
+	}
 	src := stream.NewSource(channelCapacity)
 	sc := stream.NewStateContext(env.Store())
 	if r.Kind == catalog.KindTable && r.Connector == nil && r.Watermark == nil {

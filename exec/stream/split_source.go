@@ -28,17 +28,36 @@ type SplitSourceOptions struct {
 	RateLimit int64
 	Paused    bool
 	// Progress, when set, counts the rows emitted (committed or about to
-	// be); Skipped the malformed messages.
+	// be); Skipped the malformed messages. Totals, when set, sums them
+	// over the actors of the source's fragment and replaces them.
 	Progress, Skipped *atomic.Int64
+	Totals            *SplitTotals
+	// Owner says which splits the actor reads, of a fragment of several
+	// (the zero value: all of them).
+	Owner connector.SplitOwner
 	// Errors records malformed messages; nil: not recorded.
 	Errors SplitErrorLog
 }
 
-// Rows of a split source's position table besides its splits'.
+// Rows of a split source's position table besides its splits': the
+// counters of slot k are under -1-2k (rows emitted) and -2-2k (messages
+// skipped). Actor i of a fragment writes slot i (slot 0, splits -1 and
+// -2, when it is alone, as before sources had several actors); see
+// loadRow for the slots of actors a rescale removed.
 const (
 	splitRowsEmitted int32 = -1
 	splitRowsSkipped int32 = -2
 )
+
+// counterKey is the position table's split id of counter which (0:
+// emitted, 1: skipped) of slot k.
+func counterKey(k, which int) int32 { return int32(-1 - 2*k - which) }
+
+// counterSlot inverts counterKey for a split id below zero.
+func counterSlot(split int32) (k, which int) {
+	n := int(-split - 1)
+	return n / 2, n % 2
+}
 
 // SplitSource is the entry of a source whose connector reads splits
 // (Kafka). Barriers (and, for a table, DML chunks) arrive on in and pass
@@ -48,6 +67,17 @@ const (
 // rows emitted in an epoch and the offsets after them commit together,
 // so after a failure the reader starts again at the committed offsets
 // and every message reaches the graph exactly once (I3, I6).
+//
+// A source fragment of n actors runs n SplitSources, actor i reading
+// the splits opts.Owner gives it, each with its own reader, and writing
+// only the position rows of its splits and of its counter slot. They all
+// scan the one position table (a few rows) and keep what they own, so a
+// rescale, which replaces the actors at a barrier (the old ones write
+// their offsets in that barrier's epoch and stop; the new ones start on
+// the committed state), hands each split to its new owner with its
+// offset, as vnodes move with their state (I4). Counter slots of actors
+// that no longer exist fold into the slot of their new owner, in the
+// same epoch batch that deletes them, so the sums stay exact.
 type SplitSource struct {
 	in     *Receiver
 	reader connector.SplitReader
@@ -60,8 +90,10 @@ type SplitSource struct {
 	started bool                    // a first barrier has passed: rows may flow
 	next    map[int32]int64         // each split's next offset
 	dirty   map[int32]bool          // splits whose next offset is not written
-	counts  [2]int64                // rows emitted, messages skipped
+	counts  [2]int64                // rows emitted, messages skipped (own slot)
 	saved   [2]int64                // counts as last written
+	folded  []int32                 // counter rows of other slots, to delete
+	totals  *SplitTotals            // sums of the fragment's actors, shown outside
 	pending []connector.SplitRecord // taken from the reader, not emitted yet
 	nextAt  time.Time               // pacing clock under a rate limit
 	row     []types.Datum
@@ -72,9 +104,13 @@ type SplitSource struct {
 // output types (the reader's columns, then the row id column if any). It
 // owns reader: Close (an actor closer) closes it.
 func NewSplitSource(in *Receiver, reader connector.SplitReader, sc *StateContext, typ []types.Type, opts SplitSourceOptions) *SplitSource {
+	totals := opts.Totals
+	if totals == nil {
+		totals = NewSplitTotals(1, opts.Progress, opts.Skipped)
+	}
 	return &SplitSource{in: in, reader: reader, sc: sc, opts: opts, typ: typ,
 		state: ConnectorStateTable(opts.State), builder: chunk.NewBuilder(typ),
-		next: map[int32]int64{}, dirty: map[int32]bool{}}
+		next: map[int32]int64{}, dirty: map[int32]bool{}, totals: totals}
 }
 
 // Types implements Executor.
@@ -123,6 +159,9 @@ func (s *SplitSource) Next(ctx context.Context) (Message, error) {
 			if !ok {
 				return Message{}, fmt.Errorf("stream: source %d: its reader stopped: %w", s.opts.Job, s.reader.Err())
 			}
+			if err := s.checkOwned(recs); err != nil {
+				return Message{}, err
+			}
 			s.pending = recs
 		case <-ctx.Done():
 			return Message{}, ctx.Err()
@@ -166,9 +205,17 @@ func (s *SplitSource) persist() error {
 		}
 		delete(s.dirty, split)
 	}
-	for i, id := range [2]int32{splitRowsEmitted, splitRowsSkipped} {
-		if s.counts[i] != s.saved[i] {
-			if err := s.state.Insert(w, []types.Datum{int64(id), s.counts[i]}); err != nil {
+	for _, id := range s.folded {
+		if err := s.state.Delete(w, []types.Datum{int64(id), int64(0)}); err != nil {
+			return err
+		}
+	}
+	fold := len(s.folded) > 0
+	s.folded = nil
+	slot := s.opts.Owner.Slot()
+	for i := range s.counts {
+		if s.counts[i] != s.saved[i] || fold {
+			if err := s.state.Insert(w, []types.Datum{int64(counterKey(slot, i)), s.counts[i]}); err != nil {
 				return err
 			}
 			s.saved[i] = s.counts[i]
@@ -177,20 +224,25 @@ func (s *SplitSource) persist() error {
 	return nil
 }
 
-// load reads the committed offsets and starts the reader at them.
+// checkOwned fails on a record of a split the actor does not own: two
+// actors reading one split would each emit its rows.
+func (s *SplitSource) checkOwned(recs []connector.SplitRecord) error {
+	for i := range recs {
+		if !s.opts.Owner.Owns(recs[i].Split) {
+			return fmt.Errorf("stream: source %d: the reader of actor %d of %d gave split %d, which is not its own",
+				s.opts.Job, s.opts.Owner.Actor, s.opts.Owner.Actors, recs[i].Split)
+		}
+	}
+	return nil
+}
+
+// load reads the committed offsets of the actor's splits and its
+// counter slots, and starts the reader at them.
 func (s *SplitSource) load() error {
 	it := s.state.Scan(s.sc.Batch())
 	for it.Next() {
 		row := it.Row()
-		split, n := int32(row[0].(int64)), row[1].(int64)
-		switch split {
-		case splitRowsEmitted:
-			s.counts[0] = n
-		case splitRowsSkipped:
-			s.counts[1] = n
-		default:
-			s.next[split] = n
-		}
+		s.loadRow(int32(row[0].(int64)), row[1].(int64))
 	}
 	err := it.Err()
 	if cerr := it.Close(); err == nil {
@@ -200,7 +252,7 @@ func (s *SplitSource) load() error {
 		return fmt.Errorf("stream: source %d: loading its offsets: %w", s.opts.Job, err)
 	}
 	s.saved = s.counts
-	s.publish()
+	s.totals.add(s.counts[0], s.counts[1], true)
 	from := make(map[int32]int64, len(s.next))
 	for k, v := range s.next {
 		from[k] = v
@@ -210,13 +262,35 @@ func (s *SplitSource) load() error {
 	return nil
 }
 
-func (s *SplitSource) publish() {
-	if s.opts.Progress != nil {
-		s.opts.Progress.Store(s.counts[0])
+// loadRow takes one committed row of the position table: a split's next
+// offset, or a counter. The counters of a slot the actor owns but does
+// not write (an actor's before a rescale to fewer) add to its own and
+// are deleted at its first barrier, in the batch that writes the sum.
+func (s *SplitSource) loadRow(split int32, n int64) {
+	if split >= 0 {
+		if s.opts.Owner.Owns(split) {
+			s.next[split] = n
+		}
+		return
 	}
-	if s.opts.Skipped != nil {
-		s.opts.Skipped.Store(s.counts[1])
+	k, which := counterSlot(split)
+	if !s.opts.Owner.OwnsSlot(k) {
+		return
 	}
+	s.counts[which] += n
+	if k != s.opts.Owner.Slot() {
+		s.folded = append(s.folded, split)
+	}
+}
+
+// rate is the actor's share of the source's rate limit (0: none): the
+// limit divided among the actors of its fragment, rounded up.
+func (s *SplitSource) rate() int64 {
+	r, n := s.opts.RateLimit, int64(s.opts.Owner.Actors)
+	if r > 0 && n > 1 {
+		r = (r + n - 1) / n
+	}
+	return r
 }
 
 // SplitRowID is the hidden row id of the message at offset of split: a
@@ -233,18 +307,18 @@ func SplitRowID(split int32, offset int64) int64 {
 // marked Delete (an upsert tombstone) goes out as a Delete of its key.
 func (s *SplitSource) emit() *chunk.Chunk {
 	n := scanChunkRows
-	r := s.opts.RateLimit
+	r := s.rate()
 	if r > 0 {
 		n = int(min(int64(n), max(1, r/10)))
 	}
-	rows, k := 0, 0
+	rows, k, skipped := 0, 0, 0
 	for ; k < len(s.pending) && rows < n; k++ {
 		rec := &s.pending[k]
 		s.next[rec.Split] = rec.Offset + 1
 		s.dirty[rec.Split] = true
 		if rec.Row == nil {
 			if rec.Err != nil {
-				s.counts[1]++
+				skipped++
 				if s.opts.Errors != nil {
 					s.opts.Errors.RecordSourceError(s.opts.Job, rec.Split, rec.Offset, rec.Err)
 				}
@@ -265,7 +339,8 @@ func (s *SplitSource) emit() *chunk.Chunk {
 	clear(s.pending[:k])
 	s.pending = s.pending[k:]
 	s.counts[0] += int64(rows)
-	s.publish()
+	s.counts[1] += int64(skipped)
+	s.totals.add(int64(rows), int64(skipped), false)
 	if rows == 0 {
 		return nil
 	}

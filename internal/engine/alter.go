@@ -18,7 +18,9 @@ import (
 func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error {
 	if a.Action == sql.AlterSetParallelism {
 		if a.Kind == sql.ObjSource {
-			return pgerr.New(pgerr.FeatureNotSupported, "a source reads its connector as one split: SET PARALLELISM applies to tables and materialized views")
+			if err := db.checkSourceParallelism(a); err != nil {
+				return err
+			}
 		}
 		return db.alterParallelism(ctx, a, w)
 	}

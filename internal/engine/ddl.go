@@ -77,6 +77,11 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 			rel.Parallelism = defaultTableParallelism
 		}
 	}
+	if ct.Source && readsSplits(ct.Connector) {
+		// A Kafka source's partitions are read by Parallelism actors
+		// (planner.buildSplitJob), chosen as a table's are.
+		rel.Parallelism = max(opts.parallelism, defaultTableParallelism)
+	}
 	if ct.Connector != nil {
 		state, err := db.allocID()
 		if err != nil {
@@ -96,7 +101,11 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	}
 	// The table is published only once its actor runs, so no DML can
 	// reach a source the graph does not have yet.
-	err = db.coord.Mutate(ctx, nil, job.Actors, map[stream.ActorID]*stream.Source{job.SourceOwner.ID: job.Source})
+	sources := map[stream.ActorID]*stream.Source{job.SourceOwner.ID: job.Source}
+	for id, src := range job.Sources {
+		sources[id] = src // the barrier sources of a Kafka job's other readers
+	}
+	err = db.coord.Mutate(ctx, nil, job.Actors, sources)
 	if err != nil {
 		if derr := db.store.DeleteMeta(relKey(rel.ID)); derr != nil {
 			db.opts.Logger.Error("removing table after a failed CREATE", "table", rel.Name, "err", derr)

@@ -15,7 +15,7 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// alterParallelism runs ALTER {MATERIALIZED VIEW | TABLE} name SET
+// alterParallelism runs ALTER {MATERIALIZED VIEW | TABLE | SOURCE} name SET
 // PARALLELISM {= | TO} n | ADAPTIVE | DEFAULT: it rescales the relation's
 // job at runtime, in any backfill phase (see rescale).
 func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error {
@@ -30,6 +30,8 @@ func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWr
 		want = catalog.KindTable
 	case sql.ObjIndex:
 		want = catalog.KindIndex
+	case sql.ObjSource:
+		want = catalog.KindSource // a Kafka one (checkSourceParallelism)
 	}
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()

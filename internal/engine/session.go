@@ -468,7 +468,7 @@ func (s *Session) tableOptions(ct *planner.CreateTable) (tableOptions, error) {
 	if ok {
 		opts.dmlRateLimit, opts.dmlPaused = n, n == 0
 	}
-	if !ct.Source {
+	if !ct.Source || readsSplits(ct.Connector) { // a Kafka source's actors read its partitions
 		v, given := ct.With["streaming_parallelism"]
 		if !given {
 			v = s.vars["streaming_parallelism"]

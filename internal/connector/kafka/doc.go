@@ -68,6 +68,38 @@
 // restarts too. A partition created later starts at its beginning: the
 // Reader looks for new partitions every few seconds.
 //
+// # Several reader actors, and rescale
+//
+// A Kafka table or source runs as many reader actors as its
+// parallelism (WITH (streaming_parallelism = n) or the session's
+// streaming_parallelism at CREATE, 1 when unset, as for any table;
+// planner.buildSplitJob). Actor i of n owns partition p when p mod n = i
+// (connector.SplitOwner): its Reader consumes only those (Own), and its
+// SplitSource loads and writes only their offsets. The rule needs no
+// coordination: a partition added to the topic is found by every
+// reader's metadata refresh, and exactly one of them, its owner, starts
+// it at its beginning. With more actors than partitions some actors
+// read nothing. A table's rows are then hashed on its key to its n
+// materializing actors; a source's views attach to all n readers.
+//
+// ALTER SOURCE s SET PARALLELISM n (Kafka sources only) and ALTER TABLE
+// t SET PARALLELISM n rescale it like any job: at one barrier the old
+// actors write their offsets and counters into that epoch's batch and
+// stop, and once it commits the new actors load the committed offsets of
+// the partitions they now own and go on from there, so no message is
+// lost or read twice across the switch (I3, I4). The split rows are
+// keyed by partition, not by owner, so they need no moving; each actor
+// scans the few rows of the table and keeps its own. The counters (rows
+// emitted, messages skipped) are kept per actor: slot k under splits
+// -1-2k and -2-2k (slot 0 is -1 and -2, as with one actor); after a
+// rescale to fewer actors, slot k folds into actor k mod n's, deleted in
+// the batch that writes the sum, and streamdb_catalog.sources shows the
+// sum over the actors (stream.SplitTotals) once all have loaded. A
+// source_rate_limit is shared out among the actors (each gets its
+// ceiling share), so the source's rate stays the one set. A relation
+// with a WATERMARK keeps one reader actor: its filter keeps one state
+// row.
+//
 // # Goroutines
 //
 // A Reader owns one goroutine, started by Start (on the source actor's
@@ -101,10 +133,9 @@
 //
 // # Left for later increments
 //
-// One reader actor reads every partition (no ALTER SOURCE SET
-// PARALLELISM, no moving splits between actors at a barrier: the split
-// rows are keyed by partition so a later rescale can hand them over like
-// vnodes). Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
+// Several reader actors over a relation with a WATERMARK (one watermark
+// per reader, merged downstream); a source_rate_limit shared by the
+// partitions' traffic rather than evenly by the actors. Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
 // DEBEZIUM ENCODE JSON, at least once or is_exactly_once with one Kafka
 // transaction per batch that also commits the batch's number as a
 // consumer-group offset) are built; left for sinks: ENCODE AVRO and

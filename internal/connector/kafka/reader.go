@@ -31,10 +31,13 @@ const (
 // split. Start runs one goroutine, owned by the Reader and joined by
 // Close, that polls the brokers (kgo retries a broker that is down, with
 // backoff), decodes the records and hands them over in batches through a
-// bounded channel.
+// bounded channel. Of a source read by several actors, each actor's
+// Reader consumes only the partitions its SplitOwner gives it (Own),
+// new ones included.
 type Reader struct {
-	opts Options
-	dec  Decoder
+	opts  Options
+	dec   Decoder
+	owner connector.SplitOwner
 	// payload is the number of columns the message's value fills.
 	payload int
 
@@ -61,6 +64,10 @@ func NewReader(o Options, cols []connector.Column) (*Reader, error) {
 	r.setState("starting")
 	return r, nil
 }
+
+// Own restricts the reader to the partitions o owns; call it before
+// Start. Without it the reader reads them all.
+func (r *Reader) Own(o connector.SplitOwner) { r.owner = o }
 
 // Records implements connector.SplitReader.
 func (r *Reader) Records() <-chan []connector.SplitRecord { return r.out }
@@ -210,9 +217,9 @@ func (r *Reader) record(rec *kgo.Record) connector.SplitRecord {
 	return out
 }
 
-// assigner adds the topic's partitions to the client's consumption, each
-// at its committed offset, else its resolved start, else its log start
-// (a partition created after the source).
+// assigner adds the topic's partitions the reader owns to the client's
+// consumption, each at its committed offset, else its resolved start,
+// else its log start (a partition created after the source).
 type assigner struct {
 	r     *Reader
 	cl    *kgo.Client
@@ -235,7 +242,7 @@ func (a *assigner) assign(ctx context.Context) bool {
 	add := map[int32]kgo.Offset{}
 	at := map[int32]int64{}
 	for _, p := range parts {
-		if a.known[p] {
+		if a.known[p] || !a.r.owner.Owns(p) {
 			continue
 		}
 		off, ok := a.next[p]
