@@ -22,6 +22,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	nexmark := fs.Int64("nexmark-events", 10_000_000, "events of the Nexmark stream per query")
 	isoRepeat := fs.Int("isolation-repeat", 1, "isolation scenario: how many times the group-by and group-by-adaptive backfills run, their samples pooled")
 	isoWindow := fs.Duration("isolation-window", 10*time.Second, "isolation scenario: length of its idle phase, and of its rate-limited backfill (rate: rows per window)")
+	kafkaRows := fs.Int64("kafka-rows", 1_000_000, "kafka scenario: messages kafka/ingest produces and loads")
+	kafkaRate := fs.Int("kafka-rate", 200, "kafka scenario: writes per second of each kafka/latency step")
+	kafkaWindow := fs.Duration("kafka-window", 10*time.Second, "kafka scenario: how long each kafka/latency step writes")
 	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
 	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
 	memprofile := fs.String("memprofile", "", "path prefix: heap profile of each streamdb step at its highest RSS, into PREFIX-SCENARIO.heap")
@@ -32,10 +35,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: streamdb bench [flags] [SCENARIO...]\n\n%s\n\n"+
 			"SCENARIO... names the scenarios to run, in order (default: all of them):\n  %s,\n"+
-			"  nexmark/QUERY (one Nexmark query), windowed/QUERY[-no-watermark]\n"+
+			"  nexmark/QUERY (one Nexmark query), windowed/QUERY[-no-watermark], kafka/STEP (%s;\n"+
+			"  on an in-process Kafka cluster, no broker needed)\n"+
 			"Each runs on a fresh data dir; the results print as a table (and, with --plot, as a chart).\n\n"+
 			"example: streamdb bench --rows 1000000 --compare postgres load backfill\n\nflags:\n",
-			benchSummary, strings.Join(bench.Scenarios, ", "))
+			benchSummary, strings.Join(bench.Scenarios, ", "), strings.Join(bench.KafkaSteps, ", "))
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
@@ -53,6 +57,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
 		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat, StateEvery: *stateEvery,
+		KafkaRows: *kafkaRows, KafkaRate: *kafkaRate, KafkaWindow: *kafkaWindow,
 		Compare: *compare == "postgres", TempDir: *tmp, Log: progress.Log(), CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
 		Progress: progress.Step,
 	})

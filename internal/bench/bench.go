@@ -32,7 +32,7 @@ import (
 )
 
 // Scenarios are the scenario names, in the order they run.
-var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark", "windowed", "api", "subscribe"}
+var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark", "windowed", "api", "subscribe", "kafka"}
 
 // Config sizes a run.
 type Config struct {
@@ -55,6 +55,13 @@ type Config struct {
 	// GROUP BY backfill lasts about half a second, about 200 samples, so
 	// one run's p99 is its second-slowest sample. Zero means 1.
 	IsolationRepeat int
+	// KafkaRows is the messages kafka/ingest produces and loads (zero:
+	// a million).
+	KafkaRows int64
+	// KafkaRate and KafkaWindow pace kafka/latency: writes per second
+	// (zero: 200), for how long (zero: 10 s) per step.
+	KafkaRate   int
+	KafkaWindow time.Duration
 	// StateEvery, when not zero, samples the state of the windowed
 	// scenario's views this often (each sample scans their state).
 	StateEvery time.Duration
@@ -116,6 +123,15 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if cfg.IsolationWindow <= 0 {
 		cfg.IsolationWindow = 10 * time.Second
 	}
+	if cfg.KafkaRows <= 0 {
+		cfg.KafkaRows = 1_000_000
+	}
+	if cfg.KafkaRate <= 0 {
+		cfg.KafkaRate = 200
+	}
+	if cfg.KafkaWindow <= 0 {
+		cfg.KafkaWindow = 10 * time.Second
+	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
@@ -125,8 +141,15 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	// "nexmark/q5" runs one Nexmark query, "windowed/q5" (or
 	// "windowed/q5-no-watermark") one windowed step.
-	var queries, windowedSteps []string
+	var queries, windowedSteps, kafkaSel []string
 	for i, n := range names {
+		if k, ok := strings.CutPrefix(n, "kafka/"); ok {
+			if !slices.Contains(KafkaSteps, k) {
+				return nil, fmt.Errorf("unknown kafka step %q (steps: %s)", k, strings.Join(KafkaSteps, ", "))
+			}
+			kafkaSel = append(kafkaSel, k)
+			names[i] = "kafka"
+		}
 		if q, ok := strings.CutPrefix(n, "nexmark/"); ok {
 			if !slices.ContainsFunc(NexmarkQueries, func(nq NexmarkQuery) bool { return nq.Name == q }) {
 				return nil, fmt.Errorf("unknown Nexmark query %q", q)
@@ -143,7 +166,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			names[i] = "windowed"
 		}
 		if !slices.Contains(Scenarios, names[i]) {
-			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s, nexmark/QUERY, windowed/QUERY[-no-watermark])", n, strings.Join(Scenarios, ", "))
+			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s, nexmark/QUERY, windowed/QUERY[-no-watermark], kafka/STEP)", n, strings.Join(Scenarios, ", "))
 		}
 	}
 	names = slices.Compact(names)
@@ -176,6 +199,14 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 					}
 					steps = append(steps, step{label, &streamdbTarget{dir: cfg.TempDir},
 						func(s *session) ([]Result, error) { return s.windowed(q, bounded) }})
+				}
+			}
+			continue
+		}
+		if name == "kafka" { // streamdb only: PostgreSQL has no Kafka connectors
+			for _, k := range kafkaSteps {
+				if kafkaSel == nil || slices.Contains(kafkaSel, k.name) {
+					steps = append(steps, step{"kafka/" + k.name, &kafkaTarget{streamdbTarget: streamdbTarget{dir: cfg.TempDir}, topics: k.topics}, k.run})
 				}
 			}
 			continue
@@ -1034,6 +1065,9 @@ func Print(w io.Writer, results []Result) error {
 			"phase's p50 and p99 over the idle phase's"); err != nil {
 			return err
 		}
+	}
+	if err := printKafkaNote(w, results); err != nil {
+		return err
 	}
 	if err := printStates(w, results); err != nil {
 		return err
