@@ -192,6 +192,11 @@ func TestKafkaSinkUpsert(t *testing.T) {
 	if len(rows) != 1 || !strings.HasPrefix(rows[0], "s|mv|kafka|up|UPSERT|delivering|") {
 		t.Fatalf("SHOW SINKS = %v", rows)
 	}
+	// A sink's connector options are where it writes: it is no source.
+	if n := queryInt(t, db, "SELECT count(*) FROM streamdb_catalog.sources WHERE name = 's'") +
+		queryInt(t, db, "SELECT count(*) FROM streamdb_catalog.rate_limits WHERE relation = 's' AND kind = 'source'"); n != 0 {
+		t.Fatalf("the sink is listed %d times among sources and their rate limits", n)
+	}
 	if sent := queryInt(t, db, "SELECT messages_sent FROM streamdb_catalog.sinks"); sent < int64(len(r.recs)) {
 		t.Fatalf("messages_sent %d, the topic holds %d", sent, len(r.recs))
 	}

@@ -39,7 +39,7 @@ func rateLimitRows(v *view) [][]types.Datum {
 		case catalog.KindTable:
 			add(r, "dml", r.DMLRateLimit, r.DMLPaused)
 		}
-		if r.Connector != nil {
+		if r.Connector != nil && r.Kind != catalog.KindSink {
 			add(r, "source", r.SourceRateLimit, r.SourceHeld())
 		}
 	}

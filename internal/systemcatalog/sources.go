@@ -20,7 +20,7 @@ var sources = newTable(nsStreamdb, "sources", 16002, "v", sourceRows,
 func sourceRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.e.Relations() {
-		if r.Connector == nil {
+		if r.Connector == nil || r.Kind == catalog.KindSink { // a sink's connector is where it writes
 			continue
 		}
 		var generated types.Datum
