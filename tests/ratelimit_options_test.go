@@ -138,6 +138,24 @@ func TestAlterTableDMLRateLimitErrors(t *testing.T) {
 	if got := rlRateLimits(t, db); len(got) != 0 {
 		t.Fatalf("failed ALTERs changed rate_limits: %q", got)
 	}
+	// The hint of a wrong kind names the statement for what it is.
+	for q, hint := range map[string]string{
+		"ALTER TABLE mv SET PARALLELISM = 2":            "Use ALTER MATERIALIZED VIEW for a materialized view.",
+		"ALTER MATERIALIZED VIEW t SET PARALLELISM = 2": "Use ALTER TABLE for a table.",
+		"DROP TABLE mv": "Use DROP MATERIALIZED VIEW to remove a materialized view.",
+	} {
+		_, err := db.Exec(ctx, q)
+		if e := pgerr.As(err); e == nil || e.Code != "42809" || e.Hint != hint {
+			t.Errorf("%s: %v (hint %q), want 42809 with hint %q", q, err, hintOf(e), hint)
+		}
+	}
+}
+
+func hintOf(e *pgerr.Error) string {
+	if e == nil {
+		return ""
+	}
+	return e.Hint
 }
 
 // TestAlterToForms checks the TO n form of every SET *_RATE_LIMIT.

@@ -56,7 +56,7 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 		return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kindWord(want), a.Name)
 	}
 	if rel.Kind != want {
-		return wrongKind(rel, want)
+		return wrongKind("ALTER", rel, want)
 	}
 	if rel.State != catalog.StateCreating && a.Action != sql.AlterSetRateLimit {
 		return pgerr.New(pgerr.ObjectNotInPrereqState,

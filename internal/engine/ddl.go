@@ -398,7 +398,7 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 		rel, ok := db.Relation(name)
 		if !ok || rel.Kind != d.Kind {
 			if ok {
-				return wrongKind(rel, d.Kind)
+				return wrongKind("DROP", rel, d.Kind)
 			}
 			if d.IfExists {
 				if err := w.Notice("NOTICE", fmt.Sprintf("%s %q does not exist, skipping", kindWord(d.Kind), name)); err != nil {
@@ -427,9 +427,16 @@ func kindWord(k catalog.Kind) string {
 	return "materialized view"
 }
 
-func wrongKind(rel *catalog.Relation, want catalog.Kind) error {
+// wrongKind is the error of a statement verb ("DROP", "ALTER") naming rel
+// as a want: its hint names the statement for what rel is.
+func wrongKind(verb string, rel *catalog.Relation, want catalog.Kind) error {
 	e := pgerr.New("42809", "%q is not %s", rel.Name, aKindWord(want))
-	e.Hint = fmt.Sprintf("Use DROP %s to remove %s.", strings.ToUpper(kindWord(rel.Kind)), aKindWord(rel.Kind))
+	stmt := verb + " " + strings.ToUpper(kindWord(rel.Kind))
+	if verb == "DROP" {
+		e.Hint = fmt.Sprintf("Use %s to remove %s.", stmt, aKindWord(rel.Kind))
+	} else {
+		e.Hint = fmt.Sprintf("Use %s for %s.", stmt, aKindWord(rel.Kind))
+	}
 	return e
 }
 

@@ -40,7 +40,7 @@ func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWr
 		return pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", kindWord(want), a.Name)
 	}
 	if rel.Kind != want {
-		return wrongKind(rel, want)
+		return wrongKind("ALTER", rel, want)
 	}
 	next := *rel
 	next.Parallelism, next.Adaptive = int(a.Value), a.Default
