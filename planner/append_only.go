@@ -14,29 +14,41 @@ import "github.com/streamdb/streamdb/internal/catalog"
 // aggregates, windows and Top-N update their rows; outer joins retract
 // their NULL-padded rows and anti joins the rows a match turns away;
 // dynamic (temporal) filters delete rows as time passes.
-func appendOnly(n Node) bool {
+func appendOnly(n Node) bool { return appendOnlyThrough(n, nil) }
+
+// appendOnlyThrough is appendOnly, with view, when not nil, giving the plan
+// of a materialized view a scan reads, whose stream is then append-only
+// when that plan's is (a sink's PLAIN check looks through views; an
+// aggregate's state layout must not depend on a view's plan, so it does
+// not).
+func appendOnlyThrough(n Node, view func(*catalog.Relation) (Node, bool)) bool {
+	rec := func(in Node) bool { return appendOnlyThrough(in, view) }
 	switch n := n.(type) {
 	case *Scan:
+		if view != nil && n.Rel.Kind == catalog.KindMaterializedView {
+			plan, ok := view(n.Rel)
+			return ok && rec(plan)
+		}
 		return appendOnlyRelation(n.Rel)
 	case *Values:
 		return true
 	case *Filter:
-		return appendOnly(n.Input)
+		return rec(n.Input)
 	case *Project:
-		return appendOnly(n.Input)
+		return rec(n.Input)
 	case *ProjectSet:
-		return appendOnly(n.Input)
+		return rec(n.Input)
 	case *Replicate:
-		return appendOnly(n.Input)
+		return rec(n.Input)
 	case *Expand:
-		return appendOnly(n.Input)
+		return rec(n.Input)
 	case *Join:
 		// An inner join of two insert streams emits a row when its second
 		// side arrives, and never takes one back.
-		return n.Kind == InnerJoin && appendOnly(n.Left) && appendOnly(n.Right)
+		return n.Kind == InnerJoin && rec(n.Left) && rec(n.Right)
 	case *UnionAll:
 		for _, in := range n.Inputs() {
-			if !appendOnly(in) {
+			if !rec(in) {
 				return false
 			}
 		}

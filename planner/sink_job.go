@@ -40,8 +40,11 @@ type SinkMonitorEnv interface {
 }
 
 // AppendOnlyPlan reports whether a plan's stream holds inserts only (see
-// appendOnly): a PLAIN sink needs one, or force_append_only.
-func AppendOnlyPlan(n Node) bool { return appendOnly(n) }
+// appendOnlyThrough), looking into the plans of the materialized views it
+// scans through view: a PLAIN sink needs one, or force_append_only.
+func AppendOnlyPlan(n Node, view func(*catalog.Relation) (Node, bool)) bool {
+	return appendOnlyThrough(n, view)
+}
 
 // BuildSinkJob builds the actors of sink rel, of the given shape: the
 // view job's fragments (with the same backfill, progress, pause and rate

@@ -106,42 +106,13 @@ func (db *DB) startSink(ctx context.Context, cs *planner.CreateSink, opts viewOp
 // appendOnlyPlan reports whether plan's stream holds inserts only,
 // looking through the materialized views it scans into their own plans.
 func (db *DB) appendOnlyPlan(plan planner.Node) bool {
-	if s, ok := plan.(*planner.Scan); ok && s.Rel.Kind == catalog.KindMaterializedView {
-		shape, err := db.planStored(s.Rel)
-		return err == nil && db.appendOnlyPlan(shape.Plan)
-	}
-	if _, ok := plan.(*planner.Scan); ok || len(plan.Inputs()) == 0 {
-		return planner.AppendOnlyPlan(plan)
-	}
-	if !planner.AppendOnlyPlan(plan) {
-		// Either an operator that updates, or a view below that was
-		// taken as updating: look below the views.
-		return db.appendOnlyOver(plan)
-	}
-	return true
-}
-
-// appendOnlyOver is appendOnlyPlan for a plan whose scans of views were
-// taken as updating: it holds when replacing each such scan by the
-// view's own plan makes it append-only, which for the operators that
-// keep inserts inserts (filters, projections, unions, inner joins) is
-// that every input is.
-func (db *DB) appendOnlyOver(plan planner.Node) bool {
-	switch plan.(type) {
-	case *planner.Filter, *planner.Project, *planner.UnionAll, *planner.ProjectSet, *planner.Replicate, *planner.Expand:
-	case *planner.Join:
-		if plan.(*planner.Join).Kind != planner.InnerJoin {
-			return false
+	return planner.AppendOnlyPlan(plan, func(rel *catalog.Relation) (planner.Node, bool) {
+		shape, err := db.planStored(rel)
+		if err != nil {
+			return nil, false
 		}
-	default:
-		return false
-	}
-	for _, in := range plan.Inputs() {
-		if !db.appendOnlyPlan(in) {
-			return false
-		}
-	}
-	return true
+		return shape.Plan, true
+	})
 }
 
 // buildShapedJob builds the job of rel, a view, index or sink of the
