@@ -59,7 +59,12 @@ type Options struct {
 	// acknowledged writes. For tests and benchmarks only.
 	NoSync bool
 	// BarrierInterval is how often the coordinator checkpoints when no
-	// statement asks for it. Zero means one second.
+	// statement asks for it: how long a change from a source (Kafka,
+	// datagen) takes at most to reach views and sinks. Zero means one
+	// second. It is the default of a data dir: ALTER SYSTEM SET
+	// barrier_interval_ms changes it at runtime and keeps the value in
+	// the data dir, where it wins over this option (ALTER SYSTEM RESET
+	// returns to it).
 	BarrierInterval time.Duration
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger

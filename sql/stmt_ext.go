@@ -30,12 +30,22 @@ type AlterStmt struct {
 	Adaptive bool
 }
 
+// AlterSystemStmt is ALTER SYSTEM SET name {= | TO} value | DEFAULT, or
+// ALTER SYSTEM RESET name (Default): a parameter of the database itself,
+// kept in its store across restarts (see SHOW PARAMETERS).
+type AlterSystemStmt struct {
+	Name    string // lower case
+	Value   string // as written, quotes removed; empty when Default
+	Default bool
+}
+
 // CancelJobsStmt is CANCEL JOB[S] id, ....
 type CancelJobsStmt struct{ IDs []int64 }
 
 // WaitStmt is WAIT: return once every streaming job has caught up.
 type WaitStmt struct{}
 
-func (*AlterStmt) node()      {}
-func (*CancelJobsStmt) node() {}
-func (*WaitStmt) node()       {}
+func (*AlterStmt) node()       {}
+func (*CancelJobsStmt) node()  {}
+func (*AlterSystemStmt) node() {}
+func (*WaitStmt) node()        {}

@@ -12,6 +12,9 @@ import (
 // SET xxx_rate_limit {=|TO} n|DEFAULT}.
 func parseAlter(c *cursor) (Node, error) {
 	c.advance() // ALTER
+	if c.acceptWord("system") {
+		return parseAlterSystem(c)
+	}
 	a := &AlterStmt{}
 	switch {
 	case c.acceptWord("table"):
@@ -44,6 +47,43 @@ func parseAlter(c *cursor) (Node, error) {
 		return nil, alterNotSupported(c)
 	}
 	return a, c.expectEnd()
+}
+
+// parseAlterSystem parses, after ALTER SYSTEM, SET name {= | TO} value |
+// DEFAULT and RESET name (as SET name TO DEFAULT), PostgreSQL's and
+// RisingWave's syntax for the database's own parameters.
+func parseAlterSystem(c *cursor) (Node, error) {
+	st := &AlterSystemStmt{}
+	switch {
+	case c.acceptWord("set"):
+		name, err := c.qualifiedName()
+		if err != nil {
+			return nil, err
+		}
+		st.Name = strings.ToLower(name)
+		if !c.acceptPunct("=") {
+			if err := c.expectWord("to"); err != nil {
+				return nil, err
+			}
+		}
+		var set SetStmt
+		if err := setValue(c, &set); err != nil {
+			return nil, err
+		}
+		st.Value, st.Default = set.Value, set.Default
+		return st, nil
+	case c.acceptWord("reset"):
+		name, err := c.qualifiedName()
+		if err != nil {
+			return nil, err
+		}
+		st.Name, st.Default = strings.ToLower(name), true
+		return st, c.expectEnd()
+	}
+	if c.eof() {
+		return nil, c.errHere()
+	}
+	return nil, notSupportedAt(c.query, c.peek(), "ALTER SYSTEM %s is not supported", c.query[c.peek().Pos:c.peek().End])
 }
 
 func alterNotSupported(c *cursor) error {

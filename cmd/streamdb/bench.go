@@ -25,6 +25,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	kafkaRows := fs.Int64("kafka-rows", 1_000_000, "kafka scenario: messages kafka/ingest produces and loads")
 	kafkaRate := fs.Int("kafka-rate", 200, "kafka scenario: writes per second of each kafka/latency step")
 	kafkaWindow := fs.Duration("kafka-window", 10*time.Second, "kafka scenario: how long each kafka/latency step writes")
+	barrierInterval := fs.Duration("barrier-interval", 0, "streamdb's barrier interval (0: its default, 1s); sources' rows reach views and sinks at barriers")
 	compare := fs.String("compare", "", `"postgres": also run every scenario on a PostgreSQL server started for the run`)
 	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
 	memprofile := fs.String("memprofile", "", "path prefix: heap profile of each streamdb step at its highest RSS, into PREFIX-SCENARIO.heap")
@@ -57,7 +58,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
 		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat, StateEvery: *stateEvery,
-		KafkaRows: *kafkaRows, KafkaRate: *kafkaRate, KafkaWindow: *kafkaWindow,
+		BarrierInterval: *barrierInterval,
+		KafkaRows:       *kafkaRows, KafkaRate: *kafkaRate, KafkaWindow: *kafkaWindow,
 		Compare: *compare == "postgres", TempDir: *tmp, Log: progress.Log(), CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
 		Progress: progress.Step,
 	})

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/streamdb/streamdb"
 	"github.com/streamdb/streamdb/internal/slt"
@@ -118,6 +119,7 @@ type serveConfig struct {
 	listen, dataDir, password string
 	tlsCert, tlsKey           string
 	requireTLS, verbose       bool
+	barrierInterval           time.Duration
 }
 
 // serveFlags returns the flag set of serve, filling cfg.
@@ -133,6 +135,8 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.tlsKey, "tls-key", "", "PEM `file` with the private key of --tls-cert")
 	fs.BoolVar(&cfg.requireTLS, "require-tls", false, "refuse clients that do not use TLS (FATAL 28000); needs --tls-cert and --tls-key")
 	fs.BoolVar(&cfg.verbose, "v", false, "log debug messages")
+	fs.DurationVar(&cfg.barrierInterval, "barrier-interval", time.Second, "how often barriers commit sources' changes to views and sinks, the default\n"+
+		"of a data dir where ALTER SYSTEM SET barrier_interval_ms has not set one")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: streamdb [serve] [flags]\n\n%s\n\nflags:\n", serveSummary)
 		fs.PrintDefaults()
@@ -158,6 +162,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cfg.barrierInterval < 10*time.Millisecond || cfg.barrierInterval > time.Hour {
+		return fmt.Errorf("--barrier-interval %s: must be between 10ms and 1h", cfg.barrierInterval)
+	}
 	level := slog.LevelInfo
 	if cfg.verbose {
 		level = slog.LevelDebug
@@ -167,7 +174,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := streamdb.Open(cfg.dataDir, &streamdb.Options{Logger: logger})
+	db, err := streamdb.Open(cfg.dataDir, &streamdb.Options{Logger: logger, BarrierInterval: cfg.barrierInterval})
 	if err != nil {
 		ln.Close()
 		return err

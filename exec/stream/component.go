@@ -324,6 +324,8 @@ func (c *Coordinator) waitEvent(tick <-chan time.Time) bool {
 		}
 	case <-c.wake:
 		c.commitComponents()
+	case <-c.retick:
+		// The loop resets its ticker to the new interval.
 	case <-failed:
 		c.failComponents(c.failure())
 	}

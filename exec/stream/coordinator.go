@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/storage"
@@ -150,6 +151,11 @@ type Coordinator struct {
 	store *storage.Store
 	opts  CoordinatorOptions
 	slots *cpuSlots
+	// every is the barrier interval in effect (nanoseconds; starts as
+	// opts.BarrierInterval, SetBarrierInterval changes it), and retick
+	// tells the barrier loop to reset its ticker to it.
+	every  atomic.Int64
+	retick chan struct{}
 
 	reqs    chan request
 	pending []request // mutations that must wait for a later barrier
@@ -283,6 +289,7 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		creating:  map[uint32]*CreatingJob{},
 		inflight:  map[*Barrier]*epochState{},
 		wake:      make(chan struct{}, 1),
+		retick:    make(chan struct{}, 1),
 		epoch:     store.CommittedEpoch() + 1,
 		committed: store.CommittedEpoch(),
 		stop:      make(chan struct{}),
@@ -290,8 +297,27 @@ func NewCoordinator(store *storage.Store, opts CoordinatorOptions) *Coordinator 
 		gen:       1,
 		slots:     newCPUSlots(),
 	}
+	c.every.Store(int64(opts.BarrierInterval))
 	c.graphCtx, c.cancel = context.WithCancel(context.Background())
 	return c
+}
+
+// BarrierInterval returns how often a barrier is injected when nobody
+// asks for one sooner.
+func (c *Coordinator) BarrierInterval() time.Duration { return time.Duration(c.every.Load()) }
+
+// SetBarrierInterval changes the barrier interval (d > 0) from the next
+// tick on: the barrier loop resets its ticker at once. Creating jobs
+// started later tick at most this often too.
+func (c *Coordinator) SetBarrierInterval(d time.Duration) {
+	if d <= 0 {
+		panic("stream: SetBarrierInterval of a non-positive duration")
+	}
+	c.every.Store(int64(d))
+	select {
+	case c.retick <- struct{}{}:
+	default: // a reset is already due
+	}
 }
 
 // Epoch returns the epoch the next barrier starts (its Prev).
@@ -363,7 +389,7 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 	epoch := c.committed
 	for _, j := range jobs {
 		j.c = c
-		j.interval = min(JobInterval, c.opts.BarrierInterval)
+		j.interval = min(JobInterval, c.BarrierInterval())
 		j.paused = j.Paused
 		j.lagLow = -1
 		j.limited = j.LatencyTarget <= 0 && len(j.Scans) > 0 && j.Scans[0].opts.RateLimit > 0
@@ -589,9 +615,14 @@ func (c *Coordinator) submit(ctx context.Context, r request) error {
 // only one.
 func (c *Coordinator) loop() {
 	defer close(c.loopDone)
-	tick := time.NewTicker(c.opts.BarrierInterval)
+	every := c.BarrierInterval()
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for !c.isStopping() {
+		if d := c.BarrierInterval(); d != every {
+			every = d
+			tick.Reset(d)
+		}
 		if c.storeFailed != nil {
 			if !c.refuse() {
 				return

@@ -39,6 +39,9 @@ type Config struct {
 	Scenarios []string // nil: all
 	Rows      int64    // rows of the load and backfill tables
 	Freshness int      // single-row INSERTs of the freshness scenario
+	// BarrierInterval is streamdb's barrier interval (zero: its default,
+	// one second): how long a source's rows wait at most for a barrier.
+	BarrierInterval time.Duration
 	// PGFreshness caps the REFRESHes timed on PostgreSQL (each rereads the
 	// whole table).
 	PGFreshness int
@@ -197,7 +200,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 					if windowedSteps != nil && !slices.Contains(windowedSteps, label) {
 						continue
 					}
-					steps = append(steps, step{label, &streamdbTarget{dir: cfg.TempDir},
+					steps = append(steps, step{label, &streamdbTarget{dir: cfg.TempDir, interval: cfg.BarrierInterval},
 						func(s *session) ([]Result, error) { return s.windowed(q, bounded) }})
 				}
 			}
@@ -206,7 +209,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		if name == "kafka" { // streamdb only: PostgreSQL has no Kafka connectors
 			for _, k := range kafkaSteps {
 				if kafkaSel == nil || slices.Contains(kafkaSel, k.name) {
-					steps = append(steps, step{"kafka/" + k.name, &kafkaTarget{streamdbTarget: streamdbTarget{dir: cfg.TempDir}, topics: k.topics}, k.run})
+					steps = append(steps, step{"kafka/" + k.name, &kafkaTarget{streamdbTarget: streamdbTarget{dir: cfg.TempDir, interval: cfg.BarrierInterval}, topics: k.topics}, k.run})
 				}
 			}
 			continue
@@ -216,7 +219,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 				if queries != nil && !slices.Contains(queries, q.Name) {
 					continue
 				}
-				steps = append(steps, step{"nexmark/" + q.Name, &streamdbTarget{dir: cfg.TempDir},
+				steps = append(steps, step{"nexmark/" + q.Name, &streamdbTarget{dir: cfg.TempDir, interval: cfg.BarrierInterval},
 					func(s *session) ([]Result, error) { return s.nexmark(q) }})
 			}
 			continue
@@ -225,7 +228,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			"load": (*session).load, "backfill": (*session).backfill, "freshness": (*session).freshness,
 			"isolation": (*session).isolation, "api": (*session).api, "subscribe": (*session).subscribe,
 		}[name]
-		steps = append(steps, step{name, &streamdbTarget{dir: cfg.TempDir}, run})
+		steps = append(steps, step{name, &streamdbTarget{dir: cfg.TempDir, interval: cfg.BarrierInterval}, run})
 		// PostgreSQL has no backfill to be isolated from.
 		if pg != nil && name != "isolation" {
 			steps = append(steps, step{name, &postgresTarget{srv: pg}, run})
@@ -842,12 +845,13 @@ func (s *session) isolation() ([]Result, error) {
 // streamdbTarget is streamdb in-process on a fresh data dir, served on a
 // loopback port.
 type streamdbTarget struct {
-	dir  string
-	url  string // the server's connection string
-	data string
-	db   *streamdb.DB
-	srv  *pgwire.Server
-	done chan error
+	dir      string
+	interval time.Duration // Options.BarrierInterval (zero: its default)
+	url      string        // the server's connection string
+	data     string
+	db       *streamdb.DB
+	srv      *pgwire.Server
+	done     chan error
 }
 
 func (t *streamdbTarget) name() string { return "streamdb" }
@@ -859,7 +863,7 @@ func (t *streamdbTarget) open(ctx context.Context) (*pgx.Conn, error) {
 	}
 	t.data = data
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if t.db, err = streamdb.Open(filepath.Join(data, "db"), &streamdb.Options{Logger: quiet}); err != nil {
+	if t.db, err = streamdb.Open(filepath.Join(data, "db"), &streamdb.Options{Logger: quiet, BarrierInterval: t.interval}); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

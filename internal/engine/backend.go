@@ -151,13 +151,15 @@ func (s *Session) describeUnbound(st *sql.Statement) ([]Column, bool) {
 			return []Column{{Name: "Name", Type: types.TText}}, true
 		case "jobs":
 			return jobColumns, true
+		case "parameters":
+			return sysParamColumns, true
 		case "all":
 			return []Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}, true
 		}
 		return []Column{{Name: n.What, Type: types.TText}}, true
 	case *sql.ExplainStmt:
 		return []Column{{Name: "QUERY PLAN", Type: types.TText}}, true
-	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt,
+	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt, *sql.AlterSystemStmt,
 		*sql.CopyStmt:
 		return nil, true
 	}

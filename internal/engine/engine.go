@@ -192,9 +192,15 @@ func Open(dir string, opts *Options) (*DB, error) {
 		st.Close()
 		return nil, err
 	}
+	defaultInterval := db.opts.BarrierInterval
+	if err := db.loadSysParams(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	db.coord = stream.NewCoordinator(st, stream.CoordinatorOptions{
-		BarrierInterval: o.BarrierInterval, Logger: o.Logger, Clock: o.Clock, Metrics: db.metrics.coordinator(),
+		BarrierInterval: db.opts.BarrierInterval, Logger: o.Logger, Clock: o.Clock, Metrics: db.metrics.coordinator(),
 		OnFailure: func(cause error) { db.metrics.recovered(cause); db.rebuildGraph(cause) }})
+	db.opts.BarrierInterval = defaultInterval // RESET's value
 	g, resumed, err := db.buildGraph()
 	if err != nil {
 		st.Close()

@@ -145,6 +145,8 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 			a.Name = r.Name
 		}
 		return s.db.alter(ctx, &a, w)
+	case *sql.AlterSystemStmt:
+		return s.db.alterSystem(ctx, n, w)
 	case *sql.WaitStmt:
 		if err := s.db.waitAllJobs(ctx); err != nil {
 			return err
@@ -518,6 +520,8 @@ func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) err
 		return s.db.showSubscriptions(w)
 	case "sinks":
 		return s.db.showSinks(w)
+	case "parameters":
+		return s.db.showParameters(w)
 	case "all":
 		if err := w.Columns([]Column{{Name: "name", Type: types.TText}, {Name: "setting", Type: types.TText}}); err != nil {
 			return err
@@ -531,6 +535,9 @@ func (s *Session) show(ctx context.Context, n *sql.ShowStmt, w ResultWriter) err
 	}
 	v, ok := s.vars[n.What]
 	if !ok {
+		if ok, err := s.db.showSysParam(n.What, w); ok {
+			return err
+		}
 		return pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", n.What)
 	}
 	if err := w.Columns([]Column{{Name: settingName(n.What), Type: types.TText}}); err != nil {
