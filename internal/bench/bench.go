@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -640,7 +641,10 @@ func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
 // without a limit ("join"); while that join view, created before the
 // phase, takes range UPDATEs of 20,000 rows of b one after another for
 // IsolationWindow ("live-join": slow work of the running graph itself,
-// not a backfill). A backfill phase samples from when its CREATE
+// not a backfill); and with live work that wants every core running
+// ("busy", then "busy-group-by" and "busy-group-by-adaptive" with the
+// GROUP BY backfills next to it; isolation/busy-load rows give the live
+// work's rows per second, see isolation_busy.go). A backfill phase samples from when its CREATE
 // is issued, on a second connection, until it returns. Each step's Rows
 // are the statements timed, Elapsed the phase's length; Print shows each
 // phase's p50 and p99 over the idle phase's.
@@ -686,13 +690,15 @@ func (s *session) isolation() ([]Result, error) {
 		// setup, when set, runs before the phase, untimed; load then runs
 		// on bg, statement after statement, for the phase's window.
 		setup, load string
+		// busy: the live work of startBusy runs during the phase.
+		busy bool
 	}{
 		{name: "idle", upstream: "t"},
 		{"group-by-limited", fmt.Sprintf("CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = %d) %s", rate, groupBy),
-			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", ""},
-		{"group-by", "CREATE MATERIALIZED VIEW agg " + groupBy, "DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", ""},
+			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", "", false},
+		{"group-by", "CREATE MATERIALIZED VIEW agg " + groupBy, "DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", "", false},
 		{"group-by-adaptive", "CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = 'adaptive') " + groupBy,
-			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", ""},
+			"DROP MATERIALIZED VIEW agg", func() error { return s.checkAgg(n) }, "t", "", "", false},
 		{"join", "CREATE MATERIALIZED VIEW j AS SELECT a.id, a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.id = b.id",
 			"DROP MATERIALIZED VIEW j", func() error {
 				var got int64
@@ -700,7 +706,7 @@ func (s *session) isolation() ([]Result, error) {
 					return fmt.Errorf("join view holds %d rows (%v), want %d", got, err, half)
 				}
 				return nil
-			}, "a", "", ""},
+			}, "a", "", "", false},
 		// Not a backfill: the join view, created before, takes range
 		// UPDATEs of loadRows rows of b, statement after statement, in
 		// the running graph (issue 16: a slow join must not hold
@@ -708,6 +714,21 @@ func (s *session) isolation() ([]Result, error) {
 		{name: "live-join", drop: "DROP MATERIALIZED VIEW j", upstream: "a",
 			setup: "CREATE MATERIALIZED VIEW j AS SELECT a.id, a.k, a.v AS av, b.v AS bv FROM a JOIN b ON a.id = b.id",
 			load:  "UPDATE b SET v = v + 1 WHERE id >= $1 AND id < $2"},
+		// The live work alone, then next to a GROUP BY backfill without
+		// a limit and with an adaptive one (see isolation_busy.go).
+		{name: "busy", upstream: "t", busy: true},
+		{name: "busy-group-by", create: "CREATE MATERIALIZED VIEW agg " + groupBy, drop: "DROP MATERIALIZED VIEW agg",
+			check: func() error { return s.checkAgg(n) }, upstream: "t", busy: true},
+		{name: "busy-group-by-adaptive", create: "CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = 'adaptive') " + groupBy,
+			drop: "DROP MATERIALIZED VIEW agg", check: func() error { return s.checkAgg(n) }, upstream: "t", busy: true},
+	}
+	var busyRows []Result // the live work's rows per busy phase
+	var hotID atomic.Int64
+	hotID.Store(1)
+	for _, q := range []string{fmt.Sprintf(tableDDL, "hot"), busyDDL} {
+		if err := s.exec(q); err != nil {
+			return s.out, err
+		}
 	}
 	var inserts, fresh, same []Result
 	// Rows added to the backfilled tables get ids past the loaded ones
@@ -745,6 +766,12 @@ func (s *session) isolation() ([]Result, error) {
 		stopProfile, err := s.startProfile("isolation/" + ph.name)
 		if err != nil {
 			return s.out, err
+		}
+		var busy *busyLoad
+		if ph.busy {
+			if busy, err = startBusy(s.ctx, st, &hotID); err != nil {
+				return s.out, err
+			}
 		}
 		start := time.Now()
 		switch {
@@ -814,6 +841,12 @@ func (s *session) isolation() ([]Result, error) {
 			}
 		}
 		elapsed := time.Since(start)
+		if busy != nil {
+			rows, berr := busy.finish()
+			err = errors.Join(err, berr)
+			busyRows = append(busyRows, Result{System: s.t.name(), Scenario: "isolation/busy-load/" + ph.name,
+				Rows: rows, Elapsed: elapsed, Err: berr})
+		}
 		err = errors.Join(err, stopProfile())
 		rss := s.t.peak(s.c)
 		for _, m := range []struct {
@@ -834,11 +867,19 @@ func (s *session) isolation() ([]Result, error) {
 			err = s.exec(ph.drop)
 		}
 		if err != nil {
-			s.out = append(append(append(s.out, inserts...), fresh...), same...)
+			s.out = append(append(append(append(s.out, inserts...), fresh...), same...), busyRows...)
 			return s.out, err
 		}
 	}
-	s.out = append(append(append(s.out, inserts...), fresh...), same...)
+	if len(busyRows) > 0 && busyRows[0].Err == nil && busyRows[0].Rows > 0 {
+		base := float64(busyRows[0].Rows) / busyRows[0].Elapsed.Seconds()
+		busyRows[0].Note = "live work alone"
+		for i := range busyRows[1:] {
+			r := &busyRows[i+1]
+			r.Note = fmt.Sprintf("live rows/s %.2fx of busy alone", float64(r.Rows)/r.Elapsed.Seconds()/base)
+		}
+	}
+	s.out = append(append(append(append(s.out, inserts...), fresh...), same...), busyRows...)
 	return s.out, nil
 }
 
