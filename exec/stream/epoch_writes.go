@@ -12,18 +12,16 @@ import (
 // epochWrites holds an executor's writes to one state table in the
 // current epoch, encoded (keys as the table makes them, values as
 // storage.EncodeRow), and hands them to the epoch at the barrier (flush).
-// Two executors keep their writes here:
-//
-//   - A HashJoin side, whose writes are also findable by join key
-//     (indexed: latest, versions). The join reads its state as the
-//     committed state (the Store: an actor touches no state while its
-//     last epoch commits, so the Store holds exactly the epochs before
-//     this one) overlaid with these writes. Its epoch batch is then never
-//     read, so Pebble need not index it: an indexed batch inserts every
-//     write into a skiplist, and the first read copies all earlier
-//     writes into one; a backfill writes a whole table of join state.
-//   - A Materialize that writes without reading its table (Trusted, or a
-//     view's in release builds).
+// A HashJoin side keeps its writes here (a Materialize that writes
+// without reading its table keeps them by vnode, in a tableWrites). The
+// writes are also findable by join key (indexed: latest, versions). The
+// join reads its state as the committed state (the Store: an actor
+// touches no state while its last epoch commits, so the Store holds
+// exactly the epochs before this one) overlaid with these writes. Its
+// epoch batch is then never read, so Pebble need not index it: an indexed
+// batch inserts every write into a skiplist, and the first read copies
+// all earlier writes into one; a backfill writes a whole table of join
+// state.
 //
 // At the barrier the writes leave: a few go to the epoch batch, in the
 // order they were made; many (a backfill's) are sorted, the latest write

@@ -28,8 +28,8 @@ import (
 //     UpdateInsert that followed it becomes an Insert).
 //
 // Repairs are counted in Conflicts. Checked writes go to the epoch batch
-// as rows arrive; unchecked ones (Trusted, ViewInput) are kept in an
-// epochWrites and leave at the barrier (an epoch's many writes, such as a
+// as rows arrive; unchecked ones (Trusted, ViewInput) are kept in a
+// tableWrites and leave at the barrier (an epoch's many writes, such as a
 // view's backfill, as an ingested sstable); nothing is pending after a
 // barrier.
 type Materialize struct {
@@ -68,7 +68,8 @@ type Materialize struct {
 	cur     *chunk.Chunk
 	curRow  int
 	// staged holds the epoch's unchecked writes (see write).
-	staged     *epochWrites
+	staged     *tableWrites
+	enc        storage.RowEncoder
 	wkey, wval []byte
 }
 
@@ -172,11 +173,15 @@ func (m *Materialize) ingest(msg Message) (Message, error) {
 }
 
 // write stages a trusted chunk's changes without checks, encoding the
-// rows straight from the chunk's Arrow columns.
+// rows straight from the chunk's Arrow columns (storage.RowEncoder).
 func (m *Materialize) write(c *chunk.Chunk) error {
 	if m.staged == nil {
-		m.staged = newEpochWrites(false)
+		m.staged = new(tableWrites)
 	}
+	if err := m.enc.Reset(m.table, c); err != nil {
+		return fmt.Errorf("stream: materialize table %d: %w", m.table.ID, err)
+	}
+	defer m.enc.Clear()
 	for i := 0; i < c.NumRows(); i++ {
 		if invariants {
 			m.row = c.Row(i, m.row)
@@ -189,20 +194,20 @@ func (m *Materialize) write(c *chunk.Chunk) error {
 	return nil
 }
 
-// stage stages the change of row i of c.
+// stage stages the change of row i of c (m.enc is reset for c).
 func (m *Materialize) stage(c *chunk.Chunk, i int) error {
 	var err error
-	if m.wkey, err = m.table.AppendRowKeyAt(m.wkey[:0], c, i); err != nil {
+	if m.wkey, err = m.enc.AppendKey(m.wkey[:0], i); err != nil {
 		return err
 	}
 	del := !c.Op(i).IsInsert()
 	m.wval = m.wval[:0]
 	if !del {
-		if m.wval, err = m.table.AppendRowAt(m.wval, c, i); err != nil {
+		if m.wval, err = m.enc.AppendValue(m.wval, i); err != nil {
 			return err
 		}
 	}
-	m.staged.put(m.wkey, 0, m.wval, del)
+	m.staged.put(m.wkey, m.wval, del)
 	return nil
 }
 

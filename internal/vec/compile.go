@@ -138,6 +138,9 @@ func familyOf(t types.Type) family {
 func (c *compiler) comparison(e expr.Expr, op string, l, r expr.Expr) (boolNode, bool) {
 	k, neg, ok := kernelOp(op)
 	l, r = c.constCast(l), c.constCast(r)
+	if kindOf(l.Type()) == kNumeric && kindOf(r.Type()) == kNumeric {
+		return c.valueCmp(op, l, r) // value_numeric.go
+	}
 	fam := familyOf(l.Type())
 	if !ok || fam == famNone || familyOf(r.Type()) != fam {
 		return nil, false

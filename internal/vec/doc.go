@@ -6,7 +6,8 @@
 // 'abc%'; integer + - * inside comparisons; a whole condition guarded
 // by expr.Guard) into typed kernels over the chunk's Arrow arrays, and
 // Predicate.Select returns the rows where the condition is TRUE.
-// Anything else does not compile (numeric, interval, oid, arrays, json;
+// Numeric comparisons compile too, as value kernels (see Projections).
+// Anything else does not compile (interval, oid, arrays, json;
 // function calls; casts other than those between text types and of
 // number constants; outer references; a timestamptz against a date or
 // timestamp, which compares in the session time zone), and the caller
@@ -42,9 +43,13 @@
 // hour and epoch from a date or timestamp; a date or timestamp +/- a
 // constant interval, a timestamptz +/- one of microseconds alone (months
 // and days move in the session time zone), and tumble_start, which is
-// what TUMBLE's and HOP's window bounds bind to. An expression that
-// does not compile is evaluated a row at a time by Projection.Columns,
-// next to the compiled ones. Numeric, interval, timestamptz (the session
+// what TUMBLE's and HOP's window bounds bind to; numeric + - * and
+// comparisons, and casts of integers to numeric (value_numeric.go:
+// 64-bit coefficients with the row evaluator's result scales; NaN,
+// infinities, wider values and overflows by its own operator). An
+// expression that does not compile is evaluated a row at a time by
+// Projection.Columns, next to the compiled ones. Numeric / and %, casts
+// to numeric(p,s) and from numeric, interval, timestamptz (the session
 // time zone) and booleans as text stay with the row evaluator.
 //
 // The projection invariants are the predicates':

@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/cockroachdb/apd/v3"
-
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -92,7 +90,7 @@ func (g *gen) value(t types.Type) types.Datum {
 	case types.IDBytea:
 		return []string{"", "\x00", "\xff", "a", "\x00\xff", "ab"}[g.pick(6)]
 	case types.IDNumeric:
-		return apd.New(int64(g.pick(11)-5), int32(-g.pick(2)))
+		return g.numeric()
 	case types.IDInterval:
 		return types.Interval{Days: int32(g.pick(5))}
 	}
@@ -259,7 +257,7 @@ func (g *gen) tryLeaf() (expr.Expr, error) {
 		return expr.NewConst([]types.Datum{true, false, nil}[g.pick(3)], types.TBool), nil
 	case 11: // IS [NOT] TRUE / FALSE
 		return expr.IsBool(g.leaf(), g.pick(2) == 0, g.pick(2) == 0)
-	case 12: // unsupported: numeric
+	case 12: // numeric (value_numeric.go)
 		return expr.Binary(op, g.col(17), expr.NewConst(g.value(types.TNumeric), types.TNumeric))
 	case 13: // unsupported: a function call
 		f, err := expr.Func("abs", []expr.Expr{g.col(g.colOf(types.Type.IsInteger))})

@@ -89,6 +89,7 @@ type evalCtx struct {
 	// The scratch of value expressions (projections, value.go).
 	freeF, usedF [][]float64
 	freeS, usedS [][]string
+	freeN, usedN [][]num
 	arena        []byte // the bytes of the strings value kernels make
 }
 
@@ -101,6 +102,7 @@ func (x *evalCtx) reset(c *chunk.Chunk) {
 	x.freeI, x.usedI = recycle(x.freeI, x.usedI, x.n)
 	x.freeF, x.usedF = recycle(x.freeF, x.usedF, x.n)
 	x.freeS, x.usedS = recycle(x.freeS, x.usedS, x.n)
+	x.freeN, x.usedN = recycle(x.freeN, x.usedN, x.n)
 	x.arena = x.arena[:0]
 	clear(x.valid)
 }

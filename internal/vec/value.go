@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -13,17 +14,21 @@ import (
 type kind uint8
 
 const (
-	kNone   kind = iota
-	kInt         // smallint, integer, bigint, date, timestamp[tz]: int64
-	kFloat       // real, double precision: float64
-	kBool        // boolean: a bitmap of the true rows
-	kString      // text, varchar: string
+	kNone    kind = iota
+	kInt          // smallint, integer, bigint, date, timestamp[tz]: int64
+	kFloat        // real, double precision: float64
+	kBool         // boolean: a bitmap of the true rows
+	kString       // text, varchar: string
+	kNumeric      // numeric: num (value_numeric.go)
 )
 
 // kindOf is the kind of t (kNone: no value kernels).
 func kindOf(t types.Type) kind {
 	if t.IsOID() {
 		return kNone
+	}
+	if t.ID == types.IDNumeric {
+		return kNumeric
 	}
 	switch familyOf(t) {
 	case famInt, famTime:
@@ -48,6 +53,7 @@ type vvec struct {
 	i        []int64
 	f        []float64
 	s        []string
+	n        []num
 	b        []uint64
 	valid    []uint64
 	ownValid bool
@@ -130,6 +136,8 @@ func (x *evalCtx) newVec(k kind) vvec {
 		v.b = x.zeros()
 	case kString:
 		v.s = x.strs()
+	case kNumeric:
+		v.n = x.nums()
 	}
 	return v
 }
@@ -169,6 +177,8 @@ func (c valueColumn) eval(x *evalCtx) vvec {
 				v.s[i] = unsafe.String(&b[0], len(b)) // the chunk outlives the evaluation
 			}
 		}
+	case kNumeric:
+		v.n = numColumn(x, c.idx, v.valid)
 	}
 	return v
 }
@@ -208,6 +218,15 @@ func (k valueConst) eval(x *evalCtx) vvec {
 		for i := range v.s {
 			v.s[i] = s
 		}
+	case kNumeric:
+		v.n = x.nums()
+		var c num
+		if d, ok := k.val.(*apd.Decimal); ok {
+			c = numOf(d)
+		}
+		for i := range v.n {
+			v.n[i] = c
+		}
 	}
 	return v
 }
@@ -227,6 +246,8 @@ func constValue(c *expr.Const, k kind) (valueNode, bool) {
 		_, ok = c.Value.(bool)
 	case kString:
 		_, ok = c.Value.(string)
+	case kNumeric:
+		_, ok = c.Value.(*apd.Decimal)
 	}
 	return valueConst{k: k, val: c.Value}, ok
 }

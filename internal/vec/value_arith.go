@@ -41,6 +41,13 @@ func (c *compiler) call(e expr.Expr, name string, args []expr.Expr, isFunc, stri
 		return c.arith(e, name[0], args, res)
 	case res.IsFloat() && lt.IsFloat() && rt.IsFloat() && len(name) == 1 && name != "%" && name != "^":
 		return c.arith(e, name[0], args, res)
+	case res.ID == types.IDNumeric && res.Precision == 0 && lt.ID == types.IDNumeric && rt.ID == types.IDNumeric &&
+		(name == "+" || name == "-" || name == "*"):
+		ns, ok := c.values(args)
+		if !ok {
+			return nil, false
+		}
+		return &numArith{op: name[0], l: ns[0], r: ns[1], e: e}, true
 	case res.ID == types.IDDate && (name == "+" || name == "-"):
 		return c.dateDays(e, name[0], args)
 	case (res.ID == types.IDTimestamp || res.ID == types.IDTimestampTZ) && (name == "+" || name == "-"):

@@ -11,8 +11,10 @@ import (
 // cast compiles a cast between integer types, between integers and
 // floats, between float types, of an integer, float, date or timestamp
 // to text, between text types without a length, and between date and
-// timestamp. Casts involving timestamptz depend on the session time zone
-// and stay with the row evaluator, as do casts to varchar(n).
+// timestamp, of an integer to numeric, and between numerics without a
+// typmod. Casts involving timestamptz depend on the session time zone
+// and stay with the row evaluator, as do casts to varchar(n) and
+// numeric(p,s) and from numeric to anything else.
 func (c *compiler) cast(e, arg expr.Expr, to types.Type) (valueNode, bool) {
 	from := arg.Type()
 	fk, tk := kindOf(from), kindOf(to)
@@ -22,6 +24,14 @@ func (c *compiler) cast(e, arg expr.Expr, to types.Type) (valueNode, bool) {
 	}
 	var conv castKind
 	switch {
+	case tk == kNumeric && to.Precision > 0:
+		return nil, false // a typmod rounds and checks: the row evaluator's
+	case tk == kNumeric && fk == kNumeric:
+		conv = castSame
+	case tk == kNumeric && from.IsInteger():
+		conv = castIntNumeric
+	case fk == kNumeric:
+		return nil, false
 	case tk == kString && fk == kString:
 		conv = castSame
 	case tk == kString && (fk == kInt || fk == kFloat):
@@ -60,6 +70,7 @@ const (
 	castFloatInt
 	castDateTS
 	castTSDate
+	castIntNumeric
 )
 
 // castNode converts its argument; a row the kernel cannot convert (out
@@ -110,6 +121,16 @@ func (n *castNode) eval(x *evalCtx) vvec {
 		}
 	case castFloatInt:
 		n.floatInt(x, &v)
+	case castIntNumeric:
+		v.n = x.nums()
+		for i, p := range v.i {
+			c, neg := uint64(p), p < 0
+			if neg {
+				c = -c // two's complement: math.MinInt64 too
+			}
+			v.n[i] = num{coeff: c, neg: neg}
+		}
+		v.i = nil
 	case castDateTS:
 		for i, d := range v.i {
 			if ts, ok := dateMicros(d); ok && types.TimestampValid(types.Timestamp(ts)) {

@@ -50,6 +50,8 @@ func (n *valueCmpNode) eval(x *evalCtx) bvec {
 		boolCmp(l.b, r.b, n.k, res)
 	case kString:
 		cmpVec(l.s, r.s, n.k, res)
+	case kNumeric:
+		numCmpVec(l.n, r.n, n.k, res)
 	}
 	v := truthOf(res, s.valid, x.bits(), x.n, n.neg)
 	v.errs = s.errs

@@ -147,6 +147,8 @@ func merge(x *evalCtx, out *vvec, v vvec, take []uint64) {
 				out.i[i] = v.i[i]
 			case out.f != nil:
 				out.f[i] = v.f[i]
+			case out.n != nil:
+				out.n[i] = v.n[i]
 			default:
 				out.s[i] = v.s[i]
 			}

@@ -53,6 +53,14 @@ func (g *gen) tryValue(k kind, depth int) (expr.Expr, error) {
 		return g.castInto(k, depth-1)
 	}
 	switch k {
+	case kNumeric:
+		if g.pick(4) == 0 { // an integer operand, cast to numeric by the binder
+			return expr.Binary([]string{"+", "-", "*"}[g.pick(3)], g.valueOf(kNumeric, depth-1), g.valueOf(kInt, depth-1))
+		}
+		if g.pick(12) == 0 { // unsupported: division
+			return expr.Binary("/", g.valueOf(kNumeric, depth-1), g.valueOf(kNumeric, depth-1))
+		}
+		return expr.Binary([]string{"+", "-", "*"}[g.pick(3)], g.valueOf(kNumeric, depth-1), g.valueOf(kNumeric, depth-1))
 	case kInt, kFloat:
 		if g.pick(6) == 0 {
 			return expr.Unary("-", g.valueOf(k, depth-1))
@@ -95,6 +103,8 @@ func (g *gen) valueLeaf(k kind) expr.Expr {
 			t = floatTypes[g.pick(2)]
 		case kBool:
 			t = types.TBool
+		case kNumeric:
+			t = types.TNumeric
 		default:
 			t = types.TText
 		}
@@ -157,6 +167,13 @@ func (g *gen) castInto(k kind, depth int) (expr.Expr, error) {
 	case kFloat:
 		from := []kind{kInt, kFloat}[g.pick(2)]
 		return expr.Cast(g.valueOf(from, depth), floatTypes[g.pick(2)])
+	case kNumeric:
+		from := []kind{kInt, kNumeric}[g.pick(2)]
+		to := types.TNumeric
+		if g.pick(8) == 0 { // unsupported: a typmod
+			to = types.Type{ID: types.IDNumeric, Precision: 6, Scale: g.pick(3)}
+		}
+		return expr.Cast(g.valueOf(from, depth), to)
 	case kString:
 		if g.pick(4) == 0 {
 			return expr.Cast(g.timeValue(depth), types.TText)
@@ -182,12 +199,12 @@ func (g *gen) tryBool(depth int) (expr.Expr, error) {
 	}
 	switch g.pick(7) {
 	case 0, 1:
-		k := []kind{kInt, kFloat, kString, kBool}[g.pick(4)]
+		k := []kind{kInt, kFloat, kString, kBool, kNumeric}[g.pick(5)]
 		return expr.Binary(cmpOps[g.pick(len(cmpOps))], g.valueOf(k, depth-1), g.valueOf(k, depth-1))
 	case 2:
 		return expr.IsNull(g.anyValue(depth-1), g.pick(2) == 0), nil
 	case 3:
-		k := []kind{kInt, kFloat, kString}[g.pick(3)]
+		k := []kind{kInt, kFloat, kString, kNumeric}[g.pick(4)]
 		list := make([]expr.Expr, 1+g.pick(3))
 		for i := range list {
 			list[i] = g.valueOf(k, depth-1)
@@ -212,5 +229,5 @@ func (g *gen) projExpr(depth int) expr.Expr {
 	case 1:
 		return g.timeValue(depth)
 	}
-	return g.valueOf([]kind{kInt, kFloat, kString, kBool}[g.pick(4)], depth)
+	return g.valueOf([]kind{kInt, kFloat, kString, kBool, kNumeric}[g.pick(5)], depth)
 }

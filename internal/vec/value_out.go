@@ -31,6 +31,9 @@ func toArray(mem memory.Allocator, t types.Type, v vvec, n int) arrow.Array {
 		bufs = []*memory.Buffer{nullBuf, fixedBuffer(mem, v.f, n, func(x float64) float64 { return x })}
 	case types.IDBool:
 		bufs = []*memory.Buffer{nullBuf, wordsBuffer(mem, v.b, n)}
+	case types.IDNumeric:
+		offs, data := numericBuffers(mem, v, n)
+		bufs = []*memory.Buffer{nullBuf, offs, data}
 	default: // text, varchar
 		offs, data := stringBuffers(mem, v, n)
 		bufs = []*memory.Buffer{nullBuf, offs, data}

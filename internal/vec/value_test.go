@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
@@ -34,8 +35,15 @@ func rowProject(exprs []expr.Expr, c *chunk.Chunk) (out [][]types.Datum, errRow,
 }
 
 // sameDatum compares Datums exactly: floats by their bits (so that -0
-// and 0 differ, and NaN equals NaN).
+// and 0 differ, and NaN equals NaN), numerics by the bytes a column
+// holds of them (the binary form of the plain value: 1.50 and 1.5
+// differ).
 func sameDatum(a, b types.Datum) bool {
+	da, okA := a.(*apd.Decimal)
+	db, okB := b.(*apd.Decimal)
+	if okA && okB {
+		return slices.Equal(types.AppendNumericBinary(nil, types.PlainNumeric(da)), types.AppendNumericBinary(nil, types.PlainNumeric(db)))
+	}
 	fa, okA := a.(float64)
 	fb, okB := b.(float64)
 	if okA && okB {
@@ -176,7 +184,10 @@ func TestProjectionShapes(t *testing.T) {
 		{"date + int", mustBinary(t, "+", col(10), col(1)), true},
 		{"date_part year", must(expr.Func("date_part", []expr.Expr{k("year", types.TText), col(11)})), true},
 		{"comparison of sums", mustBinary(t, "<", mustBinary(t, "+", col(6), col(7)), col(7)), true},
-		{"numeric", mustBinary(t, "+", col(17), col(17)), false},
+		{"numeric", mustBinary(t, "+", col(17), col(17)), true},
+		{"numeric times a bigint", mustBinary(t, "*", k(apd.New(908, -3), types.TNumeric), col(2)), true},
+		{"numeric with a typmod", must(expr.Cast(col(17), types.Type{ID: types.IDNumeric, Precision: 5, Scale: 1})), false},
+		{"numeric to text", must(expr.Cast(col(17), types.TText)), false},
 		{"bool to text", must(expr.Cast(col(8), types.TText)), false},
 		{"timestamptz to text", must(expr.Cast(col(12), types.TText)), false},
 	}
