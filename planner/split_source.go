@@ -73,8 +73,10 @@ func splitSource(r *catalog.Relation, in *stream.Receiver, sc *stream.StateConte
 		return nil, nil, err
 	}
 	reader.Own(owner)
+	reader.SetKey(r.PK)
 	so := stream.SplitSourceOptions{Job: r.ID, State: r.Internal[0], RowID: rowID,
 		RateLimit: r.SourceRateLimit, Paused: r.SourceHeld(), Totals: totals, Owner: owner, Errors: mon.Errors}
+	so.ErrorState, _ = SplitErrorState(r)
 	return stream.NewSplitSource(in, reader, sc, r.ColumnTypes(), so), reader.State, nil
 }
 
@@ -104,9 +106,20 @@ func keyedBySplitOffset(r *catalog.Relation) bool {
 }
 
 // deletesByKey reports whether r's connector deletes rows by their
-// primary key alone (a Kafka FORMAT UPSERT table's tombstones): its
+// primary key alone (a Kafka FORMAT UPSERT table's tombstones, FORMAT DEBEZIUM's deletes): its
 // materialization must emit the row it deletes (stream.Materialize's
 // KeyedDeletes).
 func deletesByKey(r *catalog.Relation) bool {
-	return kafka.IsUpsert(r.Connector)
+	return kafka.IsUpsert(r.Connector) || kafka.IsDebezium(r.Connector)
+}
+
+// SplitErrorState returns the id of the state table where r's source
+// keeps the malformed messages it skipped (stream.SplitErrorTable): its
+// second internal table; ok is false for a relation created before
+// they were kept (its errors are listed in memory only).
+func SplitErrorState(r *catalog.Relation) (id uint32, ok bool) {
+	if !kafka.IsKafka(r.Connector) || len(r.Internal) < 2 {
+		return 0, false
+	}
+	return r.Internal[1], true
 }

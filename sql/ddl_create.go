@@ -70,7 +70,7 @@ func parseCreateSchema(c *cursor) (Node, error) {
 func acceptIfNotExists(c *cursor) bool { return c.acceptWords("if", "not", "exists") }
 
 // parseCreateTable parses the rest of
-// CREATE {TABLE | SOURCE} [IF NOT EXISTS] name (element, ...)
+// CREATE {TABLE | SOURCE} [IF NOT EXISTS] name [(element, ...)]
 // [INCLUDE ...] [APPEND ONLY] [INCLUDE ...] [WITH (k = v, ...)]
 // [FORMAT f ENCODE e [(k = v, ...)]].
 func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
@@ -82,19 +82,12 @@ func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 	if c.peek().isWord("as") {
 		return nil, notSupportedAt(s.query, c.peek(), "CREATE TABLE AS is not supported")
 	}
-	if err := c.expectPunct("("); err != nil {
-		return nil, err
-	}
-	for {
-		if err := s.parseTableElement(c, ct); err != nil {
+	// Without elements (a connector whose schema gives the columns, as
+	// ENCODE AVRO's registry does), WITH or INCLUDE follows the name.
+	if p := c.peek(); !p.isWord("with") && !p.isWord("include") {
+		if err := s.parseTableElements(c, ct); err != nil {
 			return nil, err
 		}
-		if !c.acceptPunct(",") {
-			break
-		}
-	}
-	if err := c.expectPunct(")"); err != nil {
-		return nil, err
 	}
 	if err := parseIncludes(c, ct); err != nil {
 		return nil, err
@@ -111,6 +104,22 @@ func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 		return nil, err
 	}
 	return ct, c.expectEnd()
+}
+
+// parseTableElements parses (element, ...).
+func (s *stmtParser) parseTableElements(c *cursor, ct *CreateTableStmt) error {
+	if err := c.expectPunct("("); err != nil {
+		return err
+	}
+	for {
+		if err := s.parseTableElement(c, ct); err != nil {
+			return err
+		}
+		if !c.acceptPunct(",") {
+			break
+		}
+	}
+	return c.expectPunct(")")
 }
 
 // IncludeDef is INCLUDE Kind ['Header' [TypeName]] [AS Alias]

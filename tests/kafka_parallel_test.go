@@ -159,8 +159,8 @@ func TestKafkaParallelRescale(t *testing.T) {
 	if got := fragmentPar(t, db, "ev"); got != "0|source|2,1|table|2" {
 		t.Fatalf("fragments of ev = %s", got)
 	}
-	// The errors list (in memory, not kept across a restart) has each
-	// bad message, found by the actor that owns its partition.
+	// The errors list has each bad message, found by the actor that owns
+	// its partition.
 	waitFor(t, 30*time.Second, "the malformed messages", func() bool {
 		return queryInt(t, db, "SELECT count(*) FROM streamdb_catalog.source_errors WHERE source = 'ev'") == 3
 	})
@@ -226,6 +226,11 @@ func TestKafkaParallelRescale(t *testing.T) {
 		got := queryRows(t, db, "SELECT rows_generated, skipped, state FROM streamdb_catalog.sources WHERE name = 'ev'")
 		return len(got) == 1 && got[0] == fmt.Sprintf("%d|3|running", total)
 	})
+	// The malformed messages are kept through the rescales, the
+	// recoveries and the restarts, each listed once.
+	if got := strings.Join(queryRows(t, db, "SELECT partition_id, message_offset FROM streamdb_catalog.source_errors"), ","); got != "0|500,1|500,2|500" {
+		t.Fatalf("source_errors at the end = %s", got)
+	}
 	mustExec(t, db, "DROP MATERIALIZED VIEW by_k")
 	mustExec(t, db, "DROP TABLE ev")
 	err := db.Close()

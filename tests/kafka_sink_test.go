@@ -232,7 +232,8 @@ func TestKafkaSinkOptions(t *testing.T) {
 		{pgerr.InvalidParameterValue, "primary_key", "CREATE SINK s FROM t WITH (" + sinkWith(addr, "o", ", primary_key = 'nope'") + ") FORMAT UPSERT ENCODE JSON"},
 		{pgerr.InvalidParameterValue, "primary_key", "CREATE SINK s FROM r WITH (" + sinkWith(addr, "o", "") + ") FORMAT DEBEZIUM ENCODE JSON"},
 		{pgerr.InvalidParameterValue, "append-only", "CREATE SINK s FROM t WITH (" + sinkWith(addr, "o", "") + ") FORMAT PLAIN ENCODE JSON"},
-		{pgerr.FeatureNotSupported, "AVRO", "CREATE SINK s FROM t WITH (" + sinkWith(addr, "o", "") + ") FORMAT UPSERT ENCODE AVRO"},
+		{pgerr.FeatureNotSupported, "PROTOBUF", "CREATE SINK s FROM t WITH (" + sinkWith(addr, "o", "") + ") FORMAT UPSERT ENCODE PROTOBUF"},
+		{pgerr.InvalidParameterValue, "schema.registry", "CREATE SINK s FROM t WITH (" + sinkWith(addr, "o", "") + ") FORMAT UPSERT ENCODE AVRO"},
 		{pgerr.UndefinedTable, "does not exist", "CREATE SINK s FROM nope WITH (" + sinkWith(addr, "o", "") + ") FORMAT UPSERT ENCODE JSON"},
 	} {
 		expectSQLState(t, db, c.code, c.contains, c.q)

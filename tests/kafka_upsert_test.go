@@ -149,8 +149,6 @@ func testKafkaUpsert(t *testing.T, par int) {
 	m.produce(t, keyRange("k", 70, 80), tombstone) // deletes again
 	m.bad(t)
 	m.check(t, db)
-	// (The list is the running database's: it starts empty after a
-	// restart; the skipped count is kept.)
 	got := queryRows(t, db, "SELECT partition_id, error FROM streamdb_catalog.source_errors WHERE source = 'u'")
 	if len(got) != 2 || !strings.HasPrefix(got[0], "1|field \"id\"") || got[1] != "1|kafka: an upsert message without a key" {
 		t.Errorf("source_errors = %q", got)

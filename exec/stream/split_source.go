@@ -37,6 +37,10 @@ type SplitSourceOptions struct {
 	Owner connector.SplitOwner
 	// Errors records malformed messages; nil: not recorded.
 	Errors SplitErrorLog
+	// ErrorState, when not 0, is the id of the table that keeps the
+	// malformed messages (SplitErrorTable), written with the offsets in
+	// each epoch's batch; Errors is then not told.
+	ErrorState uint32
 }
 
 // Rows of a split source's position table besides its splits': the
@@ -95,6 +99,7 @@ type SplitSource struct {
 	folded  []int32                 // counter rows of other slots, to delete
 	totals  *SplitTotals            // sums of the fragment's actors, shown outside
 	pending []connector.SplitRecord // taken from the reader, not emitted yet
+	errs    *splitErrors            // kept malformed messages (nil: opts.Errors)
 	nextAt  time.Time               // pacing clock under a rate limit
 	row     []types.Datum
 	builder *chunk.Builder
@@ -108,9 +113,13 @@ func NewSplitSource(in *Receiver, reader connector.SplitReader, sc *StateContext
 	if totals == nil {
 		totals = NewSplitTotals(1, opts.Progress, opts.Skipped)
 	}
-	return &SplitSource{in: in, reader: reader, sc: sc, opts: opts, typ: typ,
+	s := &SplitSource{in: in, reader: reader, sc: sc, opts: opts, typ: typ,
 		state: ConnectorStateTable(opts.State), builder: chunk.NewBuilder(typ),
 		next: map[int32]int64{}, dirty: map[int32]bool{}, totals: totals}
+	if opts.ErrorState != 0 {
+		s.errs = newSplitErrors(opts.ErrorState, opts.Owner.Actors)
+	}
+	return s
 }
 
 // Types implements Executor.
@@ -212,6 +221,11 @@ func (s *SplitSource) persist() error {
 	}
 	fold := len(s.folded) > 0
 	s.folded = nil
+	if s.errs != nil {
+		if err := s.errs.persist(w); err != nil {
+			return err
+		}
+	}
 	slot := s.opts.Owner.Slot()
 	for i := range s.counts {
 		if s.counts[i] != s.saved[i] || fold {
@@ -250,6 +264,11 @@ func (s *SplitSource) load() error {
 	}
 	if err != nil {
 		return fmt.Errorf("stream: source %d: loading its offsets: %w", s.opts.Job, err)
+	}
+	if s.errs != nil {
+		if err := s.errs.load(s.sc.Batch(), s.opts.Owner.Owns); err != nil {
+			return fmt.Errorf("stream: source %d: %w", s.opts.Job, err)
+		}
 	}
 	s.saved = s.counts
 	s.totals.add(s.counts[0], s.counts[1], true)
@@ -319,11 +338,17 @@ func (s *SplitSource) emit() *chunk.Chunk {
 		if rec.Row == nil {
 			if rec.Err != nil {
 				skipped++
-				if s.opts.Errors != nil {
+				if s.errs != nil {
+					s.errs.add(rec.Split, rec.Offset, rec.Err, time.Now())
+				} else if s.opts.Errors != nil {
 					s.opts.Errors.RecordSourceError(s.opts.Job, rec.Split, rec.Offset, rec.Err)
 				}
 			}
 			continue
+		}
+		if rec.Before != nil { // an update of a row's key: its old key goes first
+			s.builder.Append(chunk.Delete, rec.Before)
+			rows++
 		}
 		s.row = append(s.row[:0], rec.Row...)
 		if s.opts.RowID >= 0 {

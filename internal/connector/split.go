@@ -10,13 +10,17 @@ import (
 // its decoded Row, or, for a message that is not a row, Row nil and Err
 // the reason (nil: skipped silently, as a CSV header is). Delete marks a
 // Row that deletes the row with its primary key (a Kafka upsert
-// tombstone: only the key columns are set).
+// tombstone: only the key columns are set). Before, when set, is a row
+// whose primary key is deleted just before Row is taken (a Debezium
+// update that changed its row's key): one message, so both go out in
+// the same epoch, before the split's offset moves past it.
 type SplitRecord struct {
 	Split  int32
 	Offset int64
 	Row    []types.Datum
 	Err    error
 	Delete bool
+	Before []types.Datum
 }
 
 // SplitReader reads an external log made of splits, each an ordered

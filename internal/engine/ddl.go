@@ -88,6 +88,13 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 			return err
 		}
 		rel.Internal = []uint32{state}
+		if readsSplits(ct.Connector) {
+			// Its skipped messages' table (planner.SplitErrorState).
+			if state, err = db.allocID(); err != nil {
+				return err
+			}
+			rel.Internal = append(rel.Internal, state)
+		}
 		rel.Connector = conn
 		rel.ConnectorBase = time.Now().UnixMicro()
 		rel.SourceRateLimit, rel.SourceRateZero = opts.sourceRateLimit, opts.sourcePaused

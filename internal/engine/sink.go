@@ -97,8 +97,20 @@ func (db *DB) startSink(ctx context.Context, cs *planner.CreateSink, opts viewOp
 		Deps: db.viewDeps(cs.Query, shape.Plan), Connector: with, CloseWindows: true,
 		SearchPath: storedPath(cs.SearchPath), TimeZone: cs.TimeZone}
 	opts.apply(rel, db.opts.Parallelism)
-	if _, _, err := planner.SinkColumns(rel, ko); err != nil {
+	cols, key, err := planner.SinkColumns(rel, ko)
+	if err != nil {
 		return nil, err
+	}
+	if ko.Encode == kafka.EncodeAvro {
+		// The schemas are registered once, here, and stored with the
+		// sink: its messages name their ids after any restart.
+		stored, err := kafka.RegisterAvroSink(ctx, ko, own, cols, key)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range stored {
+			with[k] = v
+		}
 	}
 	return db.launchView(ctx, rel, shape)
 }

@@ -7,13 +7,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/connector/kafka"
 	"github.com/streamdb/streamdb/internal/systemcatalog"
 	"github.com/streamdb/streamdb/planner"
 )
 
-// maxSourceErrors bounds the malformed messages the engine lists: the
-// oldest go first.
+// maxSourceErrors bounds the malformed messages the engine lists in
+// memory, for sources created before each kept them in a state table
+// (stream.SplitErrorTable): the oldest go first.
 const maxSourceErrors = 1000
 
 // kafkaResolveTimeout bounds the metadata and offset requests of a CREATE
@@ -46,10 +49,12 @@ func resolveConnector(ctx context.Context, conn map[string]string) (map[string]s
 	return out, nil
 }
 
-// sourceErrorLog keeps what sources that read splits report: the
-// malformed messages they skipped (streamdb_catalog.source_errors), each
-// listed once even when a recovery reads it again, and per source its
-// skipped count and its reader's state (streamdb_catalog.sources).
+// sourceErrorLog keeps what sources that read splits report: per source
+// its skipped count and its reader's state (streamdb_catalog.sources),
+// and the malformed messages skipped by sources created before each
+// kept them durably in a state table of its own (a source's SplitSource
+// writes those itself; SourceErrors reads them), each listed once even
+// when a recovery reads it again.
 type sourceErrorLog struct {
 	mu       sync.Mutex
 	entries  []sourceErrorEntry
@@ -131,7 +136,10 @@ func (e *jobEnv) SourceMonitor(rel uint32) planner.SourceMonitor {
 		SetState: func(f func() string) { st.state.Store(&f) }}
 }
 
-// SourceErrors implements systemcatalog.SourceEngine.
+// SourceErrors implements systemcatalog.SourceEngine: the committed rows
+// of each source's error table (stream.SplitErrorTable, kept across
+// restarts and dropped with the source), and what the sources created
+// before those tables existed reported since the database opened.
 func (s systemSource) SourceErrors() []systemcatalog.SourceError {
 	l := &s.db.sourceErrors
 	l.mu.Lock()
@@ -145,6 +153,9 @@ func (s systemSource) SourceErrors() []systemcatalog.SourceError {
 		}
 		out = append(out, systemcatalog.SourceError{Source: r.Name, Split: e.split, Offset: e.offset, Error: e.err, At: e.at})
 	}
+	for _, r := range s.db.relationsSorted() {
+		out = append(out, s.keptSourceErrors(r)...)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Source != out[j].Source {
 			return out[i].Source < out[j].Source
@@ -154,6 +165,25 @@ func (s systemSource) SourceErrors() []systemcatalog.SourceError {
 		}
 		return out[i].Offset < out[j].Offset
 	})
+	return out
+}
+
+// keptSourceErrors returns the committed rows of r's error table, if it
+// has one.
+func (s systemSource) keptSourceErrors(r *catalog.Relation) []systemcatalog.SourceError {
+	id, ok := planner.SplitErrorState(r)
+	if !ok {
+		return nil
+	}
+	rows, err := stream.ReadSplitErrors(s.db.store, id)
+	if err != nil {
+		s.db.opts.Logger.Error("reading a source's malformed messages", "source", r.Name, "err", err)
+		return nil
+	}
+	out := make([]systemcatalog.SourceError, len(rows))
+	for i, e := range rows {
+		out[i] = systemcatalog.SourceError{Source: r.Name, Split: e.Split, Offset: e.Offset, Error: e.Err, At: e.At}
+	}
 	return out
 }
 

@@ -53,7 +53,10 @@ func connectorName(r *catalog.Relation) string {
 // connectorOptions renders a source's options as Postgres keeps them:
 // name=value text, sorted by name. The options streamdb records itself
 // (keys under "streamdb.", such as a Kafka source's resolved start
-// offsets) are not the user's: they are left out.
+// offsets) are not the user's: they are left out. A secret (an option
+// whose name says password or secret, such as
+// schema.registry.password) shows as ******** to anyone who can read the
+// catalog, as PostgreSQL's pg_user_mappings hides a mapping's password.
 func connectorOptions(r *catalog.Relation) types.Datum {
 	keys := make([]string, 0, len(r.Connector))
 	for k := range r.Connector {
@@ -64,7 +67,11 @@ func connectorOptions(r *catalog.Relation) types.Datum {
 	sort.Strings(keys)
 	elems := make([]types.Datum, len(keys))
 	for i, k := range keys {
-		elems[i] = k + "=" + r.Connector[k]
+		v := r.Connector[k]
+		if IsSecretOption(k) {
+			v = "********"
+		}
+		elems[i] = k + "=" + v
 	}
 	return types.FormatArray(elems, types.TText)
 }
@@ -92,4 +99,11 @@ func foreignServerRows(v *view) [][]types.Datum {
 
 func foreignWrapperRows(*view) [][]types.Datum {
 	return [][]types.Datum{{int64(fdwOID), "streamdb", int64(roleSuper), int64(0), int64(0), nil, nil}}
+}
+
+// IsSecretOption reports whether a connector option holds a secret that
+// listings must not show.
+func IsSecretOption(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "password") || strings.Contains(n, "secret")
 }

@@ -29,9 +29,10 @@ type SourceEngine interface {
 
 // streamdb_catalog.source_errors lists the messages sources skipped as
 // malformed (bad JSON, a value of the wrong type), each with its
-// partition, offset and error, the most recent 1000 since the database
-// opened. The source goes on past them; streamdb_catalog.sources counts
-// them (skipped).
+// partition, offset and error: the most recent 1000 of each source,
+// kept across restarts (each is committed with the source's offsets) and
+// dropped with it. The source goes on past them; streamdb_catalog.sources
+// counts them (skipped).
 var sourceErrors = newTable(nsStreamdb, "source_errors", 16010, "v", sourceErrorRows,
 	`source text, partition_id integer, message_offset bigint, error text, at timestamp with time zone`)
 

@@ -17,10 +17,16 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 	if err != nil {
 		return nil, err
 	}
+	s, avroConn, err := b.withAvroColumns(s)
+	if err != nil {
+		return nil, err
+	}
 	if s, err = withIncludes(s); err != nil {
 		return nil, err
 	}
-	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists}
+	// ct.Connector holds what withAvroColumns stored until bindKafka
+	// merges it into the connector options.
+	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists, Connector: avroConn}
 	var colPK []int
 	for i, d := range s.Columns {
 		if err := b.checkNewColumn(ct.Columns, d.Name); err != nil {

@@ -16,6 +16,9 @@ import (
 // Whether the topic exists is checked when the statement runs (the engine
 // asks the brokers), not here.
 func (b *binder) bindKafka(s *sql.CreateTableStmt, ct *planner.CreateTable, conn map[string]string) error {
+	for k, v := range ct.Connector { // the stored Avro schemas (withAvroColumns)
+		conn[k] = v
+	}
 	if s.Format != "" {
 		conn[kafka.OptFormat] = s.Format
 	}
@@ -36,8 +39,13 @@ func (b *binder) bindKafka(s *sql.CreateTableStmt, ct *planner.CreateTable, conn
 	if err != nil {
 		return err
 	}
-	if opts.Upsert {
+	if opts.Upsert && len(opts.Avro.KeyColumns) == 0 { // not keyed by Avro key fields (withAvroColumns)
 		if err := checkUpsert(s, ct, opts); err != nil {
+			return err
+		}
+	}
+	if opts.Debezium {
+		if err := checkDebezium(s, ct, opts); err != nil { // bind_debezium.go
 			return err
 		}
 	}

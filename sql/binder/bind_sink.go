@@ -61,8 +61,16 @@ func (b *binder) bindCreateSink(s *sql.CreateSinkStmt) (*planner.CreateSink, err
 	if s.Format != "" {
 		with[kafka.OptFormat], with[kafka.OptEncode] = strings.ToLower(s.Format), strings.ToLower(s.Encode)
 	}
-	if len(s.EncodeOptions) > 0 {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "ENCODE JSON options are not supported for a Kafka sink")
+	for k := range with {
+		if strings.HasPrefix(k, kafka.ReservedPrefix) {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "unrecognized Kafka sink option %q", k)
+		}
+	}
+	if len(s.EncodeOptions) > 0 && !strings.EqualFold(s.Encode, kafka.EncodeAvro) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s options are not supported for a Kafka sink", upper(s.Encode))
+	}
+	for k, v := range s.EncodeOptions { // ENCODE AVRO (schema.registry = ...)
+		with[kafka.OptEncodePrefix+k] = v
 	}
 	if _, err := kafka.ParseSinkOptions(with); err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ func NewDecoder(o Options, cols []connector.Column) (Decoder, error) {
 		return nil, fmt.Errorf("kafka: %d columns for %d INCLUDE columns", len(cols), len(o.Include))
 	}
 	cols = cols[:len(cols)-len(o.Include)]
+	if o.Encode == EncodeAvro {
+		return newAvroDecoder(o, cols)
+	}
 	convs := make([]columnConv, len(cols))
 	byName := make(map[string]int, len(cols))
 	for i, c := range cols {
@@ -37,6 +40,9 @@ func NewDecoder(o Options, cols []connector.Column) (Decoder, error) {
 		}
 		convs[i] = cv
 		byName[strings.ToLower(c.Name)] = i
+	}
+	if o.Debezium {
+		return newDebeziumDecoder(convs, byName), nil
 	}
 	if o.Encode == "csv" {
 		return &csvDecoder{cols: cols, convs: convs, delim: o.Delimiter, header: !o.WithoutHeader}, nil

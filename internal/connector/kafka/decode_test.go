@@ -17,8 +17,8 @@ func TestParseOptions(t *testing.T) {
 	}
 	for _, tc := range []struct{ k, v, want string }{
 		{OptStartupMode, "sideways", "scan.startup.mode"},
-		{OptFormat, "debezium", "FORMAT DEBEZIUM"},
-		{OptEncode, "avro", "ENCODE AVRO"},
+		{OptFormat, "canal", "FORMAT CANAL"},
+		{OptEncode, "protobuf", "ENCODE PROTOBUF"},
 		{"properties.sasl", "x", "unrecognized"},
 		{OptEncodePrefix + "delimiter", ";;", "delimiter"},
 	} {

@@ -42,6 +42,21 @@
 // after a failure replays upserts and deletes, which are idempotent. A
 // FORMAT PLAIN source skips tombstones silently, as RisingWave does.
 //
+// # FORMAT DEBEZIUM
+//
+//	CREATE TABLE t (cols..., PRIMARY KEY (k)) WITH (connector = 'kafka', ...)
+//	FORMAT DEBEZIUM ENCODE JSON
+//
+// reads Debezium change events (with or without Kafka Connect's schema
+// wrapper) into a table keyed by the database row's primary key, as
+// RisingWave does: a table only, with a primary key of payload columns.
+// c and r replace the row of after's key, u too (deleting before's key
+// first when the update changed it), d deletes before's key, and the
+// tombstones after deletes are skipped; Debezium's encodings of
+// timestamps, dates, decimals, bytea and JSON are read as RisingWave
+// reads them. See debezium.go. The messages of streamdb's own FORMAT
+// DEBEZIUM sink read back as the changes they carry.
+//
 // # Splits, offsets and epochs
 //
 // Each partition of the topic is a split. A source's position is one row
@@ -121,7 +136,9 @@
 // the wrong type or out of range; under FORMAT UPSERT, a message without
 // a key) is a record with an error and no row: the source skips it,
 // counts it, and reports it with its partition and offset to the engine
-// (streamdb_catalog.source_errors). So does a range of messages the
+// (streamdb_catalog.source_errors, kept in the source's error table,
+// exec/stream.SplitErrorTable: written in the epoch's batch with the
+// offsets, the latest 1000 per source, dropped with it). So does a range of messages the
 // topic's retention deleted before the source read them: when a reader
 // starts a partition at an offset below its log start, it reports the
 // range lost (LostError, at the range's last offset, counted once) and
@@ -131,6 +148,30 @@
 // convert with the engine's casts: a JSON string as text::type, a number
 // or boolean as jsonb::type, an object or array to json, jsonb or text.
 //
+// # ENCODE AVRO
+//
+// FORMAT PLAIN | UPSERT ENCODE AVRO (schema.registry = 'http://...',
+// [schema.registry.username, schema.registry.password]) reads messages
+// in the Confluent wire format (magic byte 0, a 4-byte big-endian schema
+// id, Avro binary) over a schema registry (registry.go, a small client
+// of its REST API). The statement gives no columns: at CREATE the binder
+// fetches the latest schema of subject <topic>-value (the topic name
+// strategy) and maps its fields to columns (avro_schema.go: RisingWave's
+// table, but records and maps are jsonb, streamdb having no struct type,
+// and unions other than ["null", T] are refused with 42804). The schema
+// and its id are stored among the relation's connector options
+// (reserved keys, avro_options.go), so a restart never needs the
+// registry for messages of that id; a message of another id is read with
+// its writer schema, fetched once and resolved into the stored one by
+// Avro's schema resolution (avro_decode.go); an unknown id or bytes that
+// do not decode are bad input like bad JSON. A registry that does not
+// answer is retried, never a reason to skip a message. A FORMAT UPSERT
+// table (PRIMARY KEY (cols)) also stores subject <topic>-key's schema,
+// whose fields fill the key columns, of a value and of a tombstone.
+// Sinks (avro_encode.go) register a schema derived from their columns
+// under <topic>-value (and <topic>-key when keyed) at CREATE, store
+// both with their ids, and write the wire format.
+//
 // # Left for later increments
 //
 // Several reader actors over a relation with a WATERMARK (one watermark
@@ -138,12 +179,12 @@
 // partitions' traffic rather than evenly by the actors. Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
 // DEBEZIUM ENCODE JSON, at least once or is_exactly_once with one Kafka
 // transaction per batch that also commits the batch's number as a
-// consumer-group offset) are built; left for sinks: ENCODE AVRO and
+// consumer-group offset) are built; left for sinks: ENCODE
 // PROTOBUF, KEY ENCODE, a sink's own timestamp handling modes, sinks
 // to several topics, and a sink's parallel writers. Not built yet:
 // FORMAT UPSERT with
 // a key that is JSON of payload columns (RisingWave's older form) or
-// ENCODE CSV, FORMAT DEBEZIUM, scan.startup.mode for partitions added
+// ENCODE CSV (RisingWave has no UPSERT CSV either), scan.startup.mode for partitions added
 // after CREATE, messages retention deletes while a running reader is
 // behind (kgo resets to the log start then; only a start below the log
 // start is reported), and several processes over one topic (consumer

@@ -37,8 +37,9 @@ const (
 
 // Formats.
 const (
-	FormatPlain  = "plain"
-	FormatUpsert = "upsert"
+	FormatPlain    = "plain"
+	FormatUpsert   = "upsert"
+	FormatDebezium = "debezium" // Debezium change events (debezium.go)
 )
 
 // Startup modes.
@@ -69,6 +70,12 @@ type Options struct {
 	Upsert bool
 	// Include are the INCLUDE columns, after the payload's.
 	Include []Include
+	// Avro holds ENCODE AVRO's options and stored schemas (avro_options.go).
+	Avro AvroOptions
+	// Debezium is FORMAT DEBEZIUM: each message is a change event of a
+	// database's row, applied to the table by its primary key
+	// (debezium.go).
+	Debezium bool
 
 	// modeSet: scan.startup.mode was given (keys are read sorted, so
 	// before scan.startup.timestamp.millis, which alone implies
@@ -79,6 +86,12 @@ type Options struct {
 // IsUpsert reports whether a Kafka relation's options say FORMAT UPSERT.
 func IsUpsert(opts map[string]string) bool {
 	return IsKafka(opts) && strings.EqualFold(strings.TrimSpace(opts[OptFormat]), FormatUpsert)
+}
+
+// IsDebezium reports whether a Kafka relation's options say FORMAT
+// DEBEZIUM.
+func IsDebezium(opts map[string]string) bool {
+	return IsKafka(opts) && strings.EqualFold(strings.TrimSpace(opts[OptFormat]), FormatDebezium)
 }
 
 // IsKafka reports whether a relation's connector options name Kafka.
@@ -107,12 +120,16 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		return o, optionError(OptBootstrap, "", "A Kafka source needs properties.bootstrap.server = 'host:port'.")
 	case o.Startup == StartTimestamp && o.StartMillis < 0:
 		return o, optionError(OptStartupMillis, "", "scan.startup.mode = 'timestamp' needs scan.startup.timestamp.millis.")
-	case o.Upsert && o.Encode != "json":
+	case o.Upsert && o.Encode != "json" && o.Encode != EncodeAvro:
 		e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT UPSERT ENCODE %s is not supported", strings.ToUpper(o.Encode))
-		e.Hint = "Use FORMAT UPSERT ENCODE JSON."
+		e.Hint = "Use FORMAT UPSERT ENCODE JSON or AVRO."
+		return o, e
+	case o.Debezium && o.Encode != "json":
+		e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT DEBEZIUM ENCODE %s is not supported", strings.ToUpper(o.Encode))
+		e.Hint = "Use FORMAT DEBEZIUM ENCODE JSON."
 		return o, e
 	}
-	return o, nil
+	return o, o.Avro.check(o.Encode)
 }
 
 func (o *Options) set(k, v string) error {
@@ -147,16 +164,18 @@ func (o *Options) set(k, v string) error {
 		case FormatPlain:
 		case FormatUpsert:
 			o.Upsert = true
+		case FormatDebezium:
+			o.Debezium = true
 		default:
 			e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT %s is not supported for a Kafka source yet", strings.ToUpper(v))
-			e.Hint = "Use FORMAT PLAIN or FORMAT UPSERT."
+			e.Hint = "Use FORMAT PLAIN, UPSERT or DEBEZIUM."
 			return e
 		}
 	case k == OptEncode:
 		o.Encode = strings.ToLower(v)
-		if o.Encode != "json" && o.Encode != "csv" {
+		if o.Encode != "json" && o.Encode != "csv" && o.Encode != EncodeAvro {
 			e := pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s is not supported for a Kafka source", strings.ToUpper(v))
-			e.Hint = "Use ENCODE JSON or ENCODE CSV."
+			e.Hint = "Use ENCODE JSON, CSV or AVRO."
 			return e
 		}
 	case k == OptEncodePrefix+"delimiter":
@@ -177,6 +196,9 @@ func (o *Options) set(k, v string) error {
 			return err
 		}
 	default:
+		if ok, err := o.Avro.set(k, v); ok {
+			return err
+		}
 		e := pgerr.New(pgerr.InvalidParameterValue, "unrecognized Kafka connector option %q", k)
 		e.Hint = "Kafka options: topic, properties.bootstrap.server, scan.startup.mode, scan.startup.timestamp.millis."
 		return e

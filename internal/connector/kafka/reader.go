@@ -92,6 +92,9 @@ func (r *Reader) setState(s string) { r.state.Store(&s) }
 func (r *Reader) Start(next map[int32]int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel, r.done = cancel, make(chan struct{})
+	if sd, ok := r.dec.(startedDecoder); ok {
+		sd.start(ctx, r.setState)
+	}
 	go r.run(ctx, next)
 }
 
@@ -191,6 +194,9 @@ var ErrNoKey = errors.New("kafka: an upsert message without a key")
 // primary key and retracts the row it stored (stream.Materialize's
 // KeyedDeletes).
 func (r *Reader) record(rec *kgo.Record) connector.SplitRecord {
+	if r.opts.Debezium {
+		return r.debeziumRecord(rec) // debezium_record.go
+	}
 	out := connector.SplitRecord{Split: rec.Partition, Offset: rec.Offset}
 	var row []types.Datum
 	switch {
@@ -207,6 +213,12 @@ func (r *Reader) record(rec *kgo.Record) connector.SplitRecord {
 			if !errors.Is(err, ErrHeader) {
 				out.Err = err
 			}
+			return out
+		}
+	}
+	if kd, ok := r.dec.(keyDecoder); ok && r.opts.Upsert {
+		if err := kd.DecodeKey(rec.Key, row); err != nil {
+			out.Err, out.Delete = err, false
 			return out
 		}
 	}

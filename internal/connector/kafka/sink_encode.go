@@ -52,6 +52,10 @@ type SinkEncoder struct {
 	force  bool
 	schema []byte // DEBEZIUM's "schema", made once
 	buf    []byte
+	// avro encodes keys and values under ENCODE AVRO (avro_encode.go);
+	// err is its first error, which Err reports.
+	avro *avroSinkEncoder
+	err  error
 }
 
 // NewSinkEncoder returns the encoder of o's format for the message
@@ -61,7 +65,33 @@ func NewSinkEncoder(o SinkOptions, cols, key []SinkColumn) *SinkEncoder {
 	if e.format == SinkDebezium {
 		e.schema = debeziumSchema(o.Topic, cols)
 	}
+	if o.Encode == EncodeAvro {
+		e.avro, e.err = newAvroSinkEncoder(o.Avro, cols, key)
+	}
 	return e
+}
+
+// Err returns the first error of an Avro encoding: the messages encoded
+// since are not to be sent.
+func (e *SinkEncoder) Err() error { return e.err }
+
+// value is the message value of row: a JSON object, or an Avro record.
+func (e *SinkEncoder) value(row []types.Datum) []byte {
+	if e.avro == nil {
+		return e.object(nil, row, e.cols)
+	}
+	return e.avroRecord(e.avro.value, row)
+}
+
+func (e *SinkEncoder) avroRecord(r *avroRecordEncoder, row []types.Datum) []byte {
+	if e.err != nil {
+		return nil
+	}
+	b, err := r.encode(row)
+	if err != nil {
+		e.err = err
+	}
+	return b
 }
 
 // Encode appends the messages of changes (n of them, at(i) the i-th) to
@@ -91,7 +121,7 @@ func (e *SinkEncoder) insert(out []SinkMessage, row []types.Datum, now int64) []
 	case SinkDebezium:
 		return append(out, SinkMessage{Key: e.keyOf(row), Value: e.envelope(nil, row, "c", now)})
 	default:
-		return append(out, SinkMessage{Key: e.keyOf(row), Value: e.object(nil, row, e.cols)})
+		return append(out, SinkMessage{Key: e.keyOf(row), Value: e.value(row)})
 	}
 }
 
@@ -117,13 +147,16 @@ func (e *SinkEncoder) update(out []SinkMessage, old, row []types.Datum, now int6
 	if e.format == SinkDebezium {
 		return append(out, SinkMessage{Key: key, Value: e.envelope(old, row, "u", now)})
 	}
-	return append(out, SinkMessage{Key: key, Value: e.object(nil, row, e.cols)})
+	return append(out, SinkMessage{Key: key, Value: e.value(row)})
 }
 
 // keyOf is the JSON object of row's key columns (nil without a key).
 func (e *SinkEncoder) keyOf(row []types.Datum) []byte {
 	if len(e.key) == 0 {
 		return nil
+	}
+	if e.avro != nil {
+		return e.avroRecord(e.avro.key, row)
 	}
 	return e.object(nil, row, e.key)
 }

@@ -46,13 +46,17 @@ type SinkOptions struct {
 	ForceAppendOnly bool
 	// TransactionalID is the exactly-once producer's id.
 	TransactionalID string
+	// Encode is "json" or "avro" (EncodeAvro); Avro holds ENCODE AVRO's
+	// registry and the schemas registered at CREATE (avro_encode.go).
+	Encode string
+	Avro   AvroOptions
 }
 
 // ParseSinkOptions checks and parses a Kafka sink's options (22023
 // naming the option on a bad one, 0A000 on a FORMAT or ENCODE not
 // supported).
 func ParseSinkOptions(opts map[string]string) (SinkOptions, error) {
-	o := SinkOptions{Format: SinkPlain}
+	o := SinkOptions{Format: SinkPlain, Encode: "json"}
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
 		keys = append(keys, k)
@@ -76,6 +80,13 @@ func ParseSinkOptions(opts map[string]string) (SinkOptions, error) {
 		return o, optionError(OptBootstrap, "", "A Kafka sink needs properties.bootstrap.server = 'host:port'.")
 	case o.ForceAppendOnly && o.Format != SinkPlain:
 		return o, optionError(OptForceAppendOnly, "true", "force_append_only applies to FORMAT PLAIN only.")
+	case o.Encode == EncodeAvro && o.Format == SinkDebezium:
+		e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT DEBEZIUM ENCODE AVRO is not supported for a Kafka sink")
+		e.Hint = "Use FORMAT PLAIN or UPSERT ENCODE AVRO, or FORMAT DEBEZIUM ENCODE JSON."
+		return o, e
+	}
+	if err := o.Avro.check(o.Encode); err != nil {
+		return o, err
 	}
 	if o.TransactionalID == "" {
 		o.TransactionalID = "streamdb-sink-" + o.Topic + "-" + name
@@ -103,9 +114,10 @@ func (o *SinkOptions) set(k, v string) error {
 			return e
 		}
 	case OptEncode:
-		if !strings.EqualFold(v, "json") {
+		o.Encode = strings.ToLower(v)
+		if o.Encode != "json" && o.Encode != EncodeAvro {
 			e := pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s is not supported for a Kafka sink", strings.ToUpper(v))
-			e.Hint = "Use ENCODE JSON."
+			e.Hint = "Use ENCODE JSON or AVRO."
 			return e
 		}
 	case OptPrimaryKey:
@@ -131,6 +143,9 @@ func (o *SinkOptions) set(k, v string) error {
 		}
 		o.TransactionalID = v
 	default:
+		if ok, err := o.Avro.set(k, v); ok {
+			return err
+		}
 		e := pgerr.New(pgerr.InvalidParameterValue, "unrecognized Kafka sink option %q", k)
 		e.Hint = "Kafka sink options: topic, properties.bootstrap.server, primary_key, is_exactly_once, force_append_only, transactional.id."
 		return e

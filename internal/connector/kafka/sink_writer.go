@@ -87,6 +87,9 @@ func (w *SinkWriter) Open(ctx context.Context) (int64, bool, error) {
 // Write delivers one batch: n changes, at(i) the i-th.
 func (w *SinkWriter) Write(ctx context.Context, seq int64, n int, at func(i int) (chunk.Op, []types.Datum)) (int, error) {
 	w.msgs = w.enc.Encode(w.msgs[:0], n, at, time.Now().UnixMilli())
+	if err := w.enc.Err(); err != nil {
+		return 0, err
+	}
 	if len(w.msgs) == 0 {
 		return 0, nil
 	}
