@@ -121,22 +121,17 @@ func (d *RowDecoder) Append(b *chunk.Builder, op chunk.Op, buf []byte) error {
 		var err error
 		switch kind {
 		case kindInt64, kindInt32, kindInt16:
-			var v int64
-			if len(buf) > 0 && buf[0] < 0x80 {
-				u := uint64(buf[0])
-				v, buf = int64(u>>1)^-int64(u&1), buf[1:]
-			} else {
-				var k int
-				if v, k = binary.Varint(buf); k <= 0 {
-					return fmt.Errorf("column %d: %w", i, errCorrupt("integer value", "bad varint"))
-				}
-				buf = buf[k:]
+			u, k := uvarint(buf)
+			if k <= 0 {
+				return fmt.Errorf("column %d: %w", i, errCorrupt("integer value", "bad varint"))
 			}
+			buf = buf[k:]
+			v := int64(u>>1) ^ -int64(u&1) // zigzag
 			switch kind {
 			case kindInt64:
-				d.i64[i].Append(v)
+				appendInt64(d.i64[i], v)
 			case kindInt32:
-				d.i32[i].Append(int32(v))
+				appendInt32(d.i32[i], int32(v))
 			default:
 				d.i16[i].Append(int16(v))
 			}
@@ -155,6 +150,52 @@ func (d *RowDecoder) Append(b *chunk.Builder, op chunk.Op, buf []byte) error {
 	}
 	b.AppendedRow(op)
 	return nil
+}
+
+// uvarint is binary.Uvarint with the values of up to four bytes (below
+// 2^28: the integers of most rows) decoded inline; longer ones, and
+// errors (n <= 0), are binary.Uvarint's.
+func uvarint(buf []byte) (uint64, int) {
+	if len(buf) >= 4 {
+		x := uint64(buf[0])
+		if x < 0x80 {
+			return x, 1
+		}
+		x &= 0x7f
+		b := uint64(buf[1])
+		if b < 0x80 {
+			return x | b<<7, 2
+		}
+		x |= (b & 0x7f) << 7
+		b = uint64(buf[2])
+		if b < 0x80 {
+			return x | b<<14, 3
+		}
+		x |= (b & 0x7f) << 14
+		if b = uint64(buf[3]); b < 0x80 {
+			return x | b<<21, 4
+		}
+	}
+	return binary.Uvarint(buf)
+}
+
+// appendInt64 is f.Append(v) without its growth check while the builder
+// has room (a chunk builder reserves a chunk's rows at its first).
+func appendInt64(f *array.Int64Builder, v int64) {
+	if f.Len() < f.Cap() {
+		f.UnsafeAppend(v)
+		return
+	}
+	f.Append(v)
+}
+
+// appendInt32 is appendInt64 for an int32 column.
+func appendInt32(f *array.Int32Builder, v int32) {
+	if f.Len() < f.Cap() {
+		f.UnsafeAppend(v)
+		return
+	}
+	f.Append(v)
 }
 
 // appendColumnValue decodes one non-NULL value of type t from buf into fb

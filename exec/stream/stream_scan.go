@@ -466,7 +466,7 @@ func (s *StreamScan) load() error {
 	p.epoch = s.pinnedEpoch
 	p.logCols = logReads(s.opts.Read)
 	s.prog = p
-	s.builder = chunk.NewBuilder(s.upstream.Types)
+	s.builder = newScanBuilder(s.upstream.Types, s.opts.Read)
 	if p.snapshotDone {
 		s.pinned.Close()
 		s.pinned = nil
