@@ -56,3 +56,17 @@ func (a *Align) Next(ctx context.Context) (AlignSide, Message, error) {
 	}
 	return AlignRight, msg, nil
 }
+
+// Poll is Next without blocking: ok is false when no message is ready.
+func (a *Align) Poll(ctx context.Context) (AlignSide, Message, bool, error) {
+	i, msg, ok, err := a.m.next(ctx, recvPoll, nil)
+	switch {
+	case err != nil || !ok:
+		return 0, Message{}, false, err
+	case msg.Barrier != nil:
+		return AlignBoth, msg, true, nil
+	case i < a.nLeft:
+		return AlignLeft, msg, true, nil
+	}
+	return AlignRight, msg, true, nil
+}

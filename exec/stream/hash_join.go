@@ -47,6 +47,9 @@ type HashJoin struct {
 	matchBuf [][]types.Datum
 	flat     []types.Datum   // the decoded chunk's values
 	rows     [][]types.Datum // the decoded chunk's rows, in flat
+	ops      []chunk.Op      // the decoded chunks' ops
+	batch    []*chunk.Chunk  // scratch of gather
+	ahead    aheadMsg        // a message gather read ahead
 	condRow  []types.Datum
 	outRow   []types.Datum
 	// owned are the vnodes the actor owns (SetOwned); closed: the bound
@@ -129,36 +132,23 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 		if m, ok := j.out.pop(); ok {
 			return m, nil
 		}
-		side, msg, err := j.align.Next(ctx)
+		side, msg, err := j.receive(ctx)
 		if err != nil {
 			return Message{}, err
 		}
-		if failpoint.Enabled {
-			if err := hitMsg(failpoint.ExecHashJoinChunk, failpoint.ExecHashJoinBarrier, msg); err != nil {
-				return Message{}, err
-			}
-		}
 		if msg.Barrier != nil {
-			for _, side := range j.sides {
-				if err := side.flushDirty(); err != nil {
-					return Message{}, wrapJoinErr("write degrees", err)
-				}
-				if err := side.flushEpoch(j.sc.Store, j.sc.Batch(), msg.Barrier.ofJob()); err != nil {
-					return Message{}, wrapJoinErr("write state", err)
-				}
-			}
-			if err := j.closeKeys(msg.Watermarks); err != nil {
+			if err := j.barrier(msg); err != nil {
 				return Message{}, err
 			}
-			if err := j.cleanIntervals(msg.Watermarks); err != nil {
-				return Message{}, err
-			}
-			j.forget(msg.Barrier.Mutation)
-			j.out.barrierMsg(msg)
 			continue
 		}
-		err = j.applyChunk(int(side), msg.Chunk)
-		msg.Chunk.Release()
+		batch, err := j.gather(ctx, int(side), msg.Chunk)
+		if err == nil {
+			err = j.applyChunks(int(side), batch)
+		}
+		for _, c := range batch {
+			c.Release()
+		}
 		if err != nil {
 			return Message{}, err
 		}
@@ -166,20 +156,101 @@ func (j *HashJoin) Next(ctx context.Context) (Message, error) {
 	}
 }
 
-func (j *HashJoin) applyChunk(s int, c *chunk.Chunk) error {
+// barrier writes the epoch's state at an aligned barrier and queues it.
+func (j *HashJoin) barrier(msg Message) error {
+	for _, side := range j.sides {
+		if err := side.flushDirty(); err != nil {
+			return wrapJoinErr("write degrees", err)
+		}
+		if err := side.flushEpoch(j.sc.Store, j.sc.Batch(), msg.Barrier.ofJob()); err != nil {
+			return wrapJoinErr("write state", err)
+		}
+	}
+	if err := j.closeKeys(msg.Watermarks); err != nil {
+		return err
+	}
+	if err := j.cleanIntervals(msg.Watermarks); err != nil {
+		return err
+	}
+	j.forget(msg.Barrier.Mutation)
+	j.out.barrierMsg(msg)
+	return nil
+}
+
+// receive returns the next input message: the one gather read ahead, if
+// any, else the next from Align.
+func (j *HashJoin) receive(ctx context.Context) (AlignSide, Message, error) {
+	if j.ahead.ok {
+		a := j.ahead
+		j.ahead = aheadMsg{}
+		return a.side, a.msg, nil
+	}
+	side, msg, err := j.align.Next(ctx)
+	if err == nil && failpoint.Enabled {
+		err = hitMsg(failpoint.ExecHashJoinChunk, failpoint.ExecHashJoinBarrier, msg)
+	}
+	return side, msg, err
+}
+
+// gather returns c, a chunk of side s, with the chunks of the same side
+// that are already waiting behind it, up to joinBatchRows rows: the join
+// probes the batch's keys at once (see joinProbe), and a batch's keys in
+// key order are closer together than one chunk's, so that the probe
+// steps from one to the next rather than seeking. Applying the chunks
+// together is applying them one after another: rows of one side never
+// match each other, and the other side's state is the same for all of
+// them. The first message of another side, or a barrier, is kept for
+// receive; a barrier waits behind the batch no longer than behind the
+// chunks one by one. The caller releases the chunks.
+func (j *HashJoin) gather(ctx context.Context, s int, c *chunk.Chunk) ([]*chunk.Chunk, error) {
+	j.batch = append(j.batch[:0], c)
+	rows := c.NumRows()
+	for rows < joinBatchRows {
+		side, msg, ok, err := j.align.Poll(ctx)
+		if err == nil && ok && failpoint.Enabled {
+			err = hitMsg(failpoint.ExecHashJoinChunk, failpoint.ExecHashJoinBarrier, msg)
+		}
+		if err != nil {
+			return j.batch, err
+		}
+		if !ok {
+			break
+		}
+		if msg.Barrier != nil || int(side) != s {
+			j.ahead = aheadMsg{side: side, msg: msg, ok: true}
+			break
+		}
+		j.batch = append(j.batch, msg.Chunk)
+		rows += msg.Chunk.NumRows()
+	}
+	return j.batch, nil
+}
+
+// joinBatchRows bounds the rows of a batch of chunks (see gather).
+var joinBatchRows = 16 << 10 // a variable for tests
+
+// aheadMsg is a message gather read ahead of its turn.
+type aheadMsg struct {
+	side AlignSide
+	msg  Message
+	ok   bool
+}
+
+// applyChunks applies a batch of chunks of side s, in order.
+func (j *HashJoin) applyChunks(s int, batch []*chunk.Chunk) error {
 	if !j.started {
 		if err := j.start(); err != nil {
 			return err
 		}
 	}
-	rows := j.decode(c)
+	rows := j.decode(batch)
 	me := j.sides[s]
 	if err := j.probe.reset(j.sides[1-s], j.sc.Store, rows, me.key); err != nil {
 		j.probe.close()
 		return err
 	}
-	err := j.applyRows(s, c, rows)
-	me.epoch.link()
+	err := j.applyRows(s, rows)
+	me.link()
 	if cerr := j.probe.close(); err == nil {
 		err = wrapJoinErr("scan matches", cerr)
 	}
@@ -223,21 +294,31 @@ func (j *HashJoin) forget(m Mutation) {
 	}
 }
 
-// decode decodes every row of c into j.rows (reused between chunks).
-func (j *HashJoin) decode(c *chunk.Chunk) [][]types.Datum {
-	n, w := c.NumRows(), len(c.Types)
-	j.flat = slices.Grow(j.flat[:0], n*w)[:n*w]
-	j.rows = j.rows[:0]
-	for i := range n {
-		j.rows = append(j.rows, c.Row(i, j.flat[i*w:(i+1)*w:(i+1)*w]))
+// decode decodes every row of the batch into j.rows, and their ops into
+// j.ops (both reused between batches).
+func (j *HashJoin) decode(batch []*chunk.Chunk) [][]types.Datum {
+	n := 0
+	for _, c := range batch {
+		n += c.NumRows() * len(c.Types)
+	}
+	j.flat = slices.Grow(j.flat[:0], n)[:n]
+	j.rows, j.ops = j.rows[:0], j.ops[:0]
+	flat := j.flat
+	for _, c := range batch {
+		w := len(c.Types)
+		for i := range c.NumRows() {
+			j.rows = append(j.rows, c.Row(i, flat[:w:w]))
+			j.ops = append(j.ops, c.Op(i))
+			flat = flat[w:]
+		}
 	}
 	return j.rows
 }
 
-func (j *HashJoin) applyRows(s int, c *chunk.Chunk, rows [][]types.Datum) error {
+func (j *HashJoin) applyRows(s int, rows [][]types.Datum) error {
 	for i, row := range rows {
 		var err error
-		if c.Op(i).IsInsert() {
+		if j.ops[i].IsInsert() {
 			err = j.insert(s, i, row)
 		} else {
 			err = j.delete(s, i, row)

@@ -8,10 +8,12 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// joinProbe looks up, for a chunk of one side, the other side's stored
-// rows of every join key in the chunk with one iterator, the keys in
-// ascending order (a point scan per row would make, seek and close an
-// iterator each time). The other side's table does not change while a
+// joinProbe looks up, for a chunk of one side (or a batch of them, see
+// HashJoin.gather), the other side's stored rows of every join key in
+// the chunk with one iterator, the keys in ascending order (a point scan
+// per row would make, seek and close an iterator each time); point
+// lookups step the iterator from one key to a near next one
+// (storage.PrefixProbe.GetAscending) instead of seeking. The other side's table does not change while a
 // chunk of this side is applied (rows are written to this side's table;
 // the other side's degree changes wait in its dirty map until the
 // barrier), so rows fetched at the start of the chunk are those a scan at
@@ -25,7 +27,7 @@ type joinProbe struct {
 	side *joinSide // the side probed (the other side of the chunk)
 	// point: the join key is the probed table's whole pk (the side's
 	// stream key lies within it), so a key has at most one row, found by
-	// a point lookup (storage.PrefixProbe.Get, which bloom filters speed).
+	// a point lookup (storage.PrefixProbe.GetAscending).
 	point  bool
 	pp     *storage.PrefixProbe
 	keyBuf []byte
@@ -40,8 +42,64 @@ type joinProbe struct {
 	dec    []types.Datum // scratch of staged rows' decoding
 	hashes []uint64      // per key, its hash in the probed side's epochWrites
 	done   []bool        // rows[u] holds the key's rows
-	uniq   map[string]int
-	starts []int
+	uniq   keySet
+	starts []int // per key, where it starts in keyBuf
+}
+
+// keyAt returns key u while keyBuf is filled (the keys are in keyBuf in
+// order, each ending where the next starts).
+func (p *joinProbe) keyAt(u int) []byte {
+	k := p.keyBefore(u, len(p.keyBuf))
+	return k[:len(k):len(k)]
+}
+
+// keyBefore is keyAt while key u is followed by the bytes from end on.
+func (p *joinProbe) keyBefore(u, end int) []byte {
+	if u+1 < len(p.starts) {
+		end = p.starts[u+1]
+	}
+	return p.keyBuf[p.starts[u]:end]
+}
+
+// keySet numbers the distinct keys of a chunk by their hashes: open
+// addressing with linear probing, at most half full (a Go map of the
+// keys as strings cost as much as the lookups of a backfill's probes:
+// a string made and hashed per row).
+type keySet struct {
+	slots []int32 // key number + 1; 0: empty
+	mask  uint64
+}
+
+// reset empties the set for up to n keys.
+func (s *keySet) reset(n int) {
+	size := 64
+	for size < 2*n {
+		size *= 2
+	}
+	if len(s.slots) < size || len(s.slots) > 4*size && size >= 1<<12 {
+		s.slots = make([]int32, size)
+	} else {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	}
+	s.mask = uint64(size - 1)
+}
+
+// number returns the number of key k (hashed h, written to keyBuf at
+// start), a new one (fresh) when the chunk has not had k before.
+func (p *joinProbe) number(k []byte, h uint64, start int) (u int, fresh bool) {
+	s := &p.uniq
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		v := s.slots[i]
+		if v == 0 {
+			u := len(p.starts)
+			s.slots[i] = int32(u + 1)
+			return u, true
+		}
+		if u := int(v - 1); p.hashes[u] == h && bytes.Equal(k, p.keyBefore(u, start)) {
+			return u, false
+		}
+	}
 }
 
 // joinProbeBudget bounds the stored rows a joinProbe fetches ahead.
@@ -54,12 +112,11 @@ func (p *joinProbe) reset(other *joinSide, r storage.Reader, rows [][]types.Datu
 	p.side = other
 	p.point = len(other.keys) == len(other.table.PK)
 	p.keyBuf, p.keys, p.rowKey, p.starts = p.keyBuf[:0], p.keys[:0], p.rowKey[:0], p.starts[:0]
+	p.hashes = p.hashes[:0]
 	clear(p.slab)
 	p.slab = p.slab[:0]
-	if p.uniq == nil {
-		p.uniq = map[string]int{}
-	}
-	clear(p.uniq)
+	p.uniq.reset(len(rows))
+	last := -1 // the previous row's key
 	for _, row := range rows {
 		key, ok := keyOf(row)
 		if !ok {
@@ -71,23 +128,27 @@ func (p *joinProbe) reset(other *joinSide, r storage.Reader, rows [][]types.Datu
 		if p.keyBuf, err = other.table.AppendPrefixKey(p.keyBuf, key); err != nil {
 			return wrapJoinErr("scan matches", err)
 		}
-		if u, ok := p.uniq[string(p.keyBuf[start:])]; ok {
+		k := p.keyBuf[start:]
+		// An update that keeps its key repeats it in the next row.
+		if last >= 0 && bytes.Equal(k, p.keyBefore(last, start)) {
 			p.keyBuf = p.keyBuf[:start]
-			p.rowKey = append(p.rowKey, u)
+			p.rowKey = append(p.rowKey, last)
 			continue
 		}
-		u := len(p.starts)
-		p.uniq[string(p.keyBuf[start:])] = u
-		p.starts = append(p.starts, start)
+		h := other.epoch.hash(k)
+		u, fresh := p.number(k, h, start)
+		if fresh {
+			p.starts = append(p.starts, start)
+			p.hashes = append(p.hashes, h)
+		} else {
+			p.keyBuf = p.keyBuf[:start]
+		}
 		p.rowKey = append(p.rowKey, u)
+		last = u
 	}
 	// keyBuf may have moved while it grew: slice the keys once it is done.
-	for u, start := range p.starts {
-		end := len(p.keyBuf)
-		if u+1 < len(p.starts) {
-			end = p.starts[u+1]
-		}
-		p.keys = append(p.keys, p.keyBuf[start:end:end])
+	for u := range p.starts {
+		p.keys = append(p.keys, p.keyAt(u))
 	}
 	n := len(p.keys)
 	p.rows = slices.Grow(p.rows[:0], n)[:n]
@@ -115,19 +176,12 @@ func (p *joinProbe) prefetch() error {
 	}
 	slices.SortFunc(p.order, func(a, b int) int { return bytes.Compare(p.keys[a], p.keys[b]) })
 	ep := p.side.epoch
-	if p.point && ep.linked > 0 || ep.seen != nil {
-		// Hash the keys, and read their slots all at once (see
-		// epochWrites.link).
-		p.hashes = p.hashes[:0]
-		for _, k := range p.keys {
-			p.hashes = append(p.hashes, ep.hash(k))
-		}
-		if ep.seen != nil {
-			ep.seen.touch(p.hashes)
-		}
-		if p.point && ep.linked > 0 {
-			ep.heads.touch(p.hashes)
-		}
+	// Read the keys' slots all at once (see epochWrites.link).
+	if ep.seen != nil {
+		ep.seen.touch(p.hashes)
+	}
+	if p.point && ep.linked > 0 {
+		ep.heads.touch(p.hashes)
 	}
 	fetched := 0
 	for _, u := range p.order {
@@ -186,7 +240,7 @@ func (p *joinProbe) fetchPoint(u int) error {
 			return p.keepStaged(u, i)
 		}
 	}
-	return p.pp.Get(p.keys[u], func(row []types.Datum) error {
+	return p.pp.GetAscending(p.keys[u], func(row []types.Datum) error {
 		p.keep(u, row)
 		return nil
 	})

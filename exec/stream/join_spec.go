@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -167,6 +168,11 @@ type joinSide struct {
 	// epoch holds this epoch's writes to the table (see epochWrites).
 	epoch      *epochWrites
 	wkey, wval []byte // scratch of stage
+	// delKey is a deletion stage holds back (delPending), whose join key
+	// prefix is delKey[:delPlen] (see putPending).
+	delKey     []byte
+	delPlen    int
+	delPending bool
 	// added counts the rows stored since the side was last cleaned
 	// (JoinSpec.Interval).
 	added int64
@@ -235,19 +241,47 @@ func (s *joinSide) stage(stored []types.Datum, del bool, probed []byte) error {
 			return err
 		}
 	}
-	s.wval = s.wval[:0]
-	if !del {
-		if s.wval, err = storage.EncodeRow(s.wval, s.table.Types, stored); err != nil {
-			return err
-		}
+	if del {
+		s.putPending()
+		s.delKey, s.delPlen, s.delPending = append(s.delKey[:0], s.wkey...), plen, true
+		return nil
 	}
-	s.epoch.put(s.wkey, plen, s.wval, del)
+	if s.delPending && bytes.Equal(s.delKey, s.wkey) {
+		s.delPending = false // overwritten
+	}
+	s.putPending()
+	s.wval = s.wval[:0]
+	if s.wval, err = storage.EncodeRow(s.wval, s.table.Types, stored); err != nil {
+		return err
+	}
+	s.epoch.put(s.wkey, plen, s.wval, false)
 	return nil
+}
+
+// putPending stages the deletion stage holds back, if any. A deletion
+// waits for the next write: an update that keeps a row's state key (its
+// join key and stream key) arrives as a delete and an insert of the same
+// key, and the insert's write replaces the deletion, which then need not
+// be written at all (half the writes of such an epoch, each an insert
+// into the memtable on the commit's path). Nothing reads the side's
+// writes before link, which puts the pending deletion first.
+func (s *joinSide) putPending() {
+	if s.delPending {
+		s.delPending = false
+		s.epoch.put(s.delKey, s.delPlen, nil, true)
+	}
+}
+
+// link makes the side's staged writes findable (epochWrites.link).
+func (s *joinSide) link() {
+	s.putPending()
+	s.epoch.link()
 }
 
 // flushEpoch hands the epoch's staged writes to w's epoch (all of them
 // ingested at a creating job's barrier: see epochWrites.flush).
 func (s *joinSide) flushEpoch(st *storage.Store, w *storage.WriteBatch, job bool) error {
+	s.putPending()
 	return s.epoch.flush(st, w, job)
 }
 
