@@ -114,6 +114,26 @@ func (in *Ingest) claim() bool {
 	return in.state.CompareAndSwap(ingestStaged, ingestClaimed)
 }
 
+// JoinIngests returns one Ingest holding the files of ins (nil ones
+// skipped; nil when none holds a file), which it takes over: the caller
+// commits or discards the result, not them. Their files' key ranges may
+// overlap (applyIngest groups them), but not their keys.
+func JoinIngests(ins ...*Ingest) *Ingest {
+	var out *Ingest
+	for _, in := range ins {
+		if in == nil || !in.claim() {
+			continue
+		}
+		if out == nil {
+			out = &Ingest{s: in.s}
+		}
+		out.files = append(out.files, in.files...)
+		out.bounds = append(out.bounds, in.bounds...)
+		out.rows += in.rows
+	}
+	return out
+}
+
 // IngestWriter writes rows in strictly ascending key order into staged
 // sstables. Not safe for concurrent use.
 type IngestWriter struct {

@@ -2,6 +2,7 @@ package pgcopy
 
 import (
 	"bufio"
+	"encoding/binary"
 	"io"
 	"unicode/utf8"
 
@@ -133,6 +134,10 @@ func trimEOL(s []byte) []byte {
 // checkUTF8 fails on text that is not valid UTF-8, as PostgreSQL checks
 // COPY input against the client encoding.
 func checkUTF8(b []byte) error {
+	// Eight bytes at a time while they are ASCII (the common case).
+	for len(b) >= 8 && binary.LittleEndian.Uint64(b)&0x8080808080808080 == 0 {
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c >= utf8.RuneSelf {
 			if !utf8.Valid(b) {

@@ -126,6 +126,14 @@ func (r *textReader) split(line []byte) (int, error) {
 	if err := checkUTF8(line); err != nil {
 		return 0, err
 	}
+	if bytes.IndexByte(line, '\\') < 0 {
+		return r.splitPlain(line), nil
+	}
+	return r.splitEscaped(line)
+}
+
+// splitEscaped is split for a record with backslashes.
+func (r *textReader) splitEscaped(line []byte) (int, error) {
 	r.starts = r.starts[:0]
 	r.starts = append(r.starts, 0)
 	for i := 0; i < len(line); i++ {
@@ -158,6 +166,31 @@ func (r *textReader) split(line []byte) (int, error) {
 		}
 	}
 	return len(r.fields), nil
+}
+
+// splitPlain is split for a record without a backslash (most records):
+// no escape to skip or undo, so a field ends at the next delimiter, found
+// with bytes.IndexByte, and is the record's own bytes.
+func (r *textReader) splitPlain(line []byte) int {
+	n := 0
+	for {
+		i := bytes.IndexByte(line, r.opts.Delimiter)
+		f := line
+		if i >= 0 {
+			f = line[:i]
+		}
+		if n < len(r.fields) {
+			r.fields[n] = f
+			if string(f) == r.opts.Null {
+				r.fields[n] = nil
+			}
+		}
+		n++
+		if i < 0 {
+			return n
+		}
+		line = line[i+1:]
+	}
 }
 
 // unescape appends raw with its backslash escapes undone: \b \f \n \r \t

@@ -15,7 +15,8 @@ import (
 // checks them (duplicates within the statement meet as neighbours; a
 // KeyProbe walks the table's committed keys in the same order) and, for
 // a statement of at least ingestMinRows rows, writes the rows to sstables
-// as it goes (storage.IngestWriter). The staged chunks then go into the
+// as it goes (storage.IngestWriter; in several ranges of vnodes side by
+// side: bulk_parts.go). The staged chunks then go into the
 // table's source as always, so that views over the table see every row,
 // but carrying the ingest (stream.Message.Ingest): the table's actor
 // attaches it to the epoch instead of writing the rows again, and the
@@ -35,20 +36,32 @@ var ingestMinRows int64 = 16 << 10
 // committed row's, and its encoded row; badLine is -1 when there is none.
 // While no line is bad it writes the rows to w, when w is not nil.
 func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine int64, probe bool, w *storage.IngestWriter) (badRow []byte, badLine int64, err error) {
-	var kp *storage.KeyProbe
-	if probe {
-		empty, err := t.snapEmpty()
-		if err != nil {
-			return nil, -1, err
-		}
-		if !empty {
-			if kp, err = t.layout.NewKeyProbe(t.snap); err != nil {
-				return nil, -1, err
-			}
-			defer kp.Close()
-		}
+	kp, err := t.keyProbe(probe)
+	if err != nil {
+		return nil, -1, err
 	}
-	m := keys.merge()
+	if kp != nil {
+		defer kp.Close()
+	}
+	return checkKeys(ctx, keys.merge(), lastLine, kp, w)
+}
+
+// keyProbe returns a probe of the table's committed keys when probe is
+// set and the table is not empty, else nil.
+func (t *dmlTarget) keyProbe(probe bool) (*storage.KeyProbe, error) {
+	if !probe {
+		return nil, nil
+	}
+	empty, err := t.snapEmpty()
+	if err != nil || empty {
+		return nil, err
+	}
+	return t.layout.NewKeyProbe(t.snap)
+}
+
+// checkKeys is checkStaged over the keys of m, probing kp (when not nil)
+// for committed keys.
+func checkKeys(ctx context.Context, m keyCursor, lastLine int64, kp *storage.KeyProbe, w *storage.IngestWriter) (badRow []byte, badLine int64, err error) {
 	var prev []byte
 	badLine = -1
 	for i := int64(1); m.next(); i++ {
@@ -88,31 +101,25 @@ func (t *dmlTarget) checkStaged(ctx context.Context, keys *keySorter, lastLine i
 // (they do not for generated row ids). beforeSend, if not nil, runs once
 // the rows are checked.
 func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bool, dup func(row []byte, line int64) error, beforeSend func()) error {
-	var w *storage.IngestWriter
 	if _, src, ok := t.w.e.Table(t.rel.ID); ok && stage.rows >= ingestMinRows && src != nil && src.Ingests {
-		var err error
-		if w, err = t.w.e.Store().NewIngestWriter(); err != nil {
-			return err
-		}
-		defer w.Abort()
-	}
-	if check || w != nil {
-		badRow, badLine, err := t.checkStaged(ctx, stage.keys, math.MaxInt64, check, w)
+		in, badRow, badLine, err := t.ingestStaged(ctx, stage.keys, stage.rows, check)
 		if err != nil {
 			return err
 		}
 		if badLine >= 0 {
 			return dup(badRow, badLine)
 		}
-	}
-	if w != nil {
-		in, err := w.Finish()
-		if err != nil {
-			return err
-		}
 		// A no-op once a commit has taken it.
 		defer in.Discard()
 		t.ingest = in
+	} else if check {
+		badRow, badLine, err := t.checkStaged(ctx, stage.keys, math.MaxInt64, check, nil)
+		if err != nil {
+			return err
+		}
+		if badLine >= 0 {
+			return dup(badRow, badLine)
+		}
 	}
 	if beforeSend != nil {
 		beforeSend()

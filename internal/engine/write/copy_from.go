@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -32,9 +33,11 @@ type copyLoad struct {
 	rd      pgcopy.Reader
 	dec     *pgcopy.Decoder
 	stage   *copyStage
+	// row is the row being read, by table column: a Datum (nil: NULL),
+	// or, where unboxed is set, the integer in ints (copy_columns.go).
 	row     []types.Datum
-	key     []byte
-	val     []byte
+	unboxed []bool
+	ints    []int64
 	// defaults are the left-out columns' defaults (nil: NULL).
 	defaults []expr.Expr
 
@@ -68,7 +71,9 @@ func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []
 	l := &copyLoad{w: w, rel: rel, layout: planner.TableLayout(rel), targets: targets, names: names,
 		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
 		dec: pgcopy.NewDecoder(opts.Format, ts).InZone(opts.Zone), stage: newCopyStage(rel.ColumnTypes()),
-		row: make([]types.Datum, len(rel.Columns)), defaults: defaults}
+		row: make([]types.Datum, len(rel.Columns)), unboxed: make([]bool, len(rel.Columns)),
+		ints: make([]int64, len(rel.Columns)), defaults: defaults}
+	l.stage.layout = l.layout
 	defer l.stage.close()
 	if err := l.read(ctx); err != nil {
 		return 0, l.earlierDuplicate(ctx, err)
@@ -95,7 +100,8 @@ func (l *copyLoad) read(ctx context.Context) error {
 		if err := l.fill(fields); err != nil {
 			return err
 		}
-		if err := l.stage.add(l.row, l.key, l.val, l.rd.Line()); err != nil {
+		l.appendRow()
+		if err := l.stage.appended(l.rd.Line()); err != nil {
 			return err
 		}
 		l.batch()
@@ -119,7 +125,8 @@ func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
 	if !errors.As(err, &pe) || pe.Code == pgerr.QueryCanceled || l.rel.RowID || l.insertedLine == 0 {
 		return err
 	}
-	if l.stage.keys.finish() != nil {
+	// The rows of the chunk being built have no keys yet.
+	if l.stage.settle() != nil || l.stage.keys.finish() != nil {
 		return err
 	}
 	t, lockErr := l.w.lockTable(l.rel)
@@ -133,45 +140,9 @@ func (l *copyLoad) earlierDuplicate(ctx context.Context, err error) error {
 	return err
 }
 
-// fill decodes a row's fields into l.row and computes its key and value.
-func (l *copyLoad) fill(fields [][]byte) error {
-	clear(l.row)
-	for i, d := range l.defaults {
-		if d != nil {
-			v, err := d.Eval(nil)
-			if err != nil {
-				return err
-			}
-			l.row[i] = v
-		}
-	}
-	for i, f := range fields {
-		if f == nil {
-			continue
-		}
-		d, err := l.dec.Decode(i, f)
-		if err != nil {
-			return l.withContext(err, l.names[i], f)
-		}
-		l.row[l.targets[i]] = d
-	}
-	if l.rel.RowID {
-		l.row[l.rel.PK[0]] = l.w.e.NextRowID()
-	}
-	if err := l.checkNotNull(); err != nil {
-		return err
-	}
-	var err error
-	if l.key, err = l.layout.AppendRowKey(l.key[:0], l.row); err != nil {
-		return err
-	}
-	l.val, err = storage.EncodeRow(l.val[:0], l.layout.Types, l.row)
-	return err
-}
-
 func (l *copyLoad) checkNotNull() error {
 	for i, c := range l.rel.Columns {
-		if l.row[i] == nil && c.NotNull {
+		if l.row[i] == nil && !l.unboxed[i] && c.NotNull {
 			e := pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, l.rel.Name)
 			e.Detail = "Failing row contains (" + l.rowText() + ")."
 			return l.withContext(e, "", nil)
@@ -188,9 +159,12 @@ func (l *copyLoad) rowText() string {
 		if n > 0 {
 			b.WriteString(", ")
 		}
-		if l.row[i] == nil {
+		switch {
+		case l.unboxed[i]:
+			b.WriteString(strconv.FormatInt(l.ints[i], 10))
+		case l.row[i] == nil:
 			b.WriteString("null")
-		} else {
+		default:
 			b.WriteString(types.Format(l.row[i], l.rel.Columns[i].Type))
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // Staging of COPY FROM (and of INSERT, which stages its rows the same
@@ -28,10 +29,13 @@ import (
 //
 //  1. Stage, while the client sends: each row is parsed and checked on its
 //     own (types, NOT NULL) and appended to a chunk, and its storage key,
-//     with its line number and its encoded value, to a key buffer. Chunks are held in memory up
+//     with its line number and its encoded value, to a key buffer (for
+//     COPY, a chunk at a time on the stage's writer goroutine:
+//     copy_pipe.go). Chunks are held in memory up
 //     to copyMemBytes, then written to a temporary file (Arrow IPC, in
 //     order); keys are sorted into runs of copyKeyRunBytes, each run
-//     written to a temporary file when full. No lock is held: other
+//     written to a temporary file when full (by a goroutine of its own,
+//     while the next run fills: copy_keys.go). No lock is held: other
 //     statements on the table run meanwhile.
 //  2. Commit, at the end of the data: under the table's DML lock (so the
 //     table cannot change until the commit), the key runs are merged in
@@ -73,6 +77,16 @@ type copyStage struct {
 	held  chunkStage
 	keys  *keySorter // the rows' keys and values (see bulk.go)
 	rows  int64
+
+	// A stage of rows appended straight into b (appended; see
+	// copy_columns.go) encodes their keys and values from each chunk
+	// once it is built, with layout (nil for a stage of rows added with
+	// add), on its writer goroutine, pipe (copy_pipe.go); lines are the
+	// lines of b's rows. key and val are the writer's.
+	layout   *storage.Table
+	lines    []int64
+	pipe     *stagePipe
+	key, val []byte
 }
 
 func newCopyStage(ts []types.Type) *copyStage {
@@ -95,16 +109,61 @@ func (s *copyStage) add(row []types.Datum, key, value []byte, line int64) error 
 	return nil
 }
 
+// appended records a row appended through s.b.Columns(), read from
+// line (s.layout is set).
+func (s *copyStage) appended(line int64) error {
+	s.b.AppendedRow(chunk.Insert)
+	s.lines = append(s.lines, line)
+	s.rows++
+	if s.b.Len() >= dmlChunkRows {
+		return s.flushChunk()
+	}
+	return nil
+}
+
 func (s *copyStage) flushChunk() error {
 	if s.b.Len() == 0 {
 		return nil
 	}
-	return s.held.put(s.b.Build())
+	c := s.b.Build()
+	if s.layout != nil {
+		lines := s.lines
+		s.lines = make([]int64, 0, cap(lines))
+		return s.send(c, lines)
+	}
+	return s.held.put(c)
+}
+
+// settle stages the rows appended so far and waits until the writer has
+// staged them all: the keys and staged chunks are then the caller's.
+func (s *copyStage) settle() error {
+	if err := s.flushChunk(); err != nil {
+		return err
+	}
+	return s.joinPipe()
+}
+
+// addKeys adds the key and value of each row of c, appended rows, to the
+// keys, with their lines.
+func (s *copyStage) addKeys(c *chunk.Chunk, lines []int64) error {
+	var err error
+	for i, line := range lines {
+		if s.key, err = s.layout.AppendRowKeyAt(s.key[:0], c, i); err != nil {
+			return err
+		}
+		if s.val, err = s.layout.AppendRowAt(s.val[:0], c, i); err != nil {
+			return err
+		}
+		if err := s.keys.add(s.key, s.val, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // finish ends staging: the last chunk is built and the keys sorted.
 func (s *copyStage) finish() error {
-	if err := s.flushChunk(); err != nil {
+	if err := s.settle(); err != nil {
 		return err
 	}
 	if err := s.held.finish(); err != nil {
@@ -119,6 +178,8 @@ func (s *copyStage) chunks() func() (*chunk.Chunk, error) { return s.held.chunks
 
 // close releases what the stage holds and removes its files.
 func (s *copyStage) close() {
+	s.abortPipe()
+	s.keys.close()
 	s.b.Release()
 	s.held.close()
 	s.dir.remove()

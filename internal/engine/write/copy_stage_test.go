@@ -108,8 +108,24 @@ func copyTempDirs(t *testing.T) []string {
 }
 
 // TestCopySpilled loads a COPY whose rows and keys spill to disk: many
-// key runs merge, duplicates across runs are found, and the files go.
+// key runs merge, duplicates across runs are found, and the files go;
+// ingested by one goroutine, and by three over ranges of vnodes (where
+// the first bad line of all ranges is reported).
 func TestCopySpilled(t *testing.T) {
+	for _, parts := range []int{1, 3} {
+		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) {
+			write.SetIngestParts(t, 1000, parts, 1)
+			used := 0
+			write.SetIngestPartsHook(t, func(n int) { used = max(used, n) })
+			testCopySpilled(t)
+			if used != parts {
+				t.Fatalf("bulk ingests used up to %d ranges, want %d", used, parts)
+			}
+		})
+	}
+}
+
+func testCopySpilled(t *testing.T) {
 	write.SetStagingLimits(t, 64<<10, 64<<10)
 	// A temporary directory of its own: other test processes (go test
 	// runs packages in parallel) stage COPYs in the shared one.

@@ -27,3 +27,19 @@ func SetBeforeSend(t testing.TB, fn func(spill *os.File)) {
 	}
 	t.Cleanup(func() { copyBeforeSend = nil })
 }
+
+// SetIngestParts makes bulk ingests (of at least minRows rows) cut their
+// keys into up to parts ranges, of at least partRows rows, each walked
+// by a goroutine, until the test ends.
+func SetIngestParts(t testing.TB, minRows int64, parts int, partRows int64) {
+	oldMin, oldParts, oldRows := ingestMinRows, ingestParts, ingestPartRows
+	ingestMinRows, ingestParts, ingestPartRows = minRows, parts, partRows
+	t.Cleanup(func() { ingestMinRows, ingestParts, ingestPartRows = oldMin, oldParts, oldRows })
+}
+
+// SetIngestPartsHook makes fn get the number of ranges of each bulk
+// ingest, until the test ends.
+func SetIngestPartsHook(t testing.TB, fn func(n int)) {
+	ingestPartsHook = fn
+	t.Cleanup(func() { ingestPartsHook = nil })
+}
