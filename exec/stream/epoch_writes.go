@@ -24,8 +24,10 @@ import (
 // state.
 //
 // At the barrier the writes leave: a few go to the epoch batch, in the
-// order they were made; many (a backfill's) are sorted, the latest write
-// of each key kept, and written as an sstable ingested with the epoch
+// order they were made; many (a backfill's) are put in key order, vnode
+// by vnode (their bytes are laid out by vnode for it: see epochBucket),
+// the latest write of each key kept, and written as an sstable ingested
+// with the epoch
 // (storage.IngestWriter, WriteBatch.AddIngest), which spares the batch's
 // copies, the WAL, the memtable and its flush, and the commit during
 // which every actor waits. Ingested writes take effect after the rest of
@@ -39,9 +41,15 @@ import (
 type epochWrites struct {
 	indexed bool // keep heads
 	seed    maphash.Seed
-	blocks  [][]byte // the keys and values, in blocks never reallocated
-	cur     int      // the block being filled
+	blocks  [][]byte // the records, in blocks never reallocated
 	size    int      // bytes of keys and values
+	// buckets lay the records out by vnode (see epochBucket); prefix is
+	// the first write's key[:vnodeByte], mixed: some key did not start
+	// with it.
+	buckets [256]epochBucket
+	prefix  []byte
+	mixed   bool
+	refs    []bucketRef // scratch of eachSortedInBucket
 	// ents are the writes, write i at ents[i/entsPerPage][i%entsPerPage]
 	// (pages, so that they never move either); n counts them, the first
 	// linked of them are in heads, and pend holds the prefix hashes of the
@@ -72,7 +80,8 @@ func (e *epochWrites) ent(i int32) *epochWrite {
 }
 
 // epochWrite is one staged write: the key at blocks[block][off:off+klen],
-// the value (vlen bytes, -1 for a deletion) after it.
+// the value (vlen bytes, -1 for a deletion) after it (both in its record,
+// see epochBucket).
 type epochWrite struct {
 	block int32
 	off   int32
@@ -154,15 +163,12 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 	if del {
 		vlen, val = -1, nil
 	}
-	n := len(key) + len(val)
-	bi := e.block(n)
-	b := e.blocks[bi]
 	if e.n%entsPerPage == 0 && e.n/entsPerPage == len(e.ents) {
 		e.ents = append(e.ents, make([]epochWrite, entsPerPage))
 	}
-	*e.ent(int32(e.n)) = epochWrite{block: int32(bi), off: int32(len(b)), klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: -1}
-	e.blocks[bi] = append(append(b, key...), val...)
-	e.size += n
+	bi, off := e.appendRecord(key, val, vlen)
+	*e.ent(int32(e.n)) = epochWrite{block: bi, off: off, klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: -1}
+	e.size += len(key) + len(val)
 	e.n++
 }
 
@@ -192,18 +198,6 @@ func (e *epochWrites) link() {
 		}
 	}
 	e.pend = e.pend[:0]
-}
-
-// block returns the index of a block with room for n more bytes.
-func (e *epochWrites) block(n int) int {
-	for ; e.cur < len(e.blocks); e.cur++ {
-		if b := e.blocks[e.cur]; len(b)+n <= cap(b) {
-			return e.cur
-		}
-	}
-	e.blocks = append(e.blocks, make([]byte, 0, max(epochBlockSize, n)))
-	e.cur = len(e.blocks) - 1
-	return e.cur
 }
 
 // latest returns the latest write of exactly key, a whole key that is its
@@ -285,24 +279,21 @@ func (e *epochWrites) batch(w *storage.WriteBatch) error {
 }
 
 // ingest writes the latest write of each key, in key order, to an
-// sstable ingested with w's epoch.
+// sstable ingested with w's epoch (eachSorted).
 func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
 	iw, err := st.NewIngestWriter()
 	if err != nil {
 		return err
 	}
-	order := e.sorted()
-	for i := range order {
-		k, v := e.key(order[i].i), e.value(order[i].i)
-		if v == nil {
-			err = iw.Delete(k)
-		} else {
-			err = iw.Add(k, v)
+	add := func(key, val []byte, del bool) error {
+		if del {
+			return iw.Delete(key)
 		}
-		if err != nil {
-			iw.Abort()
-			return err
-		}
+		return iw.Add(key, val)
+	}
+	if err := e.eachSorted(add); err != nil {
+		iw.Abort()
+		return err
 	}
 	in, err := iw.Finish()
 	if err != nil || in == nil {
@@ -315,7 +306,8 @@ func (e *epochWrites) ingest(st *storage.Store, w *storage.WriteBatch) error {
 	return nil
 }
 
-// sorted returns the latest write of each key, in key order.
+// sorted returns the latest write of each key, in key order: the flush
+// order of a mixed set (see epochBucket).
 //
 // The writes are first distributed by the first byte that differs
 // between keys (a counting sort, stable: a vnode's rows of a view keyed
@@ -400,15 +392,7 @@ func (e *epochWrites) sortPositions() []int {
 // idle executor should not hold a backfill's worth of memory, and one
 // that writes as much every epoch allocates what it needs again.
 func (e *epochWrites) reset() {
-	const keepBlocks = 1
-	if len(e.blocks) > keepBlocks {
-		clear(e.blocks[keepBlocks:])
-		e.blocks = e.blocks[:keepBlocks]
-	}
-	for i := range e.blocks {
-		e.blocks[i] = e.blocks[i][:0]
-	}
-	e.cur = 0
+	e.resetBuckets()
 	const keepPages = 2
 	if len(e.ents) > keepPages {
 		clear(e.ents[keepPages:])

@@ -9,31 +9,6 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
-func queryStrings(t *testing.T, s *Session, q string) [][]string {
-	t.Helper()
-	rows, err := s.Query(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var out [][]string
-	for rows.Next() {
-		var r []string
-		for _, v := range rows.Text() {
-			if v == nil {
-				r = append(r, "NULL")
-			} else {
-				r = append(r, *v)
-			}
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestAlterSystemBarrierInterval: ALTER SYSTEM SET barrier_interval_ms
 // takes effect at once (a coordinator ticking once an hour starts
 // committing epochs on its own), shows in SHOW PARAMETERS and SHOW
@@ -49,7 +24,7 @@ func TestAlterSystemBarrierInterval(t *testing.T) {
 	}
 	s := db.NewSession()
 	mustExec(t, s, "CREATE TABLE t (a int)")
-	if got := queryStrings(t, s, "SHOW barrier_interval_ms"); len(got) != 1 || got[0][0] != "3600000" {
+	if got := dashQuery(t, db, "SHOW barrier_interval_ms"); len(got) != 1 || got[0][0] != "3600000" {
 		t.Fatalf("SHOW barrier_interval_ms before = %v", got)
 	}
 	before := db.coord.CommittedEpoch()
@@ -63,7 +38,7 @@ func TestAlterSystemBarrierInterval(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	got := queryStrings(t, s, "SHOW PARAMETERS")
+	got := dashQuery(t, db, "SHOW PARAMETERS")
 	if len(got) != 1 || got[0][0] != "barrier_interval_ms" || got[0][1] != "20" || got[0][2] != "t" {
 		t.Fatalf("SHOW PARAMETERS = %v", got)
 	}
@@ -79,7 +54,7 @@ func TestAlterSystemBarrierInterval(t *testing.T) {
 			t.Errorf("%s: got %v, want %s", q, err, code)
 		}
 	}
-	if got := queryStrings(t, s, "SHOW barrier_interval_ms"); got[0][0] != "20" {
+	if got := dashQuery(t, db, "SHOW barrier_interval_ms"); got[0][0] != "20" {
 		t.Fatalf("a refused value changed the interval: %v", got)
 	}
 	mustExec(t, s, "ALTER SYSTEM SET barrier_interval_ms TO '250'")
@@ -93,11 +68,11 @@ func TestAlterSystemBarrierInterval(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = db.NewSession()
-	if got := queryStrings(t, s, "SHOW barrier_interval_ms"); got[0][0] != "250" || db.coord.BarrierInterval() != 250*time.Millisecond {
+	if got := dashQuery(t, db, "SHOW barrier_interval_ms"); got[0][0] != "250" || db.coord.BarrierInterval() != 250*time.Millisecond {
 		t.Fatalf("after a restart: SHOW %v, coordinator %v", got, db.coord.BarrierInterval())
 	}
 	mustExec(t, s, "ALTER SYSTEM RESET barrier_interval_ms")
-	if got := queryStrings(t, s, "SHOW barrier_interval_ms"); got[0][0] != "3600000" {
+	if got := dashQuery(t, db, "SHOW barrier_interval_ms"); got[0][0] != "3600000" {
 		t.Fatalf("after RESET: %v", got)
 	}
 	mustExec(t, s, "ALTER SYSTEM SET barrier_interval_ms = 40", "ALTER SYSTEM SET barrier_interval_ms TO DEFAULT")
@@ -109,7 +84,7 @@ func TestAlterSystemBarrierInterval(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got := queryStrings(t, db.NewSession(), "SHOW barrier_interval_ms"); got[0][0] != "300" {
+	if got := dashQuery(t, db, "SHOW barrier_interval_ms"); got[0][0] != "300" {
 		t.Fatalf("after RESET and a restart: %v, want the Options' 300", got)
 	}
 	if _, err := db.NewSession().Exec(context.Background(), "SHOW no_such_param"); err == nil || !strings.Contains(err.Error(), "unrecognized configuration parameter") {
