@@ -1,6 +1,7 @@
 package vec
 
 import (
+	"cmp"
 	"math/bits"
 	"unsafe"
 
@@ -242,21 +243,21 @@ func numCmp(a, b *num) int {
 	}
 	sa, sb := numSign(a), numSign(b)
 	if sa != sb || sa == 0 {
-		return cmpInt3(sa, sb)
+		return cmp.Compare(sa, sb)
 	}
 	var c int
 	switch d := int64(a.exp) - int64(b.exp); {
 	case d == 0:
-		c = cmpU64(a.coeff, b.coeff)
+		c = cmp.Compare(a.coeff, b.coeff)
 	case d > 0:
 		if s, ok := scaleUp(a.coeff, d); ok {
-			c = cmpU64(s, b.coeff)
+			c = cmp.Compare(s, b.coeff)
 		} else {
 			c = 1 // a's magnitude is at least 10^d times b's exponent unit, past b's
 		}
 	default:
 		if s, ok := scaleUp(b.coeff, -d); ok {
-			c = cmpU64(a.coeff, s)
+			c = cmp.Compare(a.coeff, s)
 		} else {
 			c = -1
 		}
@@ -270,7 +271,7 @@ func numCmp(a, b *num) int {
 func numCmpSlow(a, b *num) int {
 	ra, rb := numRank(a), numRank(b)
 	if ra != rb || ra != 1 {
-		return cmpInt3(ra, rb)
+		return cmp.Compare(ra, rb)
 	}
 	return a.decimal().Cmp(b.decimal())
 }
@@ -296,26 +297,6 @@ func numSign(v *num) int {
 		return -1
 	}
 	return 1
-}
-
-func cmpInt3(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // numericBuffers builds the offsets and data of a numeric (Arrow
