@@ -58,6 +58,8 @@ var pgoFixedQueries = []pgoQuery{
 	{name: "dates", sql: "SELECT id, d + 7 AS d7, d - 7 AS dm7, d - DATE '2024-01-01' AS dd, ts + interval '1 day' AS ts1, d + interval '1 month' AS ts2, ts - interval '90 minutes' AS ts3, ts - d::timestamp AS iv, extract(year from d) AS y, extract(month from ts) AS m, extract(day from d) AS dy, date_trunc('month', ts), d < DATE '2024-02-29' AS leap FROM t1"},
 	{name: "dates_t2", sql: "SELECT id, d, d + c AS dp, d - c AS dm, date_trunc('week', d) FROM t2 WHERE d BETWEEN '2024-01-15' AND '2024-03-15'"},
 	{name: "extract_dow", sql: "SELECT id, extract(dow from d) FROM t1"},
+	{name: "numeric_kernels", sql: "SELECT id, n / 7 AS n7, n % 3 AS nm3, n / NULLIF(a, 0) AS na, mod(n, 0.7) AS nmod, 0.908 * b / 3 AS q1, n::numeric(6,1) AS n61, n::float8 AS nf, n::int AS ni, ceil(n) AS nc, floor(n) AS nfl, abs(n) AS nab, -n AS nneg, round(n, -1) AS nr, trunc(n, 1) AS nt FROM t1"},
+	{name: "numeric_kernels_t4", sql: "SELECT id, n / 3 AS n3, f::numeric AS fn, n::float8 AS nf, CASE WHEN n = 0 THEN NULL ELSE 1 / n END AS inv FROM t4"},
 	{name: "extract_epoch", sql: "SELECT id, extract(epoch from ts) FROM t1"},
 	{name: "distinct_from_left", sql: "SELECT id, s IS DISTINCT FROM left(s, 1) AS d1, a IS NOT DISTINCT FROM abs(a) AS d2 FROM t1"},
 	{name: "mod_name", sql: "SELECT id, mod(a, 3) FROM t1"},

@@ -43,14 +43,17 @@
 // hour and epoch from a date or timestamp; a date or timestamp +/- a
 // constant interval, a timestamptz +/- one of microseconds alone (months
 // and days move in the session time zone), and tumble_start, which is
-// what TUMBLE's and HOP's window bounds bind to; numeric + - * and
-// comparisons, and casts of integers to numeric (value_numeric.go:
-// 64-bit coefficients with the row evaluator's result scales; NaN,
-// infinities, wider values and overflows by its own operator). An
-// expression that does not compile is evaluated a row at a time by
-// Projection.Columns, next to the compiled ones. Numeric / and %, casts
-// to numeric(p,s) and from numeric, interval, timestamptz (the session
-// time zone) and booleans as text stay with the row evaluator.
+// what TUMBLE's and HOP's window bounds bind to; numeric + - * / %,
+// unary minus, abs, ceil, floor, round and trunc (with a scale too),
+// mod() and comparisons, and casts to numeric(p,s), from numeric to
+// integers and floats, and to numeric from integers, floats and text
+// (value_numeric.go, value_numeric_ops.go: 64-bit coefficients with the
+// row evaluator's result scales, select_div_scale for /, rounding half
+// away from zero; NaN, infinities, wider values, division by zero and
+// overflows by its own operator or conversion). An expression that does
+// not compile is evaluated a row at a time by Projection.Columns, next
+// to the compiled ones. Numeric as text, interval, timestamptz (the
+// session time zone) and booleans as text stay with the row evaluator.
 //
 // The projection invariants are the predicates':
 //

@@ -21,6 +21,8 @@ func (c *compiler) call(e expr.Expr, name string, args []expr.Expr, isFunc, stri
 			return c.datePart(e, args)
 		case "tumble_start":
 			return c.tumbleStart(args)
+		case "abs", "ceil", "ceiling", "floor", "round", "trunc", "mod":
+			return c.numFunc(e, name, args)
 		}
 		return nil, false
 	}
@@ -42,7 +44,7 @@ func (c *compiler) call(e expr.Expr, name string, args []expr.Expr, isFunc, stri
 	case res.IsFloat() && lt.IsFloat() && rt.IsFloat() && len(name) == 1 && name != "%" && name != "^":
 		return c.arith(e, name[0], args, res)
 	case res.ID == types.IDNumeric && res.Precision == 0 && lt.ID == types.IDNumeric && rt.ID == types.IDNumeric &&
-		(name == "+" || name == "-" || name == "*"):
+		(name == "+" || name == "-" || name == "*" || name == "/" || name == "%"):
 		ns, ok := c.values(args)
 		if !ok {
 			return nil, false
@@ -183,6 +185,9 @@ func (a *floatArith) eval(x *evalCtx) vvec {
 // negate compiles -e and +e of an integer or a float.
 func (c *compiler) negate(e expr.Expr, name string, arg expr.Expr) (valueNode, bool) {
 	k := kindOf(arg.Type())
+	if k == kNumeric && e.Type().ID == types.IDNumeric && name == "-" {
+		return c.numNegate(e, arg)
+	}
 	if (k != kInt && k != kFloat) || familyOf(arg.Type()) == famTime || arg.Type().ID != e.Type().ID {
 		return nil, false
 	}

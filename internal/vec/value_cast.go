@@ -12,9 +12,10 @@ import (
 // floats, between float types, of an integer, float, date or timestamp
 // to text, between text types without a length, and between date and
 // timestamp, of an integer to numeric, and between numerics without a
-// typmod. Casts involving timestamptz depend on the session time zone
-// and stay with the row evaluator, as do casts to varchar(n) and
-// numeric(p,s) and from numeric to anything else.
+// typmod; numCast (value_numeric_ops.go) the other casts to numeric and
+// from numeric to integers and floats. Casts involving timestamptz
+// depend on the session time zone and stay with the row evaluator, as
+// do casts to varchar(n) and of numeric to text.
 func (c *compiler) cast(e, arg expr.Expr, to types.Type) (valueNode, bool) {
 	from := arg.Type()
 	fk, tk := kindOf(from), kindOf(to)
@@ -24,14 +25,13 @@ func (c *compiler) cast(e, arg expr.Expr, to types.Type) (valueNode, bool) {
 	}
 	var conv castKind
 	switch {
-	case tk == kNumeric && to.Precision > 0:
-		return nil, false // a typmod rounds and checks: the row evaluator's
+	case tk == kNumeric && to.Precision > 0, fk == kNumeric && tk != kNumeric,
+		tk == kNumeric && (fk == kFloat || fk == kString):
+		return c.numCast(e, arg, from, to) // value_numeric_ops.go
 	case tk == kNumeric && fk == kNumeric:
 		conv = castSame
 	case tk == kNumeric && from.IsInteger():
 		conv = castIntNumeric
-	case fk == kNumeric:
-		return nil, false
 	case tk == kString && fk == kString:
 		conv = castSame
 	case tk == kString && (fk == kInt || fk == kFloat):

@@ -57,10 +57,21 @@ func (g *gen) tryValue(k kind, depth int) (expr.Expr, error) {
 		if g.pick(4) == 0 { // an integer operand, cast to numeric by the binder
 			return expr.Binary([]string{"+", "-", "*"}[g.pick(3)], g.valueOf(kNumeric, depth-1), g.valueOf(kInt, depth-1))
 		}
-		if g.pick(12) == 0 { // unsupported: division
-			return expr.Binary("/", g.valueOf(kNumeric, depth-1), g.valueOf(kNumeric, depth-1))
+		switch g.pick(6) {
+		case 0: // -x, abs, ceil, floor, round, trunc (value_numeric_ops.go)
+			if f := []string{"-", "abs", "ceil", "floor", "round", "trunc"}[g.pick(6)]; f == "-" {
+				return expr.Unary("-", g.valueOf(kNumeric, depth-1))
+			} else {
+				return expr.Func(f, []expr.Expr{g.valueOf(kNumeric, depth-1)})
+			}
+		case 1: // round(x, s), trunc(x, s), mod(x, y)
+			if f := []string{"round", "trunc", "mod"}[g.pick(3)]; f == "mod" {
+				return expr.Func(f, []expr.Expr{g.valueOf(kNumeric, depth-1), g.valueOf(kNumeric, depth-1)})
+			} else {
+				return expr.Func(f, []expr.Expr{g.valueOf(kNumeric, depth-1), g.numericScale(depth - 1)})
+			}
 		}
-		return expr.Binary([]string{"+", "-", "*"}[g.pick(3)], g.valueOf(kNumeric, depth-1), g.valueOf(kNumeric, depth-1))
+		return expr.Binary([]string{"+", "-", "*", "/", "%"}[g.pick(5)], g.valueOf(kNumeric, depth-1), g.valueOf(kNumeric, depth-1))
 	case kInt, kFloat:
 		if g.pick(6) == 0 {
 			return expr.Unary("-", g.valueOf(k, depth-1))
@@ -162,18 +173,29 @@ func (g *gen) timeValue(depth int) expr.Expr {
 func (g *gen) castInto(k kind, depth int) (expr.Expr, error) {
 	switch k {
 	case kInt:
-		from := []kind{kInt, kFloat}[g.pick(2)]
+		from := []kind{kInt, kFloat, kNumeric}[g.pick(3)]
 		return expr.Cast(g.valueOf(from, depth), intTypes[g.pick(3)])
 	case kFloat:
-		from := []kind{kInt, kFloat}[g.pick(2)]
+		from := []kind{kInt, kFloat, kNumeric}[g.pick(3)]
 		return expr.Cast(g.valueOf(from, depth), floatTypes[g.pick(2)])
 	case kNumeric:
-		from := []kind{kInt, kNumeric}[g.pick(2)]
-		to := types.TNumeric
-		if g.pick(8) == 0 { // unsupported: a typmod
-			to = types.Type{ID: types.IDNumeric, Precision: 6, Scale: g.pick(3)}
+		var from expr.Expr
+		switch g.pick(6) {
+		case 0:
+			from = g.valueOf(kFloat, depth)
+		case 1:
+			from = g.numericText()
+		case 2, 3:
+			from = g.valueOf(kInt, depth)
+		default:
+			from = g.valueOf(kNumeric, depth)
 		}
-		return expr.Cast(g.valueOf(from, depth), to)
+		to := types.TNumeric
+		if g.pick(3) == 0 { // a typmod: rounds, and overflows with 22003
+			p := 1 + g.pick(20)
+			to = types.Type{ID: types.IDNumeric, Precision: p, Scale: g.pick(p + 1)}
+		}
+		return expr.Cast(from, to)
 	case kString:
 		if g.pick(4) == 0 {
 			return expr.Cast(g.timeValue(depth), types.TText)

@@ -136,11 +136,15 @@ func scaleUp(c uint64, k int64) (uint64, bool) {
 	return lo, hi == 0
 }
 
-// numOp computes p op q (op + - *) of small values as the row evaluator
+// numOp computes p op q (op + - * / %, value_numeric_ops.go) of small values as the row evaluator
 // does, normalized; ok is false when the result does not fit.
 func numOp(op byte, p, q num) (num, bool) {
 	var r num
 	switch op {
+	case '/':
+		return numDiv(p, q)
+	case '%':
+		return numMod(p, q)
 	case '*':
 		hi, lo := bits.Mul64(p.coeff, q.coeff)
 		if hi != 0 {
@@ -182,7 +186,7 @@ func numOp(op byte, p, q num) (num, bool) {
 	return r, true
 }
 
-// numArith is numeric + - *.
+// numArith is numeric + - * / % (and mod()).
 type numArith struct {
 	op   byte
 	l, r valueNode

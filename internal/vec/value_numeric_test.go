@@ -37,11 +37,15 @@ var numericEdges = func() []*apd.Decimal {
 // numeric returns a random numeric: small values of a few scales, now
 // and then an edge.
 func (g *gen) numeric() *apd.Decimal {
-	switch g.pick(8) {
+	switch g.pick(10) {
 	case 0, 1:
 		return numericEdges[g.pick(len(numericEdges))]
 	case 2:
 		return apd.New(g.r.Int63()-g.r.Int63(), int32(-g.pick(25)))
+	case 3: // near zero: divisors whose quotients need many digits
+		return apd.New(int64(g.pick(3)-1)*int64(1+g.pick(9)), int32(-g.pick(22)))
+	case 4: // halves, where rounding directions differ
+		return apd.New(int64(g.pick(2)*2-1)*int64(10*g.pick(100)+5), int32(-1-g.pick(3)))
 	}
 	return apd.New(int64(g.pick(2001)-1000), int32(-g.pick(4)))
 }
@@ -111,4 +115,33 @@ func FuzzNumericKernels(f *testing.F) {
 		exprs := []expr.Expr{g.valueOf(kNumeric, int(depth%5)), g.boolValue(int(depth % 5))}
 		checkProjection(t, exprs, c, seed%2 == 0, &projStats{})
 	})
+}
+
+// numericTexts are the texts numericText casts to numeric: plain
+// decimals the kernel reads, and those it leaves to the row evaluator
+// (spaces, exponents, too many digits, words, bad syntax).
+var numericTexts = []string{"0", "-0", "007", "12.50", "-0.000", "123456789012345678", "1234567890123456789",
+	"12345678901234567890", "99999.995", "-4.5", "0.0000000000000000005", " 1.5 ", "1e3", "+2", ".5", "5.",
+	"NaN", "-Infinity", "abc", "", "1.2.3", "--1"}
+
+// numericText returns a text expression to cast to numeric: a constant
+// of numericTexts or, now and then, a text column (mostly not a number:
+// 22P02).
+func (g *gen) numericText() expr.Expr {
+	if g.pick(5) == 0 {
+		return g.col(g.colOf(func(t types.Type) bool { return t.ID == types.IDText }))
+	}
+	return expr.NewConst(numericTexts[g.pick(len(numericTexts))], types.TText)
+}
+
+// numericScale returns the scale argument of round and trunc: a small
+// constant, a far one, or an integer column.
+func (g *gen) numericScale(depth int) expr.Expr {
+	switch g.pick(4) {
+	case 0:
+		return g.valueOf(kInt, depth)
+	case 1:
+		return expr.NewConst(int64([]int{-2000, -25, 25, 1001}[g.pick(4)]), types.TInt32)
+	}
+	return expr.NewConst(int64(g.pick(12)-4), types.TInt32)
 }
