@@ -48,6 +48,12 @@ type epochBucket struct {
 	lastBlock, lastOff, lastLen int32
 	next                        int // the capacity of the bucket's next block
 	bytes                       int // the bytes of its records this epoch
+	// linked are the indexes of the bucket's linked writes, in the
+	// order made (in key order while the set is sorted, see
+	// epochWrites.hashed); cur is where the last lookup in it ended
+	// (see epochWrites.lowerBound).
+	linked []int32
+	cur    int
 }
 
 const (
@@ -86,9 +92,9 @@ func (e *epochWrites) bucketOf(key []byte) int {
 }
 
 // appendRecord appends the record of key = val (vlen -1: a deletion) to
-// its bucket and returns where its key starts.
-func (e *epochWrites) appendRecord(key, val []byte, vlen int32) (blk, off int32) {
-	bk := &e.buckets[e.bucketOf(key)]
+// bucket (bucketOf(key)) and returns where its key starts.
+func (e *epochWrites) appendRecord(bucket int, key, val []byte, vlen int32) (blk, off int32) {
+	bk := &e.buckets[bucket]
 	vfield := uint64(vlen + 1)
 	need := uvarintLen(uint64(len(key))) + uvarintLen(vfield) + len(key) + len(val)
 	blk = e.bucketBlock(bk, need)
@@ -101,6 +107,7 @@ func (e *epochWrites) appendRecord(key, val []byte, vlen int32) (blk, off int32)
 	} else if bk.ascending {
 		last := e.blocks[bk.lastBlock][bk.lastOff : bk.lastOff+bk.lastLen]
 		bk.ascending = bytes.Compare(last, key) < 0
+		e.unsorted = e.unsorted || !bk.ascending
 	}
 	bk.lastBlock, bk.lastOff, bk.lastLen = blk, off, int32(len(key))
 	bk.n++
@@ -261,11 +268,15 @@ func (e *epochWrites) resetBuckets() {
 		}
 		bk.n, bk.ascending, bk.bytes = 0, false, 0
 		bk.lastBlock, bk.lastOff, bk.lastLen = 0, 0, 0
+		bk.linked, bk.cur = bk.linked[:0], 0
+		if cap(bk.linked) > epochWritesKeep/256/4 {
+			bk.linked = nil
+		}
 	}
 	clear(e.blocks)
 	e.blocks = append(e.blocks[:0], blocks...)
 	if cap(e.refs) > 1<<16 {
 		e.refs = nil
 	}
-	e.mixed = false
+	e.mixed, e.unsorted = false, false
 }

@@ -49,7 +49,10 @@ type epochWrites struct {
 	buckets [256]epochBucket
 	prefix  []byte
 	mixed   bool
-	refs    []bucketRef // scratch of eachSortedInBucket
+	// unsorted: some bucket's writes have not come in ascending key
+	// order (epochBucket.ascending).
+	unsorted bool
+	refs     []bucketRef // scratch of eachSortedInBucket
 	// ents are the writes, write i at ents[i/entsPerPage][i%entsPerPage]
 	// (pages, so that they never move either); n counts them, the first
 	// linked of them are in heads, and pend holds the prefix hashes of the
@@ -58,10 +61,22 @@ type epochWrites struct {
 	n      int
 	linked int
 	pend   []uint64
+	pendB  []uint8 // the buckets of the writes of pend
 	// heads maps the hash of a join key's prefix (see epochWrite.plen) to
 	// the latest write under it; each write links the one before it with
-	// the same hash.
-	heads headTable
+	// the same hash. It is built only once hashed: while every bucket's
+	// writes have come in ascending key order (a backfill's, fed by
+	// snapshots read in key order), a bucket's linked writes are already
+	// a sorted index of them, and a lookup searches it (lowerBound), from
+	// where the last one ended: a chunk's keys are looked up in ascending
+	// order. Linking a write then costs an append to its bucket's list,
+	// where inserting it into heads cost a cache miss (heads is far
+	// larger than a cache), for lookups most of which a backfill's key
+	// filter or the committed state answers. The first write out of
+	// order (or a mixed set) builds heads from the writes so far, for the
+	// rest of the epoch.
+	heads  headTable
+	hashed bool
 	// seen, when not nil, holds every join key written through the set
 	// since the executor found its table empty (see keyFilter); it
 	// outlives epochs.
@@ -156,8 +171,10 @@ func (e *epochWrites) value(i int32) []byte {
 //
 // The write is findable (latest, versions) once link has run.
 func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
+	b := e.bucketOf(key)
 	if e.indexed {
 		e.pend = append(e.pend, e.hash(key[:plen]))
+		e.pendB = append(e.pendB, uint8(b))
 	}
 	vlen := int32(len(val))
 	if del {
@@ -166,7 +183,7 @@ func (e *epochWrites) put(key []byte, plen int, val []byte, del bool) {
 	if e.n%entsPerPage == 0 && e.n/entsPerPage == len(e.ents) {
 		e.ents = append(e.ents, make([]epochWrite, entsPerPage))
 	}
-	bi, off := e.appendRecord(key, val, vlen)
+	bi, off := e.appendRecord(b, key, val, vlen)
 	*e.ent(int32(e.n)) = epochWrite{block: bi, off: off, klen: int32(len(key)), vlen: vlen, plen: int32(plen), next: -1}
 	e.size += len(key) + len(val)
 	e.n++
@@ -180,13 +197,26 @@ func (e *epochWrites) hash(prefix []byte) uint64 { return maphash.Bytes(e.seed, 
 // the slots of all of them are read first, so that their cache misses
 // overlap, then linked.
 func (e *epochWrites) link() {
-	e.heads.touch(e.pend)
 	if e.seen != nil {
 		e.seen.touch(e.pend)
 		for _, h := range e.pend {
 			e.seen.add(h)
 		}
 	}
+	if !e.hashed && (e.mixed || e.unsorted) {
+		e.hashed = true
+		e.heads.rebuild(e, e.linked)
+	}
+	if !e.hashed {
+		for _, b := range e.pendB {
+			bk := &e.buckets[b]
+			bk.linked = append(bk.linked, int32(e.linked))
+			e.linked++
+		}
+		e.pend, e.pendB = e.pend[:0], e.pendB[:0]
+		return
+	}
+	e.heads.touch(e.pend)
 	for _, h := range e.pend {
 		i := int32(e.linked)
 		s := e.heads.slot(h)
@@ -197,7 +227,47 @@ func (e *epochWrites) link() {
 			e.heads.added(e)
 		}
 	}
-	e.pend = e.pend[:0]
+	e.pend, e.pendB = e.pend[:0], e.pendB[:0]
+}
+
+// lowerBound returns the position in bk.linked of the first write whose
+// key is at or after key (len(bk.linked): none), while the set is not
+// hashed (bk.linked is then in key order). It starts from where the last
+// lookup ended when that lies below key (lookups come in ascending
+// order), and gallops: a miss past the bucket's last key costs one
+// comparison, a hit near the last one a few.
+func (e *epochWrites) lowerBound(bk *epochBucket, key []byte) int {
+	idx := bk.linked
+	n := len(idx)
+	if n == 0 || bytes.Compare(e.key(idx[n-1]), key) < 0 {
+		return n
+	}
+	lo := min(bk.cur, n-1)
+	if lo > 0 && bytes.Compare(e.key(idx[lo-1]), key) >= 0 {
+		lo = 0
+	}
+	// Every write before lo is below key; find hi > lo with idx[hi] at
+	// or after key (n - 1 is).
+	hi, step := lo, 1
+	for bytes.Compare(e.key(idx[hi]), key) < 0 {
+		lo = hi + 1
+		hi = min(lo+step, n-1)
+		step *= 2
+	}
+	i, _ := slices.BinarySearchFunc(idx[lo:hi+1], key, func(w int32, k []byte) int {
+		return bytes.Compare(e.key(w), k)
+	})
+	bk.cur = lo + i
+	return lo + i
+}
+
+// sortedBucket returns the bucket that holds key's writes while the set
+// is not hashed; nil when none can.
+func (e *epochWrites) sortedBucket(key []byte) *epochBucket {
+	if len(key) <= vnodeByte || e.n == 0 || !bytes.Equal(e.prefix, key[:vnodeByte]) {
+		return nil
+	}
+	return &e.buckets[key[vnodeByte]]
 }
 
 // latest returns the latest write of exactly key, a whole key that is its
@@ -209,6 +279,16 @@ func (e *epochWrites) latest(key []byte) (i int32, ok bool) {
 // latestHashed is latest of a key whose hash is h.
 func (e *epochWrites) latestHashed(key []byte, h uint64) (i int32, ok bool) {
 	if e.linked == 0 {
+		return -1, false
+	}
+	if !e.hashed {
+		bk := e.sortedBucket(key)
+		if bk == nil {
+			return -1, false
+		}
+		if p := e.lowerBound(bk, key); p < len(bk.linked) && bytes.Equal(e.key(bk.linked[p]), key) {
+			return bk.linked[p], true
+		}
 		return -1, false
 	}
 	for i = e.heads.find(h); i >= 0; i = e.ent(i).next {
@@ -227,6 +307,9 @@ func (e *epochWrites) versions(prefix []byte) []int32 {
 	if e.linked == 0 {
 		return nil
 	}
+	if !e.hashed {
+		return e.sortedVersions(prefix)
+	}
 	for i := e.heads.find(e.hash(prefix)); i >= 0; i = e.ent(i).next {
 		if int(e.ent(i).plen) == len(prefix) && bytes.HasPrefix(e.key(i), prefix) {
 			e.found = append(e.found, i)
@@ -236,6 +319,25 @@ func (e *epochWrites) versions(prefix []byte) []int32 {
 	// sort is stable.
 	slices.SortStableFunc(e.found, func(a, b int32) int { return bytes.Compare(e.key(a), e.key(b)) })
 	e.found = slices.CompactFunc(e.found, func(a, b int32) bool { return bytes.Equal(e.key(a), e.key(b)) })
+	return e.found
+}
+
+// sortedVersions is versions while the set is not hashed: the writes
+// under prefix are a run of their bucket's, one per key.
+func (e *epochWrites) sortedVersions(prefix []byte) []int32 {
+	bk := e.sortedBucket(prefix)
+	if bk == nil {
+		return nil
+	}
+	for _, i := range bk.linked[e.lowerBound(bk, prefix):] {
+		k := e.key(i)
+		if !bytes.HasPrefix(k, prefix) {
+			break
+		}
+		if int(e.ent(i).plen) == len(prefix) {
+			e.found = append(e.found, i)
+		}
+	}
 	return e.found
 }
 
@@ -398,8 +500,9 @@ func (e *epochWrites) reset() {
 		clear(e.ents[keepPages:])
 		e.ents, e.order = e.ents[:keepPages], nil
 	}
-	e.n, e.size, e.linked, e.pend = 0, 0, 0, e.pend[:0]
+	e.n, e.size, e.linked, e.pend, e.pendB = 0, 0, 0, e.pend[:0], e.pendB[:0]
 	e.heads.reset()
+	e.hashed = false
 }
 
 // headTable is a hash table from a 64-bit hash to the index + 1 of a
@@ -456,9 +559,26 @@ func (t *headTable) added(e *epochWrites) {
 		return
 	}
 	t.slots, t.n = make([]headSlot, 4*len(t.slots)), 0
+	t.chain(e, e.linked)
+}
+
+// rebuild fills an empty table (sized for them) with the first n writes
+// of e, when e stops being sorted (see epochWrites.heads).
+func (t *headTable) rebuild(e *epochWrites, n int) {
+	size := minHeadSlots
+	for size < 4*max(n, t.last) {
+		size *= 2
+	}
+	t.slots, t.n = make([]headSlot, size), 0
+	t.chain(e, n)
+}
+
+// chain links the first n writes of e into the table, oldest first, so
+// that each chain runs newest to oldest.
+func (t *headTable) chain(e *epochWrites, n int) {
 	var hs [256]uint64
-	for start := int32(0); start < int32(e.linked); start += int32(len(hs)) {
-		end := min(start+int32(len(hs)), int32(e.linked))
+	for start := int32(0); start < int32(n); start += int32(len(hs)) {
+		end := min(start+int32(len(hs)), int32(n))
 		for i := start; i < end; i++ {
 			w := e.ent(i)
 			hs[i-start] = e.hash(e.key(i)[:w.plen])

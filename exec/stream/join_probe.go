@@ -180,7 +180,7 @@ func (p *joinProbe) prefetch() error {
 	if ep.seen != nil {
 		ep.seen.touch(p.hashes)
 	}
-	if p.point && ep.linked > 0 {
+	if p.point && ep.linked > 0 && ep.hashed {
 		ep.heads.touch(p.hashes)
 	}
 	fetched := 0
