@@ -208,6 +208,9 @@ type Coordinator struct {
 	latMu     sync.Mutex
 	latencies [256]barrierLatency
 	latNext   int
+	// sched is the scheduler signal sampled as writes are answered, the
+	// adaptive backfill rate's second yardstick (schedHistory).
+	sched schedHistory
 }
 
 type barrierLatency struct {
@@ -229,10 +232,12 @@ func (c *Coordinator) answered(r request) {
 
 // noteLatency records the commit wait of a write.
 func (c *Coordinator) noteLatency(d time.Duration) {
+	now := time.Now()
 	c.latMu.Lock()
-	c.latencies[c.latNext%len(c.latencies)] = barrierLatency{at: time.Now(), d: d}
+	c.latencies[c.latNext%len(c.latencies)] = barrierLatency{at: now, d: d}
 	c.latNext++
 	c.latMu.Unlock()
+	c.sched.note(now)
 }
 
 // latencySince returns how many of the writes committed after t (of the
@@ -394,8 +399,10 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 		j.lagLow = -1
 		j.limited = j.LatencyTarget <= 0 && len(j.Scans) > 0 && j.Scans[0].opts.RateLimit > 0
 		j.baseline = c.baselineLatency(time.Now())
+		j.schedBase = c.sched.baseline(time.Now())
 		if j.LatencyTarget > 0 {
 			j.rate, j.lastLook = AdaptiveStartRate, time.Now()
+			j.startSignals(j.lastLook)
 			j.rateNow.Store(int64(j.rate))
 			j.targetNow.Store(int64(j.Target()))
 			for _, s := range j.Scans {

@@ -42,6 +42,10 @@ type cpuSlots struct {
 	max int
 	// overflows counts slots taken over the bound after overflowAfter.
 	overflows atomic.Int64
+	// liveSeen counts the live work seen (noteLive's starts, noteActive's
+	// chunks): the adaptive backfill rate's sign that there is live work
+	// to protect in an interval (see CreatingJob.adapt).
+	liveSeen atomic.Int64
 }
 
 type slotWaiter struct {
@@ -62,6 +66,9 @@ func newCPUSlots() *cpuSlots {
 // noteLive marks live work: in flight (delta +1, then -1 when it ends),
 // the slots stay bounded until liveWindow after it ends.
 func (s *cpuSlots) noteLive(delta int64) {
+	if delta > 0 {
+		s.liveSeen.Add(1)
+	}
 	s.live.Add(delta)
 	s.liveUntil.Store(time.Now().Add(liveWindow).UnixNano())
 }
@@ -69,6 +76,7 @@ func (s *cpuSlots) noteLive(delta int64) {
 // noteActive marks live work that was just seen (an actor of the running
 // graph moving rows: a source's, a writer's).
 func (s *cpuSlots) noteActive() {
+	s.liveSeen.Add(1)
 	s.liveUntil.Store(time.Now().Add(liveWindow).UnixNano())
 }
 

@@ -1,0 +1,149 @@
+package stream
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestSchedHistoryBaseline: the baseline is the median of the samples
+// in the schedWindow before a time, none from fewer than
+// schedMinSamples, and the sampler really reads the runtime's histogram.
+func TestSchedHistoryBaseline(t *testing.T) {
+	var h schedHistory
+	now := time.Now()
+	if b := h.baseline(now); b != 0 {
+		t.Fatalf("baseline with no samples: %v", b)
+	}
+	for i, w := range []float64{0.1, 0.9, 0.2, 0.3} {
+		h.add(now.Add(time.Duration(i-10)*time.Millisecond), w)
+	}
+	if b := h.baseline(now); b != 0 {
+		t.Fatalf("baseline from %d samples: %v, want none", 4, b)
+	}
+	h.add(now.Add(-time.Millisecond), 0.25)
+	if b := h.baseline(now); b != 0.25 {
+		t.Fatalf("baseline %v, want the median 0.25", b)
+	}
+	if b := h.baseline(now.Add(schedWindow + time.Second)); b != 0 {
+		t.Fatalf("baseline from samples older than the window: %v", b)
+	}
+	// The samples after a time are not its baseline.
+	if b := h.baseline(now.Add(-5 * time.Millisecond)); b != 0 {
+		t.Fatalf("baseline from later samples: %v", b)
+	}
+	// note samples the runtime at most every schedEvery.
+	var g schedHistory
+	g.note(now)
+	g.note(now.Add(schedEvery / 2))
+	g.note(now.Add(schedEvery))
+	g.note(now.Add(2 * schedEvery))
+	if g.next != 2 {
+		t.Fatalf("%d samples from notes over 2 intervals, want 2", g.next)
+	}
+	for _, p := range g.ring[:2] {
+		if p.w < 0 {
+			t.Fatalf("sample %v: the runtime gave no histogram", p.w)
+		}
+	}
+}
+
+// TestNextRateSchedSignal: with live work seen, a scheduler signal over
+// its limit halves the rate (from what the scans read, when lower) but
+// never under the floor; between half the limit and the limit it creeps
+// up; under half it rises as the latency rules say; without live work
+// the signal is ignored (the backfill's own goroutines are all that
+// wait) and the rate doubles; an unread signal (-1) is ignored.
+func TestNextRateSchedSignal(t *testing.T) {
+	base := adaptInput{rate: 400_000, got: 300_000, writes: 20, live: true, sched: 0.1, schedLimit: 0.3, floor: 50_000}
+	for _, c := range []struct {
+		name string
+		edit func(*adaptInput)
+		want float64
+	}{
+		{"under half the limit", func(in *adaptInput) {}, 600_000},
+		{"over the limit", func(in *adaptInput) { in.sched = 0.5 }, 150_000},
+		{"over the limit, scans read more than the rate", func(in *adaptInput) { in.sched, in.got = 0.5, 900_000 }, 200_000},
+		{"over the limit at the floor", func(in *adaptInput) { in.sched, in.rate, in.got = 0.5, 60_000, 60_000 }, 50_000},
+		{"near the limit", func(in *adaptInput) { in.sched = 0.2 }, 400_000 * schedCreep},
+		{"no live work", func(in *adaptInput) { in.live, in.writes, in.sched = false, 0, 0.9 }, 800_000},
+		{"writes but no live work seen", func(in *adaptInput) { in.live, in.sched = false, 0.9 }, 600_000},
+		{"signal not read", func(in *adaptInput) { in.sched = -1 }, 600_000},
+		{"latency over the target", func(in *adaptInput) { in.over = 5 }, 150_000},
+		{"latency over the target at the floor", func(in *adaptInput) { in.over, in.rate, in.got = 5, 60_000, 60_000 }, 50_000},
+		{"one outlier in adaptiveTolerance, signal near", func(in *adaptInput) { in.over, in.writes, in.sched = 1, adaptiveTolerance, 0.2 }, 400_000 * schedCreep},
+		{"one outlier in adaptiveTolerance", func(in *adaptInput) { in.over, in.writes = 1, adaptiveTolerance }, 400_000},
+		{"headroom", func(in *adaptInput) { in.got = 100_000 }, adaptiveHeadroom * 100_000},
+		{"bottom", func(in *adaptInput) { in.sched, in.rate, in.got, in.floor = 0.5, 1_500, 0, 0 }, adaptiveMinRate},
+	} {
+		in := base
+		c.edit(&in)
+		if got := nextRate(in); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("%s: rate %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestNextRateConverges: fed a synthetic machine where live work waits
+// in proportion to the backfill's rate above what it leaves free, the
+// controller settles near the rate the limit allows, without swinging
+// over the whole range (AIMD's sawtooth), and comes back to full speed
+// once live work stops.
+func TestNextRateConverges(t *testing.T) {
+	const full = 2_000_000.0 // what the scans read unthrottled
+	// The live work alone waits 0.1; every 100k rows/s over 200k adds
+	// 0.05. The limit, 0.3, is met at 600k rows/s.
+	signal := func(r float64) float64 { return 0.1 + max(0, r-200_000)/100_000*0.05 }
+	in := adaptInput{rate: adaptiveMaxRate, live: true, writes: 10, schedLimit: 0.3, floor: full / schedFloorDiv}
+	lo, hi := float64(adaptiveMaxRate), 0.0
+	for i := range 200 {
+		got := min(in.rate, full)
+		in.got, in.sched = got, signal(got)
+		in.rate = nextRate(in)
+		if i >= 100 {
+			lo, hi = min(lo, in.rate), max(hi, in.rate)
+		}
+	}
+	if lo < 250_000 || hi > 700_000 {
+		t.Fatalf("rate swung over [%v, %v], want within [250k, 700k] (the limit allows 600k)", lo, hi)
+	}
+	in.live, in.writes = false, 0
+	for range 10 {
+		in.got = min(in.rate, full)
+		in.rate = nextRate(in)
+	}
+	if in.rate < full {
+		t.Fatalf("rate %v ten intervals after live work stopped, want at least the scans' %v", in.rate, full)
+	}
+}
+
+// TestSchedLimitReference: the limit works from the lowest of the level
+// before the job and the last schedRefLen intervals' levels, by
+// schedFactor or schedSlack, whichever is higher; with neither there is
+// no limit yet.
+func TestSchedLimitReference(t *testing.T) {
+	j := &CreatingJob{}
+	if l := j.schedLimit(); !math.IsInf(l, 1) {
+		t.Fatalf("limit with nothing to compare with: %v", l)
+	}
+	j.schedBase = 0.3
+	if l := j.schedLimit(); l != schedFactor*0.3 {
+		t.Fatalf("limit over a 0.3 baseline: %v, want %v", l, schedFactor*0.3)
+	}
+	j.noteSched(0.5)
+	j.noteSched(0.05)
+	if l := j.schedLimit(); l != 0.05+schedSlack {
+		t.Fatalf("limit over a 0.05 interval: %v, want %v", l, 0.05+schedSlack)
+	}
+	// The 0.05 falls out of the window: the baseline is the lowest again.
+	for range schedRefLen {
+		j.noteSched(0.8)
+	}
+	if l := j.schedLimit(); l != schedFactor*0.3 {
+		t.Fatalf("limit after the low interval left the window: %v, want %v", l, schedFactor*0.3)
+	}
+	j.schedBase = 0
+	if l := j.schedLimit(); l != schedFactor*0.8 {
+		t.Fatalf("limit from the intervals alone: %v, want %v", l, schedFactor*0.8)
+	}
+}
