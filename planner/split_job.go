@@ -14,11 +14,11 @@ import (
 )
 
 // splitActors is the number of actors that read r's connector: its
-// parallelism for one that reads splits (Kafka), else 1. A relation with
-// a WATERMARK keeps one reader: its filter's state is one row, which
-// several actors would all write.
+// parallelism for one that reads splits (Kafka), else 1. With a
+// WATERMARK each reader runs a watermark filter of its own, merged
+// downstream (stream.WatermarkFilter.SetSlot).
 func splitActors(r *catalog.Relation) int {
-	if !kafka.IsKafka(r.Connector) || r.Watermark != nil {
+	if !kafka.IsKafka(r.Connector) {
 		return 1
 	}
 	return min(max(r.Parallelism, 1), MaxParallelism)
@@ -77,6 +77,11 @@ func (b *jobBuilder) splitSourceFragment(r *catalog.Relation, n int) (*fragment,
 	totals := stream.NewSplitTotals(n, progress, mon.Skipped)
 	states := make([]func() string, n)
 	typ := r.ColumnTypes()
+	var wmStats *stream.WatermarkStats
+	if r.Watermark != nil {
+		wmStats = &stream.WatermarkStats{}
+		b.job.Watermark = wmStats
+	}
 	for i := range n {
 		src := b.job.Source
 		if i > 0 {
@@ -86,7 +91,7 @@ func (b *jobBuilder) splitSourceFragment(r *catalog.Relation, n int) (*fragment,
 		ss, state, err := splitSource(r, &stream.Receiver{C: src.C, Typ: typ}, a.State, connector.SplitOwner{Actor: i, Actors: n}, totals, mon)
 		if err != nil {
 			for _, e := range in.execs[:i] {
-				e.(*stream.SplitSource).Close()
+				closeSplitExec(e)
 			}
 			return nil, err
 		}
@@ -99,6 +104,16 @@ func (b *jobBuilder) splitSourceFragment(r *catalog.Relation, n int) (*fragment,
 		in.actors = append(in.actors, a)
 		in.vnodes = append(in.vnodes, storage.AllVnodes())
 		in.execs[i], states[i] = ss, state
+		if r.Watermark != nil {
+			wf, err := slotWatermarkFilter(r, ss, a.State, b.env, i, n, wmStats)
+			if err != nil {
+				for _, e := range in.execs[:i+1] {
+					closeSplitExec(e)
+				}
+				return nil, err
+			}
+			in.execs[i] = wf
+		}
 	}
 	if mon.SetState != nil {
 		mon.SetState(func() string { return splitState(states) })
@@ -122,3 +137,37 @@ func splitState(states []func() string) string {
 	}
 	return out
 }
+
+// slotWatermarkFilter builds the watermark filter of reader slot of n
+// of r, over in: its own watermark, in row slot of r's watermark state,
+// merged downstream (stream.WatermarkFilter.SetSlot); stats show them
+// together.
+func slotWatermarkFilter(r *catalog.Relation, in stream.Executor, sc *stream.StateContext, env StreamEnv, slot, n int,
+	stats *stream.WatermarkStats) (*stream.WatermarkFilter, error) {
+	wb, ok := env.(WatermarkBinder)
+	if !ok {
+		return nil, fmt.Errorf("planner: %s has a watermark its environment cannot bind", r.Name)
+	}
+	e, err := wb.WatermarkExpr(r)
+	if err != nil {
+		return nil, fmt.Errorf("planner: the watermark of %s: %w", r.Name, err)
+	}
+	w := r.Watermark
+	wf := stream.NewWatermarkFilter(in, r.ID, w.Column, e, sc, stream.WatermarkTable(w.State, r.Columns[w.Column].Type), stats)
+	wf.SetSlot(slot, n)
+	return wf, nil
+}
+
+// closeSplitExec closes the reader of a source fragment's executor not
+// started yet: a SplitSource, or the watermark filter over one.
+func closeSplitExec(e stream.Executor) {
+	if wf, ok := e.(*stream.WatermarkFilter); ok {
+		e = wf.Input()
+	}
+	if ss, ok := e.(*stream.SplitSource); ok {
+		ss.Close()
+	}
+}
+
+// readsSplits reports whether r's connector reads splits (Kafka).
+func readsSplits(r *catalog.Relation) bool { return kafka.IsKafka(r.Connector) }

@@ -116,9 +116,10 @@ func deletesByKey(r *catalog.Relation) bool {
 // SplitErrorState returns the id of the state table where r's source
 // keeps the malformed messages it skipped (stream.SplitErrorTable): its
 // second internal table; ok is false for a relation created before
-// they were kept (its errors are listed in memory only).
+// they were kept (given one at Open since, engine.giveErrorTables), and
+// for a Kafka sink, whose internal tables are its own.
 func SplitErrorState(r *catalog.Relation) (id uint32, ok bool) {
-	if !kafka.IsKafka(r.Connector) || len(r.Internal) < 2 {
+	if !kafka.IsKafka(r.Connector) || len(r.Internal) < 2 || (r.Kind != catalog.KindTable && r.Kind != catalog.KindSource) {
 		return 0, false
 	}
 	return r.Internal[1], true

@@ -138,6 +138,9 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 		if err != nil {
 			return nil, err
 		}
+		if f, ok := wf.(*stream.WatermarkFilter); ok && readsSplits(r) {
+			f.SetSlot(0, 1) // a Kafka relation's one reader, maybe after several (split_job.go)
+		}
 		exec, job.Watermark = wf, stats
 	}
 	a := &stream.Actor{ID: env.NewActorID(), State: sc, Closers: closers}

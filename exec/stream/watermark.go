@@ -51,6 +51,14 @@ type WatermarkFilter struct {
 	// the row it is evaluated over then.
 	onCol bool
 	arg   []types.Datum
+
+	// Of a relation read by several actors (watermark_slots.go): the
+	// filter's slot of slots, the slots it folds, whether the epoch had
+	// a row, and the barriers in a row without one.
+	slot, slots int
+	folded      []int
+	rows        bool
+	idle        int
 }
 
 // WatermarkTable is the layout of a WatermarkFilter's state with id: one
@@ -65,6 +73,10 @@ type WatermarkStats struct {
 	mu   sync.Mutex
 	wm   types.Datum
 	late atomic.Int64
+	// slots, known: each reader's, of a relation read by several
+	// (WatermarkFilter.SetSlot).
+	slots []slotMark
+	known []bool
 }
 
 // Watermark returns the watermark of the last barrier (nil: none yet)
@@ -145,6 +157,14 @@ func (w *WatermarkFilter) Next(ctx context.Context) (Message, error) {
 
 // load reads the watermark and the count the last committed epoch left.
 func (w *WatermarkFilter) load() error {
+	if w.slots > 0 {
+		if err := w.loadSlots(); err != nil {
+			return err
+		}
+		w.loaded = true
+		w.show()
+		return nil
+	}
 	row, ok, err := w.state.Get(w.sc.Batch(), []types.Datum{int64(0)})
 	if err != nil {
 		return fmt.Errorf("stream: loading a watermark: %w", err)
@@ -153,9 +173,7 @@ func (w *WatermarkFilter) load() error {
 		w.wm, w.late = row[1], row[2].(int64)
 	}
 	w.loaded = true
-	if w.stats != nil {
-		w.stats.set(w.wm, w.late)
-	}
+	w.show()
 	return nil
 }
 
@@ -168,6 +186,7 @@ func (w *WatermarkFilter) load() error {
 func (w *WatermarkFilter) filter(c *chunk.Chunk) (*chunk.Chunk, error) {
 	n := c.NumRows()
 	col := c.Rec.Column(w.col)
+	w.rows = w.rows || n > 0
 	var keep []int // the rows kept, once one is late
 	var greatest types.Datum
 	for i := 0; i < n; i++ {
@@ -224,6 +243,12 @@ func (w *WatermarkFilter) raise(row []types.Datum) {
 // barrier raises the watermark to the epoch's greatest value and stages
 // the state when it changed.
 func (w *WatermarkFilter) barrier() error {
+	if err := w.followIdle(); err != nil {
+		return err
+	}
+	if err := w.foldSlots(); err != nil {
+		return err
+	}
 	if w.next != nil && (w.wm == nil || expr.Compare(w.next, w.wm, w.typ) > 0) {
 		w.wm = w.next
 		w.dirty = true
@@ -233,11 +258,9 @@ func (w *WatermarkFilter) barrier() error {
 		return nil
 	}
 	w.dirty = false
-	if err := w.state.Insert(w.sc.Batch(), []types.Datum{int64(0), w.wm, w.late}); err != nil {
+	if err := w.state.Insert(w.sc.Batch(), []types.Datum{int64(w.slot), w.wm, w.late}); err != nil {
 		return fmt.Errorf("stream: saving a watermark: %w", err)
 	}
-	if w.stats != nil {
-		w.stats.set(w.wm, w.late)
-	}
+	w.show()
 	return nil
 }

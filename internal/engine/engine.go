@@ -192,6 +192,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := db.giveErrorTables(); err != nil { // source_errors_upgrade.go
+		st.Close()
+		return nil, err
+	}
 	defaultInterval := db.opts.BarrierInterval
 	if err := db.loadSysParams(); err != nil {
 		st.Close()

@@ -25,11 +25,14 @@ const avroResolveTimeout = 15 * time.Second
 // key columns. Other statements are returned as they are, but a table
 // without a column list (which only ENCODE AVRO may omit).
 func (b *binder) withAvroColumns(s *sql.CreateTableStmt) (*sql.CreateTableStmt, map[string]string, error) {
+	if isProtobuf(s) {
+		return b.withProtobufColumns(s) // bind_protobuf.go
+	}
 	avro := kafka.IsKafka(s.With) && strings.EqualFold(s.Encode, kafka.EncodeAvro)
 	switch {
 	case !avro && len(s.Columns) == 0:
 		e := pgerr.New(pgerr.SyntaxError, "CREATE %s needs a column list", tableWord(s))
-		e.Hint = "Only a Kafka relation with ENCODE AVRO takes its columns from the schema registry."
+		e.Hint = "Only a Kafka relation with ENCODE AVRO or PROTOBUF takes its columns from its schema."
 		return nil, nil, e
 	case !avro:
 		return s, nil, nil

@@ -16,7 +16,7 @@ import (
 // Whether the topic exists is checked when the statement runs (the engine
 // asks the brokers), not here.
 func (b *binder) bindKafka(s *sql.CreateTableStmt, ct *planner.CreateTable, conn map[string]string) error {
-	for k, v := range ct.Connector { // the stored Avro schemas (withAvroColumns)
+	for k, v := range ct.Connector { // the stored Avro or Protobuf schemas (withAvroColumns)
 		conn[k] = v
 	}
 	if s.Format != "" {
@@ -39,7 +39,7 @@ func (b *binder) bindKafka(s *sql.CreateTableStmt, ct *planner.CreateTable, conn
 	if err != nil {
 		return err
 	}
-	if opts.Upsert && len(opts.Avro.KeyColumns) == 0 { // not keyed by Avro key fields (withAvroColumns)
+	if opts.Upsert && len(opts.Avro.KeyColumns) == 0 && len(opts.Protobuf.KeyColumns) == 0 { // not keyed by Avro or Protobuf key fields (withAvroColumns, withProtobufColumns)
 		if err := checkUpsert(s, ct, opts); err != nil {
 			return err
 		}

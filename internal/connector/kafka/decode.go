@@ -31,6 +31,9 @@ func NewDecoder(o Options, cols []connector.Column) (Decoder, error) {
 	if o.Encode == EncodeAvro {
 		return newAvroDecoder(o, cols)
 	}
+	if o.Encode == EncodeProtobuf {
+		return newProtobufDecoder(o, cols)
+	}
 	convs := make([]columnConv, len(cols))
 	byName := make(map[string]int, len(cols))
 	for i, c := range cols {

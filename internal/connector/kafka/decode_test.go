@@ -18,7 +18,7 @@ func TestParseOptions(t *testing.T) {
 	for _, tc := range []struct{ k, v, want string }{
 		{OptStartupMode, "sideways", "scan.startup.mode"},
 		{OptFormat, "canal", "FORMAT CANAL"},
-		{OptEncode, "protobuf", "ENCODE PROTOBUF"},
+		{OptEncode, "bytes", "ENCODE BYTES"},
 		{"properties.sasl", "x", "unrecognized"},
 		{OptEncodePrefix + "delimiter", ";;", "delimiter"},
 	} {

@@ -138,7 +138,10 @@
 // counts it, and reports it with its partition and offset to the engine
 // (streamdb_catalog.source_errors, kept in the source's error table,
 // exec/stream.SplitErrorTable: written in the epoch's batch with the
-// offsets, the latest 1000 per source, dropped with it). So does a range of messages the
+// offsets, the latest 1000 per source, dropped with it). A relation an
+// older streamdb created without that table is given one when the
+// database opens (engine.giveErrorTables: one atomic catalog write), so
+// every relation's errors outlive a restart. So does a range of messages the
 // topic's retention deleted before the source read them: when a reader
 // starts a partition at an offset below its log start, it reports the
 // range lost (LostError, at the range's last offset, counted once) and
@@ -172,11 +175,36 @@
 // under <topic>-value (and <topic>-key when keyed) at CREATE, store
 // both with their ids, and write the wire format.
 //
+// # ENCODE PROTOBUF
+//
+// FORMAT PLAIN | UPSERT ENCODE PROTOBUF (message = 'pkg.Msg',
+// schema.location = 'file://...' | 'http(s)://...' [, key.message =
+// 'pkg.Key']) reads each value as the bare Protobuf encoding of message
+// (protobuf_*.go), as RisingWave does with schema.location. The location
+// holds a FileDescriptorSet (protoc --include_imports
+// --descriptor_set_out), read once by the binder at CREATE; the set is
+// stored, as read, among the relation's connector options (a reserved
+// key), so a restart or a rebuild reads neither the file nor the URL
+// again, and the columns never drift from what the set said at CREATE.
+// The statement gives no columns: the message's fields give them
+// (protobufType: RisingWave's mapping, but messages, maps and repeated
+// messages are jsonb, in protojson's canonical form, streamdb having no
+// struct type). An unset scalar reads as its default, an unset message
+// or oneof member as NULL. Bytes that do not parse as the message are
+// bad input like bad JSON. Errors at CREATE: 58P01 (no such file, or a
+// 404), 08001 (the URL does not answer), 22P02 (not a FileDescriptorSet),
+// 42704 (no such message, the hint naming those there are). A FORMAT
+// UPSERT table is keyed either by INCLUDE KEY AS k, PRIMARY KEY (k) (the
+// key's bytes, as for JSON), or by PRIMARY KEY (cols): each Kafka key is
+// then a message of key.message (else of message) whose fields of those
+// names fill the key columns, of a value and of a tombstone.
+//
 // # Left for later increments
 //
-// Several reader actors over a relation with a WATERMARK (one watermark
-// per reader, merged downstream); a source_rate_limit shared by the
-// partitions' traffic rather than evenly by the actors. Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
+// A source_rate_limit shared by the
+// partitions' traffic rather than evenly by the actors. ENCODE PROTOBUF
+// with schema.registry (Confluent's framing with message indexes) is
+// refused with 0A000. Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
 // DEBEZIUM ENCODE JSON, at least once or is_exactly_once with one Kafka
 // transaction per batch that also commits the batch's number as a
 // consumer-group offset) are built; left for sinks: ENCODE
@@ -185,8 +213,8 @@
 // FORMAT UPSERT with
 // a key that is JSON of payload columns (RisingWave's older form) or
 // ENCODE CSV (RisingWave has no UPSERT CSV either), scan.startup.mode for partitions added
-// after CREATE, messages retention deletes while a running reader is
-// behind (kgo resets to the log start then; only a start below the log
-// start is reported), and several processes over one topic (consumer
+// after CREATE (they start at their beginning whatever the mode, as a
+// consumer with auto.offset.reset = earliest does; whether RisingWave
+// does the same was not checked), and several processes over one topic (consumer
 // group placement, repartition topics).
 package kafka

@@ -72,6 +72,9 @@ type Options struct {
 	Include []Include
 	// Avro holds ENCODE AVRO's options and stored schemas (avro_options.go).
 	Avro AvroOptions
+	// Protobuf holds ENCODE PROTOBUF's options and stored schema
+	// (protobuf_options.go).
+	Protobuf ProtobufOptions
 	// Debezium is FORMAT DEBEZIUM: each message is a change event of a
 	// database's row, applied to the table by its primary key
 	// (debezium.go).
@@ -120,14 +123,17 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		return o, optionError(OptBootstrap, "", "A Kafka source needs properties.bootstrap.server = 'host:port'.")
 	case o.Startup == StartTimestamp && o.StartMillis < 0:
 		return o, optionError(OptStartupMillis, "", "scan.startup.mode = 'timestamp' needs scan.startup.timestamp.millis.")
-	case o.Upsert && o.Encode != "json" && o.Encode != EncodeAvro:
+	case o.Upsert && o.Encode != "json" && o.Encode != EncodeAvro && o.Encode != EncodeProtobuf:
 		e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT UPSERT ENCODE %s is not supported", strings.ToUpper(o.Encode))
-		e.Hint = "Use FORMAT UPSERT ENCODE JSON or AVRO."
+		e.Hint = "Use FORMAT UPSERT ENCODE JSON, AVRO or PROTOBUF."
 		return o, e
 	case o.Debezium && o.Encode != "json":
 		e := pgerr.New(pgerr.FeatureNotSupported, "FORMAT DEBEZIUM ENCODE %s is not supported", strings.ToUpper(o.Encode))
 		e.Hint = "Use FORMAT DEBEZIUM ENCODE JSON."
 		return o, e
+	}
+	if err := o.Protobuf.check(o.Encode, &o); err != nil || o.Encode == EncodeProtobuf {
+		return o, err
 	}
 	return o, o.Avro.check(o.Encode)
 }
@@ -173,9 +179,9 @@ func (o *Options) set(k, v string) error {
 		}
 	case k == OptEncode:
 		o.Encode = strings.ToLower(v)
-		if o.Encode != "json" && o.Encode != "csv" && o.Encode != EncodeAvro {
+		if o.Encode != "json" && o.Encode != "csv" && o.Encode != EncodeAvro && o.Encode != EncodeProtobuf {
 			e := pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s is not supported for a Kafka source", strings.ToUpper(v))
-			e.Hint = "Use ENCODE JSON, CSV or AVRO."
+			e.Hint = "Use ENCODE JSON, CSV, AVRO or PROTOBUF."
 			return e
 		}
 	case k == OptEncodePrefix+"delimiter":
@@ -197,6 +203,9 @@ func (o *Options) set(k, v string) error {
 		}
 	default:
 		if ok, err := o.Avro.set(k, v); ok {
+			return err
+		}
+		if ok, err := o.Protobuf.set(k, v); ok {
 			return err
 		}
 		e := pgerr.New(pgerr.InvalidParameterValue, "unrecognized Kafka connector option %q", k)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamdb/streamdb/internal/connector"
@@ -120,13 +121,14 @@ func (r *Reader) run(ctx context.Context, next map[int32]int64) {
 	defer close(r.done)
 	defer close(r.out)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(r.opts.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		// An offset out of range is reported, not reset (reader_retention.go).
+		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NoResetOffset()))
 	if err != nil {
 		r.fail(fmt.Errorf("kafka: %w", err))
 		return
 	}
 	defer cl.Close()
-	a := &assigner{r: r, cl: cl, next: next, known: map[int32]bool{}}
+	a := &assigner{r: r, cl: cl, next: next, known: map[int32]bool{}, pos: map[int32]int64{}}
 	for ctx.Err() == nil && !a.assign(ctx) {
 		sleep(ctx, time.Second) // the brokers are down: kgo backs off within
 	}
@@ -139,7 +141,15 @@ func (r *Reader) run(ctx context.Context, next map[int32]int64) {
 			return
 		}
 		r.noteErrors(fs)
-		if batch := r.decode(fs); len(batch) > 0 {
+		batch := r.decode(fs)
+		a.advance(batch)
+		lost, err := a.recoverOutOfRange(ctx, outOfRange(fs, r.opts.Topic))
+		if err != nil && ctx.Err() == nil {
+			r.setState("retrying: " + err.Error())
+		}
+		// A lost range goes after the records before it.
+		batch = append(batch, lost...)
+		if len(batch) > 0 {
 			select {
 			case r.out <- batch:
 			case <-ctx.Done():
@@ -157,7 +167,7 @@ func (r *Reader) run(ctx context.Context, next map[int32]int64) {
 func (r *Reader) noteErrors(fs kgo.Fetches) {
 	var last error
 	fs.EachError(func(_ string, _ int32, err error) {
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, kerr.OffsetOutOfRange) {
 			last = err
 		}
 	})
@@ -237,6 +247,10 @@ type assigner struct {
 	cl    *kgo.Client
 	next  map[int32]int64
 	known map[int32]bool
+	// pos is each partition's position: the offset after the last
+	// record handed over, or where it was added at; absent for one
+	// added at its beginning and not read yet (reader_retention.go).
+	pos map[int32]int64
 }
 
 // assign adds the partitions not consumed yet; false when the metadata
@@ -283,6 +297,7 @@ func (a *assigner) assign(ctx context.Context) bool {
 	}
 	for p, off := range at {
 		add[p] = kgo.NewOffset().At(off)
+		a.pos[p] = off
 	}
 	for p := range add {
 		a.known[p] = true
