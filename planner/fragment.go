@@ -198,6 +198,10 @@ type Inlet struct {
 	key      []int
 	keyTypes []types.Type
 	typ      []types.Type
+	// read, when not nil, are the upstream's columns the scan reads
+	// (its plan's, its keys): a source generates only the columns its
+	// exchanges' receivers read (stream.Exchange.SetReads).
+	read []bool
 }
 
 // Connect wires the inlet to the top actors of its upstream (before the
@@ -233,6 +237,7 @@ func (in *Inlet) Connect(tops []stream.ActorID, topVnodes []storage.VnodeBitmap)
 		if err != nil {
 			return nil, err
 		}
+		ex.SetReads(in.read)
 		exs[t] = ex
 	}
 	return exs, nil

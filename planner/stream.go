@@ -123,12 +123,14 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	var exec stream.Executor = &stream.Receiver{C: src.C, Typ: r.ColumnTypes()}
 	job := &StreamJob{Source: src}
 	var closers []func()
+	var conn stream.Executor // the connector's executor, if any
 	if r.Connector != nil {
 		cs, progress, closer, err := sourceExec(r, exec.(*stream.Receiver), sc, env)
 		if err != nil {
 			return nil, err
 		}
 		exec, job.Connector = cs, progress
+		conn = cs
 		if closer != nil {
 			closers = append(closers, closer)
 		}
@@ -145,6 +147,7 @@ func BuildTableJob(r *catalog.Relation, env StreamEnv) (*StreamJob, error) {
 	}
 	a := &stream.Actor{ID: env.NewActorID(), State: sc, Closers: closers}
 	job.Actors, job.SourceOwner = []*stream.Actor{a}, a
+	pruneSource(r, conn, a)
 	par := min(max(r.Parallelism, 1), MaxParallelism)
 	if r.Kind != catalog.KindTable || par == 1 {
 		if r.Kind == catalog.KindTable {

@@ -315,7 +315,8 @@ func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
 	// actors share them, each using the rows of its vnodes.
 	state := stream.NewBackfillTables(b.stateTableIDs(stream.NumBackfillTables), layout)
 	f := b.newFragment("scan", b.par)
-	in := &Inlet{Upstream: up.ID, actors: f.actors, vnodes: f.vnodes, key: slices.Clone(up.DistKey), typ: typ}
+	in := &Inlet{Upstream: up.ID, actors: f.actors, vnodes: f.vnodes, key: slices.Clone(up.DistKey), typ: typ,
+		read: inletReads(b.reads[n], up)}
 	for _, c := range up.DistKey {
 		in.keyTypes = append(in.keyTypes, typ[c])
 	}

@@ -80,6 +80,9 @@ type ConnectorSource struct {
 	// appender is gen when it appends rows straight into the builder's
 	// columns (Appender).
 	appender Appender
+	// prune, when set, leaves out the columns no reader reads
+	// (source_prune.go).
+	prune *sourcePrune
 }
 
 // NewConnectorSource returns the source executor; typ are its output types
@@ -247,6 +250,7 @@ func (s *ConnectorSource) generate() *chunk.Chunk {
 		if s.opts.RowID >= 0 {
 			gen, rowID = cols[:len(cols)-1], cols[len(cols)-1].(*array.Int64Builder)
 		}
+		read := s.prune.columns(len(gen))
 		for k := int64(0); k < n; k++ {
 			s.appender.AppendRow(s.next, gen)
 			if rowID != nil {
@@ -255,6 +259,7 @@ func (s *ConnectorSource) generate() *chunk.Chunk {
 			s.builder.AppendedRow(chunk.Insert)
 			s.next++
 		}
+		fillUnread(gen, read, n)
 	} else {
 		for k := int64(0); k < n; k++ {
 			s.row = s.gen.Row(s.next, s.row[:0])

@@ -34,6 +34,9 @@ type Exchange struct {
 	rows     [][]int      // per output: the rows it gets
 	ops      [][]chunk.Op // per output: their ops
 	keyBytes []byte
+	// reads, when not nil, are the upstream's columns the receivers
+	// read (SetReads, source_prune.go).
+	reads []bool
 }
 
 // NewExchange returns an exchange to outputs, where outputs[i] owns the

@@ -64,7 +64,7 @@ func nullUnread(c *chunk.Chunk, read []bool) *chunk.Chunk {
 	cols := make([]arrow.Array, c.Rec.NumCols())
 	var made []arrow.Array
 	for i := range cols {
-		if i < len(read) && !read[i] {
+		if i < len(read) && !read[i] && c.Rec.Column(i).NullN() < int(n) { // a pruned source's are NULL already
 			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, c.Rec.Column(i).DataType(), int(n))
 			made = append(made, cols[i])
 			continue

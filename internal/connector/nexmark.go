@@ -33,6 +33,10 @@ type nexmark struct {
 	base    int64           // event time of event 0, µs
 	rateMax int64
 	arena   strArena // the current event's text (not safe for concurrent use)
+	// read, when not nil, are the columns (of fill) AppendRow fills, and
+	// want their fields (PruneColumns, nexmark_prune.go).
+	read []bool
+	want nexMask
 }
 
 type nexmarkTable uint8
@@ -137,7 +141,7 @@ const (
 )
 
 func newNexmark(cols []Column, opts map[string]string, base int64) (*nexmark, error) {
-	g := &nexmark{limit: -1, gapUS: 100, base: base}
+	g := &nexmark{limit: -1, gapUS: 100, base: base, want: nexAll}
 	for k, v := range opts {
 		v = strings.TrimSpace(v)
 		switch k {
@@ -396,7 +400,7 @@ func nexTextColumn(c nexmarkColumn) bool {
 func (g *nexmark) Row(i int64, dst []types.Datum) []types.Datum {
 	dst = dst[:0]
 	var ev nexEvent
-	g.event(i, &ev)
+	g.event(i, &ev, nexAll)
 	for _, c := range g.fill {
 		switch {
 		case nexTextColumn(c):
@@ -435,11 +439,15 @@ func (g *nexmark) CanAppend(ts []types.Type) bool {
 	return true
 }
 
-// AppendRow implements the stream package's Appender.
+// AppendRow implements the stream package's Appender. After
+// PruneColumns, it appends nothing to the columns not read.
 func (g *nexmark) AppendRow(i int64, cols []array.Builder) {
 	var ev nexEvent
-	g.event(i, &ev)
+	g.event(i, &ev, g.want)
 	for j, c := range g.fill {
+		if g.read != nil && !g.read[j] {
+			continue
+		}
 		switch b := cols[j].(type) {
 		case *array.StringBuilder:
 			b.Append(ev.strs[c])
@@ -453,9 +461,12 @@ func (g *nexmark) AppendRow(i int64, cols []array.Builder) {
 	}
 }
 
-// event computes the fields of row i; its strings are valid until the
-// next call.
-func (g *nexmark) event(i int64, ev *nexEvent) {
+// event computes the fields of row i in want (others it may leave
+// unset); its strings are valid until the next call. A field not wanted
+// still takes its draws from r (rng.skip), so that the fields after it
+// are those of the full event: row i is the same whichever columns are
+// read.
+func (g *nexmark) event(i int64, ev *nexEvent, want nexMask) {
 	id := g.eventID(i)
 	r := &rng{s: uint64(id)*0x9e3779b97f4a7c15 ^ 0x5deece66d}
 	a := &g.arena
@@ -469,22 +480,35 @@ func (g *nexmark) event(i int64, ev *nexEvent) {
 		a.add(" ")
 		a.add(nexLastNames[r.intn(int64(len(nexLastNames)))])
 		name := a.end()
-		a.letters(r, 7)
-		a.add("@")
-		a.letters(r, 5)
-		a.add(".com")
-		email := a.end()
-		for k := 0; k < 4; k++ {
-			if k > 0 {
-				a.add(" ")
-			}
-			a.int(1000 + r.intn(9000))
+		var email, card string
+		if want.has(nexEmail) {
+			a.letters(r, 7)
+			a.add("@")
+			a.letters(r, 5)
+			a.add(".com")
+			email = a.end()
+		} else {
+			r.skip(letterDraws(7) + letterDraws(5))
 		}
-		card := a.end()
+		if want.has(nexCreditCard) {
+			for k := 0; k < 4; k++ {
+				if k > 0 {
+					a.add(" ")
+				}
+				a.int(1000 + r.intn(9000))
+			}
+			card = a.end()
+		} else {
+			r.skip(4)
+		}
 		city := nexCities[r.intn(int64(len(nexCities)))]
 		state := nexStates[r.intn(int64(len(nexStates)))]
 		ev.strs[nexName], ev.strs[nexEmail], ev.strs[nexCreditCard], ev.strs[nexCity], ev.strs[nexState] = name, email, card, city, state
-		a.letters(r, r.extraLen(len(name)+len(email)+len(card)+len(city)+len(state)+8+8, avgPersonBytes))
+		if !want.has(nexExtra) {
+			return // the extra's draws are the event's last
+		}
+		// An email is 17 bytes and a card 19, whether made or skipped.
+		a.letters(r, r.extraLen(len(name)+nexEmailLen+nexCardLen+len(city)+len(state)+8+8, avgPersonBytes))
 		ev.strs[nexExtra] = a.end()
 	case nexmarkAuction:
 		ev.ints[nexID] = lastBase0AuctionID(id) + firstAuctionID
@@ -495,17 +519,18 @@ func (g *nexmark) event(i int64, ev *nexEvent) {
 			seller = nextBase0(r, lastBase0PersonID(id), numActivePeople)
 		}
 		initial := r.price()
-		a.letters(r, 20)
-		item := a.end()
-		a.letters(r, 100)
-		desc := a.end()
+		item := a.lettersIf(r, nexItemLen, want.has(nexItemName))
+		desc := a.lettersIf(r, nexDescLen, want.has(nexDescription))
 		ev.strs[nexItemName], ev.strs[nexDescription] = item, desc
 		ev.ints[nexInitialBid], ev.ints[nexReserve] = initial, initial+r.price()
 		// Auctions last a few event-time seconds to a few minutes.
 		ev.ints[nexExpires] = at + 1_000_000 + r.intn(600_000_000)
 		ev.ints[nexSeller] = seller + firstPersonID
 		ev.ints[nexCategory] = firstCategoryID + r.intn(numCategories)
-		a.letters(r, r.extraLen(len(item)+len(desc)+8*6, avgAuctionBytes))
+		if !want.has(nexExtra) {
+			return
+		}
+		a.letters(r, r.extraLen(nexItemLen+nexDescLen+8*6, avgAuctionBytes))
 		ev.strs[nexExtra] = a.end()
 	default:
 		var auction, bidder int64
@@ -521,6 +546,9 @@ func (g *nexmark) event(i int64, ev *nexEvent) {
 		}
 		ev.ints[nexAuction], ev.ints[nexBidder] = auction+firstAuctionID, bidder+firstPersonID
 		ev.ints[nexPrice] = r.price()
+		if want&(1<<nexChannel|1<<nexURL|1<<nexExtra) == 0 {
+			return // the text's draws come last
+		}
 		var channel, url string
 		if r.intn(hotChannelRatio) > 0 {
 			k := r.intn(int64(len(nexChannels)))
@@ -541,6 +569,9 @@ func (g *nexmark) event(i int64, ev *nexEvent) {
 			url = a.end()
 		}
 		ev.strs[nexChannel], ev.strs[nexURL] = channel, url
+		if !want.has(nexExtra) {
+			return
+		}
 		a.letters(r, r.extraLen(len(channel)+len(url)+8*4, avgBidBytes))
 		ev.strs[nexExtra] = a.end()
 	}
