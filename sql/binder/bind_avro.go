@@ -41,15 +41,7 @@ func (b *binder) withAvroColumns(s *sql.CreateTableStmt) (*sql.CreateTableStmt, 
 		e.Hint = "Leave the columns out: they come from the schema registry. A table may still name its key: (PRIMARY KEY (col, ...))."
 		return nil, nil, e
 	}
-	conn := map[string]string{kafka.OptFormat: s.Format, kafka.OptEncode: s.Encode}
-	for k, v := range s.With {
-		if connector.IsConnectorOption(k) {
-			conn[k] = v
-		}
-	}
-	for k, v := range s.EncodeOptions {
-		conn[kafka.OptEncodePrefix+k] = v
-	}
+	conn := kafkaStatementOptions(s)
 	o, err := kafka.ParseOptions(conn)
 	if err != nil {
 		return nil, nil, err
@@ -93,4 +85,21 @@ func tableWord(s *sql.CreateTableStmt) string {
 		return "SOURCE"
 	}
 	return "TABLE"
+}
+
+// kafkaStatementOptions returns the connector options of a Kafka CREATE
+// statement as kafka.ParseOptions takes them: its FORMAT and ENCODE, its
+// WITH options that configure the connector, and its ENCODE options
+// under kafka.OptEncodePrefix.
+func kafkaStatementOptions(s *sql.CreateTableStmt) map[string]string {
+	conn := map[string]string{kafka.OptFormat: s.Format, kafka.OptEncode: s.Encode}
+	for k, v := range s.With {
+		if connector.IsConnectorOption(k) {
+			conn[k] = v
+		}
+	}
+	for k, v := range s.EncodeOptions {
+		conn[kafka.OptEncodePrefix+k] = v
+	}
+	return conn
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/streamdb/streamdb/internal/connector"
 	"github.com/streamdb/streamdb/internal/connector/kafka"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/sql"
@@ -33,15 +32,7 @@ func (b *binder) withProtobufColumns(s *sql.CreateTableStmt) (*sql.CreateTableSt
 		e.Hint = "Leave the columns out: they come from the message's fields. A table may still name its key: (PRIMARY KEY (col, ...))."
 		return nil, nil, e
 	}
-	conn := map[string]string{kafka.OptFormat: s.Format, kafka.OptEncode: s.Encode}
-	for k, v := range s.With {
-		if connector.IsConnectorOption(k) {
-			conn[k] = v
-		}
-	}
-	for k, v := range s.EncodeOptions {
-		conn[kafka.OptEncodePrefix+k] = v
-	}
+	conn := kafkaStatementOptions(s)
 	o, err := kafka.ParseOptions(conn)
 	if err != nil {
 		return nil, nil, err

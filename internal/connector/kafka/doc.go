@@ -199,12 +199,34 @@
 // then a message of key.message (else of message) whose fields of those
 // names fill the key columns, of a value and of a tombstone.
 //
+// With schema.registry = 'http://...' instead of schema.location
+// (protobuf_registry.go; schema.registry.username/password as for Avro)
+// messages are in Confluent's Protobuf wire format: magic byte 0, the
+// schema id (4 bytes big-endian), the message-index array (a zig-zag
+// varint count, then the indexes, the path from the file's messages to
+// a nested one; the byte 0 alone is [0]), then the payload. At CREATE the
+// latest schema of subject <topic>-value and its references (subjects
+// and versions, fetched recursively) are compiled with protocompile
+// (google/protobuf/*.proto built in) into a FileDescriptorSet, stored
+// with the schema id like schema.location's set, so a restart needs no
+// registry; the columns are message's fields. A message of another id
+// (or of another message of the file) is read by field name into the
+// stored columns: its schema fetched once and cached, a field the
+// columns lack skipped, a column the message lacks NULL, a field of
+// another column type an error of that message. An unknown id (404),
+// bad framing or bytes are bad input; a registry that does not answer
+// is retried with backoff (the source's state says so), never a reason
+// to skip a message. A FORMAT UPSERT table keyed by PRIMARY KEY (cols)
+// also stores subject <topic>-key's schema (key.message, else its
+// file's first message, names the key's message at CREATE). Errors at
+// CREATE as for Avro (08001, 42704 no subject, 28000) and 42704 for no
+// such message.
+//
 // # Left for later increments
 //
 // A source_rate_limit shared by the
 // partitions' traffic rather than evenly by the actors. ENCODE PROTOBUF
-// with schema.registry (Confluent's framing with message indexes) is
-// refused with 0A000. Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
+// with schema.registry supports only TopicNameStrategy. Sinks (CREATE SINK, sink_*.go: FORMAT PLAIN | UPSERT |
 // DEBEZIUM ENCODE JSON, at least once or is_exactly_once with one Kafka
 // transaction per batch that also commits the batch's number as a
 // consumer-group offset) are built; left for sinks: ENCODE

@@ -43,6 +43,10 @@ type protobufDecoder struct {
 	keyCols   []int
 	keyFields []protoreflect.FieldDescriptor
 	cols      []connector.Column
+	// value and keyReg, under schema.registry, resolve each message's
+	// Confluent framing to the message that wrote it (protobuf_registry.go);
+	// nil under schema.location.
+	value, keyReg *pbResolver
 }
 
 var protoJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
@@ -53,6 +57,9 @@ var protoUnmarshal = proto.UnmarshalOptions{}
 
 func newProtobufDecoder(o Options, cols []connector.Column) (Decoder, error) {
 	p := o.Protobuf
+	if len(o.Avro.Registry) > 0 {
+		return newProtobufRegistryDecoder(o, cols)
+	}
 	if len(p.Descriptors) == 0 {
 		return nil, optionError(optProtoDescriptors, "", "An internal option: CREATE stores the Protobuf schema.")
 	}
@@ -96,9 +103,14 @@ func newProtobufDecoder(o Options, cols []connector.Column) (Decoder, error) {
 
 // parse decodes b as a message of md.
 func (d *protobufDecoder) parse(b []byte, md protoreflect.MessageDescriptor) (*dynamicpb.Message, error) {
+	return parseProtobuf(d.schema, b, md)
+}
+
+// parseProtobuf decodes b as a message of md, of schema s.
+func parseProtobuf(s *protobufSchema, b []byte, md protoreflect.MessageDescriptor) (*dynamicpb.Message, error) {
 	m := dynamicpb.NewMessage(md)
 	opts := protoUnmarshal
-	opts.Resolver = d.schema.types
+	opts.Resolver = s.types
 	if err := opts.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("kafka: a message that does not decode as Protobuf %s: %w", md.FullName(), err)
 	}
@@ -106,25 +118,45 @@ func (d *protobufDecoder) parse(b []byte, md protoreflect.MessageDescriptor) (*d
 }
 
 func (d *protobufDecoder) Decode(msg []byte, dst []types.Datum) ([]types.Datum, error) {
+	if d.value != nil {
+		v, payload, err := d.value.resolve(msg)
+		if err != nil {
+			return nil, err
+		}
+		m, err := parseProtobuf(v.schema, payload, v.md)
+		if err != nil {
+			return nil, err
+		}
+		return d.fill(v.schema, m, v.fields, dst)
+	}
 	m, err := d.parse(msg, d.msg)
 	if err != nil {
 		return nil, err
 	}
+	return d.fill(d.schema, m, d.fields, dst)
+}
+
+// fill sets dst to the columns of m, a message of schema s: column i from
+// fields[i] (nil: a field the message's schema lacks, NULL).
+func (d *protobufDecoder) fill(s *protobufSchema, m *dynamicpb.Message, fields []protoreflect.FieldDescriptor, dst []types.Datum) ([]types.Datum, error) {
+	var err error
 	var obj map[string]jsonb.Value // the whole message's rendering, for lists and maps
-	dst = append(dst[:0], make([]types.Datum, len(d.fields))...)
-	for i, f := range d.fields {
+	dst = append(dst[:0], make([]types.Datum, len(fields))...)
+	for i, f := range fields {
 		switch {
+		case f == nil:
+			continue
 		case d.cols[i].Type.ID != types.IDJSONB:
 		case !f.IsList() && !f.IsMap(): // a message: rendered alone, NULL when unset
 			if m.Has(f) {
-				if dst[i], err = d.jsonOf(m.Get(f).Message()); err != nil {
+				if dst[i], err = jsonOfProtobuf(s, m.Get(f).Message()); err != nil {
 					return nil, err
 				}
 			}
 			continue
 		default:
 			if obj == nil {
-				if obj, err = d.jsonFields(m); err != nil {
+				if obj, err = protobufJSONFields(s, m); err != nil {
 					return nil, err
 				}
 			}
@@ -140,10 +172,10 @@ func (d *protobufDecoder) Decode(msg []byte, dst []types.Datum) ([]types.Datum, 
 	return dst, nil
 }
 
-// render renders m with protojson, as jsonb.
-func (d *protobufDecoder) render(m protoreflect.Message) (jsonb.Value, error) {
+// renderProtobuf renders m, of schema s, with protojson, as jsonb.
+func renderProtobuf(s *protobufSchema, m protoreflect.Message) (jsonb.Value, error) {
 	opts := protoJSON
-	opts.Resolver = d.schema.types
+	opts.Resolver = s.types
 	b, err := opts.Marshal(m.Interface())
 	if err != nil {
 		return jsonb.Value{}, fmt.Errorf("kafka: Protobuf %s as JSON: %w", m.Descriptor().FullName(), err)
@@ -151,18 +183,18 @@ func (d *protobufDecoder) render(m protoreflect.Message) (jsonb.Value, error) {
 	return jsonb.Parse(string(b))
 }
 
-// jsonOf is the jsonb datum of a message.
-func (d *protobufDecoder) jsonOf(m protoreflect.Message) (types.Datum, error) {
-	v, err := d.render(m)
+// jsonOfProtobuf is the jsonb datum of a message.
+func jsonOfProtobuf(s *protobufSchema, m protoreflect.Message) (types.Datum, error) {
+	v, err := renderProtobuf(s, m)
 	if err != nil {
 		return nil, err
 	}
 	return v.String(), nil
 }
 
-// jsonFields renders m and returns its fields by name.
-func (d *protobufDecoder) jsonFields(m protoreflect.Message) (map[string]jsonb.Value, error) {
-	v, err := d.render(m)
+// protobufJSONFields renders m and returns its fields by name.
+func protobufJSONFields(s *protobufSchema, m protoreflect.Message) (map[string]jsonb.Value, error) {
+	v, err := renderProtobuf(s, m)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +212,9 @@ func (d *protobufDecoder) jsonFields(m protoreflect.Message) (map[string]jsonb.V
 // DecodeKey implements keyDecoder: the key message's fields set the key
 // columns of row, replacing what the value said.
 func (d *protobufDecoder) DecodeKey(key []byte, row []types.Datum) error {
+	if d.keyReg != nil {
+		return d.decodeRegistryKey(key, row)
+	}
 	if d.key == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -56,9 +57,12 @@ type ProtobufOptions struct {
 	// the key message's fields of their names (FORMAT UPSERT without
 	// INCLUDE KEY).
 	KeyColumns []string
-	// registry is schema.registry's value, set under ENCODE PROTOBUF
-	// (not supported yet: check says so).
-	registry bool
+	// valueID, keyID and keyDescriptors are what CREATE stored under
+	// schema.registry (protobuf_registry.go): the ids of the value and key
+	// schemas it read, and the key subject's FileDescriptorSet (the
+	// value's is Descriptors).
+	valueID, keyID int
+	keyDescriptors []byte
 }
 
 // set parses one ENCODE PROTOBUF option or stored key; false when k is
@@ -76,6 +80,12 @@ func (p *ProtobufOptions) set(k, v string) (bool, error) {
 		p.Descriptors, err = base64.StdEncoding.DecodeString(v)
 	case optProtoKeyColumns:
 		err = json.Unmarshal([]byte(v), &p.KeyColumns)
+	case optProtoValueID:
+		p.valueID, err = strconv.Atoi(v)
+	case optProtoKeyID:
+		p.keyID, err = strconv.Atoi(v)
+	case optProtoKeyDescriptors:
+		p.keyDescriptors, err = base64.StdEncoding.DecodeString(v)
 	default:
 		return false, nil
 	}
@@ -86,7 +96,8 @@ func (p *ProtobufOptions) set(k, v string) (bool, error) {
 }
 
 // check checks the options of ENCODE encode; o's Avro options hold
-// schema.registry, which ENCODE PROTOBUF does not take yet.
+// schema.registry, which ENCODE PROTOBUF takes instead of
+// schema.location.
 func (p *ProtobufOptions) check(encode string, o *Options) error {
 	if encode != EncodeProtobuf {
 		if p.Message != "" || p.Location != "" || p.KeyMessage != "" {
@@ -95,12 +106,11 @@ func (p *ProtobufOptions) check(encode string, o *Options) error {
 		return nil
 	}
 	switch {
-	case len(o.Avro.Registry) > 0:
-		e := pgerr.New(pgerr.FeatureNotSupported, "ENCODE PROTOBUF with schema.registry is not supported yet")
-		e.Hint = "Give the schema as a file: ENCODE PROTOBUF (message = 'pkg.Msg', schema.location = 'file:///path/schema.pb')."
-		return e
 	case p.Message == "":
 		return optionError(OptProtoMessage, "", "ENCODE PROTOBUF needs message = 'package.Message'.")
+	case len(o.Avro.Registry) > 0 && p.Location != "":
+		return optionError(OptSchemaLocation, p.Location, "ENCODE PROTOBUF takes either schema.location or schema.registry, not both.")
+	case len(o.Avro.Registry) > 0:
 	case p.Location == "" && len(p.Descriptors) == 0:
 		return optionError(OptSchemaLocation, "", "ENCODE PROTOBUF needs schema.location = 'file:///path/schema.pb' (a FileDescriptorSet).")
 	}
@@ -109,13 +119,17 @@ func (p *ProtobufOptions) check(encode string, o *Options) error {
 
 // stored returns the options that record p's stored schema.
 func (p *ProtobufOptions) stored() map[string]string {
-	out := map[string]string{optProtoDescriptors: base64.StdEncoding.EncodeToString(p.Descriptors)}
+	out := map[string]string{optProtoDescriptors: encodeDescriptors(p.Descriptors)}
 	if len(p.KeyColumns) > 0 {
 		b, _ := json.Marshal(p.KeyColumns) // strings: cannot fail
 		out[optProtoKeyColumns] = string(b)
 	}
 	return out
 }
+
+// encodeDescriptors is a serialized FileDescriptorSet as an option's
+// value.
+func encodeDescriptors(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // keyMessage is the message of an UPSERT table's Kafka keys.
 func (p *ProtobufOptions) keyMessage() string {
@@ -142,7 +156,14 @@ type ProtobufSource struct {
 // the URL answers 404), 08001 (the URL does not answer), 22P02 (not a
 // FileDescriptorSet), 42704 (no such message, with a hint naming those
 // there are), 42804 (a key field of another type).
+//
+// Under schema.registry the schema is the latest of subject
+// <topic>-value (resolveProtobufRegistry); errors as for ENCODE AVRO:
+// 08001, 42704 (no subject), 28000.
 func ResolveProtobufSource(ctx context.Context, o Options, pk []string) (ProtobufSource, error) {
+	if len(o.Avro.Registry) > 0 {
+		return resolveProtobufRegistry(ctx, o, pk)
+	}
 	p := o.Protobuf
 	b, err := readSchemaLocation(ctx, p.Location)
 	if err != nil {

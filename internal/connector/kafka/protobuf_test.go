@@ -245,9 +245,9 @@ func TestProtobufErrors(t *testing.T) {
 		}
 	}
 	for opts, code := range map[string]string{
-		"encode.message=test.Ev":                           pgerr.InvalidParameterValue, // no schema.location
-		"encode.schema.location=" + good:                   pgerr.InvalidParameterValue, // no message
-		"encode.message=m,encode.schema.registry=http://h": pgerr.FeatureNotSupported,
+		"encode.message=test.Ev":         pgerr.InvalidParameterValue, // no schema.location
+		"encode.schema.location=" + good: pgerr.InvalidParameterValue, // no message
+		"encode.message=m,encode.schema.registry=http://h,encode.schema.location=" + good: pgerr.InvalidParameterValue, // both
 	} {
 		conn := map[string]string{"connector": "kafka", OptTopic: "t", OptBootstrap: "h:1", OptEncode: "protobuf"}
 		for _, kv := range strings.Split(opts, ",") {

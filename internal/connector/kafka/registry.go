@@ -195,3 +195,46 @@ func registryPGError(err error, subject string, urls []string) error {
 	}
 	return pgerr.Wrap(err, pgerr.IOError, fmt.Sprintf("schema registry, subject %q", subject))
 }
+
+// RegistryReference is a reference of a schema (Protobuf's imports): the
+// name it is imported by, and the subject and version that hold it.
+type RegistryReference struct {
+	Name    string `json:"name"`
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// RegistrySchemaInfo is a schema of any type as the registry stores it,
+// with its type ("" is Avro) and its references.
+type RegistrySchemaInfo struct {
+	ID         int                 `json:"id"`
+	SchemaType string              `json:"schemaType"`
+	Schema     string              `json:"schema"`
+	References []RegistryReference `json:"references"`
+}
+
+// LatestInfo returns the latest schema of subject, of any type.
+func (r *Registry) LatestInfo(ctx context.Context, subject string) (RegistrySchemaInfo, error) {
+	return r.Version(ctx, subject, -1)
+}
+
+// Version returns version v of subject (-1: the latest), of any type.
+func (r *Registry) Version(ctx context.Context, subject string, v int) (RegistrySchemaInfo, error) {
+	ver := "latest"
+	if v >= 0 {
+		ver = strconv.Itoa(v)
+	}
+	var out RegistrySchemaInfo
+	err := r.do(ctx, http.MethodGet, "/subjects/"+url.PathEscape(subject)+"/versions/"+ver, nil, &out)
+	return out, err
+}
+
+// InfoByID returns the schema of id, of any type (its ID is id).
+func (r *Registry) InfoByID(ctx context.Context, id int) (RegistrySchemaInfo, error) {
+	var out RegistrySchemaInfo
+	if err := r.do(ctx, http.MethodGet, "/schemas/ids/"+strconv.Itoa(id), nil, &out); err != nil {
+		return RegistrySchemaInfo{}, err
+	}
+	out.ID = id
+	return out, nil
+}
