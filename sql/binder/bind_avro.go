@@ -61,12 +61,7 @@ func (b *binder) withAvroColumns(s *sql.CreateTableStmt) (*sql.CreateTableStmt, 
 	if err != nil {
 		return nil, nil, err
 	}
-	out := *s
-	out.Columns = make([]sql.ColumnDef, len(src.Columns))
-	for i, c := range src.Columns {
-		out.Columns[i] = sql.ColumnDef{Name: c.Name, TypeName: strings.ToLower(c.Type.String())}
-	}
-	return &out, src.Stored, nil
+	return withSchemaColumns(s, src.Columns), src.Stored, nil
 }
 
 // upsertByIncludeKey reports whether s keys its rows by the message key's
@@ -102,4 +97,15 @@ func kafkaStatementOptions(s *sql.CreateTableStmt) map[string]string {
 		conn[kafka.OptEncodePrefix+k] = v
 	}
 	return conn
+}
+
+// withSchemaColumns returns s with the columns a schema gave (ENCODE AVRO
+// or PROTOBUF: the statement names none).
+func withSchemaColumns(s *sql.CreateTableStmt, cols []connector.Column) *sql.CreateTableStmt {
+	out := *s
+	out.Columns = make([]sql.ColumnDef, len(cols))
+	for i, c := range cols {
+		out.Columns[i] = sql.ColumnDef{Name: c.Name, TypeName: strings.ToLower(c.Type.String())}
+	}
+	return &out
 }

@@ -52,10 +52,5 @@ func (b *binder) withProtobufColumns(s *sql.CreateTableStmt) (*sql.CreateTableSt
 	if err != nil {
 		return nil, nil, err
 	}
-	out := *s
-	out.Columns = make([]sql.ColumnDef, len(src.Columns))
-	for i, c := range src.Columns {
-		out.Columns[i] = sql.ColumnDef{Name: c.Name, TypeName: strings.ToLower(c.Type.String())}
-	}
-	return &out, src.Stored, nil
+	return withSchemaColumns(s, src.Columns), src.Stored, nil
 }
