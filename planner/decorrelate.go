@@ -385,6 +385,7 @@ func correlation(c expr.Expr, outer *expr.OuterRow, cols []Column, m []int) (cor
 	if !ok || op != "=" {
 		return corrKey{}, false
 	}
+	l, r = stripKeyCast(l), stripKeyCast(r)
 	col, isCol := l.(*expr.Column)
 	ref, isRef := r.(*expr.OuterRef)
 	if !isCol || !isRef {
@@ -399,6 +400,23 @@ func correlation(c expr.Expr, outer *expr.OuterRow, cols []Column, m []int) (cor
 		return corrKey{}, false
 	}
 	return corrKey{inner: inner, outer: ref.Index}, true
+}
+
+// stripKeyCast takes off a cast the binder inserted to match an
+// operator when it keeps equality as it was (varchar to text, an integer
+// widened): u.k = t.k over two varchar columns binds as k::text =
+// outer.k::text, and is still a key inner = outer. KeyCompatible then
+// judges the columns' own types.
+func stripKeyCast(e expr.Expr) expr.Expr {
+	arg, to, ok := expr.ImplicitCast(e)
+	if !ok {
+		return e
+	}
+	from := arg.Type()
+	if from.IsString() && to.IsString() || from.IsInteger() && to.IsInteger() {
+		return arg
+	}
+	return e
 }
 
 // refersTo reports whether n or any node below it reads the row outer.

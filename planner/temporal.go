@@ -13,6 +13,9 @@ import (
 //	WHERE ts + INTERVAL '1 day' > now()    (the same)
 //	WHERE ts <= now()                      (rows enter as time passes)
 //
+// (a timestamp or date ts compares as the instant it names in the
+// view's time zone, as PostgreSQL compares it with a timestamptz)
+//
 // runs as a DynamicFilter without a threshold input (Right nil): its
 // threshold is the now() side evaluated at the time each barrier carries,
 // so the view equals its query evaluated at that instant, and rows enter
@@ -45,7 +48,10 @@ func temporalFilter(f *Filter) (Node, bool) {
 			rest = append(rest, c)
 			continue
 		}
-		op, l, r, ok := expr.Comparison(c)
+		op, l, r, ok := expr.TimestampTZComparison(c)
+		if !ok {
+			op, l, r, ok = expr.Comparison(c)
+		}
 		if _, cmp := flippedOps[op]; !ok || !cmp {
 			rest = append(rest, c)
 			continue

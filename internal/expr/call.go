@@ -25,6 +25,8 @@ type call struct {
 	typ       types.Type
 	fn        evalFn
 	nonStrict bool
+	// zone is the time zone WithZone gave a call of zoneCalls (nil: UTC).
+	zone *types.Zone
 }
 
 func (c *call) Type() types.Type { return c.typ }

@@ -57,6 +57,7 @@ func WithZone(e Expr, z *types.Zone) Expr {
 		if zf := zoneCalls[callKey(n.name, exprTypes(n.args))]; zf != nil {
 			c := *n
 			c.fn = zf(z, n)
+			c.zone = z
 			return &c
 		}
 	case *castExpr:
@@ -271,6 +272,43 @@ func init() {
 		fn2(tIvl, tTSTZ, tTS, atIntervalZone(true)),
 		fn2(tIvl, tTS, tTSTZ, atIntervalZone(false)),
 	), "timezone")
+}
+
+// TimestampTZComparison takes apart a comparison of a date or timestamp
+// with a timestamptz (either way round), which compares in the session's
+// zone, into the same comparison of two timestamptz values: the local
+// side cast to timestamptz in the comparison's zone, the instant it names
+// there, as PostgreSQL's cross-type operators compare. ok is false for
+// any other expression. A temporal filter (WHERE ts > now() - ...) over a
+// timestamp column uses it to keep its rows in instant order.
+func TimestampTZComparison(e Expr) (op string, l, r Expr, ok bool) {
+	c, isCall := e.(*call)
+	if !isCall {
+		return "", nil, nil, false
+	}
+	if op, l, r, ok = Comparison(e); !ok {
+		return "", nil, nil, false
+	}
+	local := func(t types.Type) bool { return t.ID == types.IDDate || t.ID == types.IDTimestamp }
+	toTZ := func(x Expr) (Expr, bool) {
+		cx, err := Cast(x, types.TTimestampTZ)
+		if err != nil {
+			return nil, false
+		}
+		return WithZone(cx, c.zone), true
+	}
+	switch lt, rt := l.Type(), r.Type(); {
+	case local(lt) && rt.ID == types.IDTimestampTZ:
+		l, ok = toTZ(l)
+	case lt.ID == types.IDTimestampTZ && local(rt):
+		r, ok = toTZ(r)
+	default:
+		ok = false
+	}
+	if !ok {
+		return "", nil, nil, false
+	}
+	return op, l, r, true
 }
 
 // compareWithTZ compares a date or timestamp (argument local) with a
