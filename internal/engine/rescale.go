@@ -173,6 +173,11 @@ func (db *DB) downstreamOf(id uint32) []*catalog.Relation {
 	in := map[uint32]bool{id: true}
 	var out []*catalog.Relation
 	for _, r := range db.relationsSorted() {
+		if r.Kind == catalog.KindView {
+			// A plain view has no actors; a materialized view over
+			// one also depends on what the view reads.
+			continue
+		}
 		if r.ID == id || slices.ContainsFunc(r.Deps, func(d uint32) bool { return in[d] }) {
 			in[r.ID] = true
 			out = append(out, r)
