@@ -476,6 +476,9 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 		return e
 	}
 	for _, dep := range deps {
+		if _, ok := db.RelationByID(dep.ID); !ok {
+			continue // dropped already, as a dependent of an earlier dep
+		}
 		if err := w.Notice("NOTICE", fmt.Sprintf("drop cascades to %s %s", kindWord(dep.Kind), dep.Name)); err != nil {
 			return err
 		}
