@@ -132,10 +132,11 @@ func (a *AvroOptions) stored() map[string]string {
 func valueSubject(topic string) string { return topic + "-value" }
 func keySubject(topic string) string   { return topic + "-key" }
 
-// AvroSource is what CREATE of an ENCODE AVRO source or table learns
-// from the registry: its payload columns, and the connector options
-// that store the schemas.
-type AvroSource struct {
+// SchemaSource is what CREATE of an ENCODE AVRO or ENCODE PROTOBUF
+// source or table learns from its schema (a registry, or a
+// schema.location): its payload columns, and the connector options that
+// store the schema with the relation, so a restart needs neither.
+type SchemaSource struct {
 	Columns []connector.Column
 	// Stored are reserved connector options to add to the relation's.
 	Stored map[string]string
@@ -147,35 +148,35 @@ type AvroSource struct {
 // subject's schema, whose fields (or, for a primitive key, whose value)
 // fill them. Registry errors are 08001 (unreachable, naming the URL),
 // 42704 (no such subject, with a hint) and 28000 (credentials).
-func ResolveAvroSource(ctx context.Context, o Options, pk []string) (AvroSource, error) {
+func ResolveAvroSource(ctx context.Context, o Options, pk []string) (SchemaSource, error) {
 	a := o.Avro
 	reg := a.registry()
 	subject := valueSubject(o.Topic)
 	v, err := reg.Latest(ctx, subject)
 	if err != nil {
-		return AvroSource{}, registryPGError(err, subject, a.Registry)
+		return SchemaSource{}, registryPGError(err, subject, a.Registry)
 	}
 	s, err := parseAvroSchema(v.Schema)
 	if err != nil {
-		return AvroSource{}, pgerr.Wrap(err, pgerr.FeatureNotSupported, "subject "+subject)
+		return SchemaSource{}, pgerr.Wrap(err, pgerr.FeatureNotSupported, "subject "+subject)
 	}
 	cols, err := AvroColumns(s)
 	if err != nil {
-		return AvroSource{}, err
+		return SchemaSource{}, err
 	}
 	a.Value = v
 	if len(pk) > 0 {
 		subject = keySubject(o.Topic)
 		k, err := reg.Latest(ctx, subject)
 		if err != nil {
-			return AvroSource{}, registryPGError(err, subject, a.Registry)
+			return SchemaSource{}, registryPGError(err, subject, a.Registry)
 		}
 		if a.KeyColumns, err = avroKeyColumns(k.Schema, pk, cols); err != nil {
-			return AvroSource{}, err
+			return SchemaSource{}, err
 		}
 		a.Key = k
 	}
-	return AvroSource{Columns: cols, Stored: a.stored()}, nil
+	return SchemaSource{Columns: cols, Stored: a.stored()}, nil
 }
 
 // avroKeyColumns checks that a key schema names exactly the columns pk

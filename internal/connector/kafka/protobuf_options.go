@@ -139,15 +139,6 @@ func (p *ProtobufOptions) keyMessage() string {
 	return p.Message
 }
 
-// ProtobufSource is what CREATE of an ENCODE PROTOBUF source or table
-// learns from schema.location: its payload columns, and the connector
-// options that store the schema.
-type ProtobufSource struct {
-	Columns []connector.Column
-	// Stored are reserved connector options to add to the relation's.
-	Stored map[string]string
-}
-
 // ResolveProtobufSource reads, at CREATE, the FileDescriptorSet at o's
 // schema.location, finds the message and maps its fields to columns;
 // for an UPSERT table keyed by columns (pk, the names of its primary
@@ -160,36 +151,36 @@ type ProtobufSource struct {
 // Under schema.registry the schema is the latest of subject
 // <topic>-value (resolveProtobufRegistry); errors as for ENCODE AVRO:
 // 08001, 42704 (no subject), 28000.
-func ResolveProtobufSource(ctx context.Context, o Options, pk []string) (ProtobufSource, error) {
+func ResolveProtobufSource(ctx context.Context, o Options, pk []string) (SchemaSource, error) {
 	if len(o.Avro.Registry) > 0 {
 		return resolveProtobufRegistry(ctx, o, pk)
 	}
 	p := o.Protobuf
 	b, err := readSchemaLocation(ctx, p.Location)
 	if err != nil {
-		return ProtobufSource{}, err
+		return SchemaSource{}, err
 	}
 	s, err := parseProtobufSchema(b)
 	if err != nil {
-		return ProtobufSource{}, err
+		return SchemaSource{}, err
 	}
 	md, err := s.message(p.Message)
 	if err != nil {
-		return ProtobufSource{}, err
+		return SchemaSource{}, err
 	}
 	cols := ProtobufColumns(md)
 	if len(pk) > 0 {
 		km, err := s.message(p.keyMessage())
 		if err != nil {
-			return ProtobufSource{}, err
+			return SchemaSource{}, err
 		}
 		if err := checkProtobufKey(km, pk, cols); err != nil {
-			return ProtobufSource{}, err
+			return SchemaSource{}, err
 		}
 		p.KeyColumns = pk
 	}
 	p.Descriptors = b
-	return ProtobufSource{Columns: cols, Stored: p.stored()}, nil
+	return SchemaSource{Columns: cols, Stored: p.stored()}, nil
 }
 
 // checkProtobufKey checks that the key message has a field of each

@@ -118,7 +118,7 @@ func registryProtobufMessage(s *protobufSchema, id int, name string) (protorefle
 // UPSERT table keyed by columns, subject <topic>-key's latest schema
 // gives the key message (key.message, else its first message). Both
 // sets and their ids are stored.
-func resolveProtobufRegistry(ctx context.Context, o Options, pk []string) (ProtobufSource, error) {
+func resolveProtobufRegistry(ctx context.Context, o Options, pk []string) (SchemaSource, error) {
 	p, a := o.Protobuf, o.Avro
 	reg := a.registry()
 	fetch := func(subject string) (RegistrySchemaInfo, []byte, *protobufSchema, error) {
@@ -135,25 +135,25 @@ func resolveProtobufRegistry(ctx context.Context, o Options, pk []string) (Proto
 	}
 	info, set, s, err := fetch(valueSubject(o.Topic))
 	if err != nil {
-		return ProtobufSource{}, err
+		return SchemaSource{}, err
 	}
 	md, err := s.message(p.Message)
 	if err != nil {
-		return ProtobufSource{}, err
+		return SchemaSource{}, err
 	}
 	cols := ProtobufColumns(md)
 	stored := map[string]string{}
 	if len(pk) > 0 {
 		kinfo, kset, ks, err := fetch(keySubject(o.Topic))
 		if err != nil {
-			return ProtobufSource{}, err
+			return SchemaSource{}, err
 		}
 		km, err := registryProtobufMessage(ks, kinfo.ID, p.KeyMessage)
 		if err != nil {
-			return ProtobufSource{}, err
+			return SchemaSource{}, err
 		}
 		if err := checkProtobufKey(km, pk, cols); err != nil {
-			return ProtobufSource{}, err
+			return SchemaSource{}, err
 		}
 		p.KeyColumns = pk
 		stored[optProtoKeyID] = strconv.Itoa(kinfo.ID)
@@ -164,7 +164,7 @@ func resolveProtobufRegistry(ctx context.Context, o Options, pk []string) (Proto
 		stored[k] = v
 	}
 	stored[optProtoValueID] = strconv.Itoa(info.ID)
-	return ProtobufSource{Columns: cols, Stored: stored}, nil
+	return SchemaSource{Columns: cols, Stored: stored}, nil
 }
 
 // protobufRegistryPGError is registryPGError with ENCODE PROTOBUF's
