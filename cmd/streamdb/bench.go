@@ -30,6 +30,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuprofile := fs.String("cpuprofile", "", "path prefix: CPU-profile each streamdb step into PREFIX-SCENARIO.pprof")
 	memprofile := fs.String("memprofile", "", "path prefix: heap profile of each streamdb step at its highest RSS, into PREFIX-SCENARIO.heap")
 	traceOut := fs.String("trace", "", "path prefix: execution trace of each streamdb step (each isolation phase) into PREFIX-SCENARIO.trace")
+	isoPhases := fs.String("isolation-phases", "", "isolation scenario: comma-separated phases to run (default: all), e.g. idle,group-by,group-by-adaptive,busy,busy-group-by,busy-group-by-adaptive")
 	stateEvery := fs.Duration("state-every", 0, "windowed scenario: sample the views' state this often (each sample scans it; 0: only at the end)")
 	tmp := fs.String("tmp", "", "directory for the data dirs (default: the system's temp dir)")
 	plot := fs.String("plot", "", "also write the results as a chart (grouped bars, streamdb next to PostgreSQL) to this `FILE` (.svg)")
@@ -57,7 +58,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	progress := startBenchProgress(stderr) // on a terminal: the step running
 	results, err := bench.Run(ctx, bench.Config{
 		Scenarios: fs.Args(), Rows: *rows, Freshness: *fresh, PGFreshness: *pgFresh, NexmarkEvents: *nexmark,
-		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat, StateEvery: *stateEvery,
+		IsolationWindow: *isoWindow, IsolationRepeat: *isoRepeat, IsolationPhases: splitList(*isoPhases), StateEvery: *stateEvery,
 		BarrierInterval: *barrierInterval,
 		KafkaRows:       *kafkaRows, KafkaRate: *kafkaRate, KafkaWindow: *kafkaWindow,
 		Compare: *compare == "postgres", TempDir: *tmp, Log: progress.Log(), CPUProfile: *cpuprofile, MemProfile: *memprofile, Trace: *traceOut,
@@ -81,4 +82,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return nil
+}
+
+// splitList splits a comma-separated flag value (nil when empty).
+func splitList(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }

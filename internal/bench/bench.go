@@ -59,6 +59,10 @@ type Config struct {
 	// GROUP BY backfill lasts about half a second, about 200 samples, so
 	// one run's p99 is its second-slowest sample. Zero means 1.
 	IsolationRepeat int
+	// IsolationPhases, when set, names the isolation phases to run, in
+	// their usual order (nil: all of them); the join's tables are filled
+	// only when a phase named uses them.
+	IsolationPhases []string
 	// KafkaRows is the messages kafka/ingest produces and loads (zero:
 	// a million).
 	KafkaRows int64
@@ -656,10 +660,14 @@ func (s *session) isolation() ([]Result, error) {
 	n, half, window := s.cfg.Rows, s.cfg.Rows/2, s.cfg.IsolationWindow
 	const small = 1000 // rows of the fresh view's upstream
 	const loadRows = 20_000
+	joinRows := half // a and b's, when a phase named uses them
+	if ph := s.cfg.IsolationPhases; ph != nil && !slices.Contains(ph, "join") && !slices.Contains(ph, "live-join") {
+		joinRows = 0
+	}
 	for _, tbl := range []struct {
 		name string
 		rows int64
-	}{{"t", n}, {"a", half}, {"b", half}, {"up", small}, {"u", 0}} {
+	}{{"t", n}, {"a", joinRows}, {"b", joinRows}, {"up", small}, {"u", 0}} {
 		if err := s.exec(fmt.Sprintf(tableDDL, tbl.name)); err != nil {
 			return s.out, err
 		}
@@ -721,6 +729,18 @@ func (s *session) isolation() ([]Result, error) {
 			check: func() error { return s.checkAgg(n) }, upstream: "t", busy: true},
 		{name: "busy-group-by-adaptive", create: "CREATE MATERIALIZED VIEW agg WITH (backfill_rate_limit = 'adaptive') " + groupBy,
 			drop: "DROP MATERIALIZED VIEW agg", check: func() error { return s.checkAgg(n) }, upstream: "t", busy: true},
+	}
+	if names := s.cfg.IsolationPhases; names != nil {
+		kept := phases[:0]
+		for _, ph := range phases {
+			if slices.Contains(names, ph.name) {
+				kept = append(kept, ph)
+			}
+		}
+		if len(kept) != len(names) {
+			return s.out, fmt.Errorf("isolation phases %q: not all of them are phases", names)
+		}
+		phases = kept
 	}
 	var busyRows []Result // the live work's rows per busy phase
 	var hotID atomic.Int64
@@ -871,7 +891,7 @@ func (s *session) isolation() ([]Result, error) {
 			return s.out, err
 		}
 	}
-	if len(busyRows) > 0 && busyRows[0].Err == nil && busyRows[0].Rows > 0 {
+	if len(busyRows) > 0 && busyRows[0].Err == nil && busyRows[0].Rows > 0 && strings.HasSuffix(busyRows[0].Scenario, "/busy") {
 		base := float64(busyRows[0].Rows) / busyRows[0].Elapsed.Seconds()
 		busyRows[0].Note = "live work alone"
 		for i := range busyRows[1:] {
