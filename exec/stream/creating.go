@@ -106,7 +106,8 @@ type CreatingJob struct {
 	schedSeen [schedRefLen]float64
 	schedN    int
 	peakGot   float64
-	lastW     float64 // the last interval's signal (-1: none)
+	lastW     float64   // the last interval's signal (-1: none)
+	signalsAt time.Time // when startSignals ran (the trace's zero)
 }
 
 // A creating job whose log lag has not reached a new low for
@@ -227,6 +228,7 @@ func (j *CreatingJob) adapt() Mutation {
 	in.floor = j.peakGot / schedFloorDiv
 	j.lastLook, j.lastRead, j.lastSeen = now, read, seen
 	r := nextRate(in)
+	j.traceAdapt(now, read, in, j.schedRef(), r)
 	if r == j.rate {
 		return nil
 	}
@@ -289,6 +291,15 @@ const (
 // low enough, an interval or two at a time, to show what the live work
 // waits for without it.
 func (j *CreatingJob) schedLimit() float64 {
+	ref := j.schedRef()
+	if ref < 0 {
+		return math.Inf(1) // nothing to compare with yet
+	}
+	return max(schedFactor*ref, ref+schedSlack)
+}
+
+// schedRef is schedLimit's reference (-1: none yet).
+func (j *CreatingJob) schedRef() float64 {
 	ref := -1.0
 	if j.schedBase > 0 {
 		ref = j.schedBase
@@ -298,10 +309,7 @@ func (j *CreatingJob) schedLimit() float64 {
 			ref = w
 		}
 	}
-	if ref < 0 {
-		return math.Inf(1) // nothing to compare with yet
-	}
-	return max(schedFactor*ref, ref+schedSlack)
+	return ref
 }
 
 // noteSched records an interval's scheduler signal for schedLimit.
@@ -360,7 +368,7 @@ func nextRate(in adaptInput) float64 {
 // startSignals starts the job's look at the scheduler signal and the
 // live work (adapt) from now.
 func (j *CreatingJob) startSignals(now time.Time) {
-	j.sched, j.lastW = newSchedSampler(now), -1
+	j.sched, j.lastW, j.signalsAt = newSchedSampler(now), -1, now
 	j.lastSeen = j.c.slots.liveSeen.Load()
 }
 
