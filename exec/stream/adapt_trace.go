@@ -64,7 +64,7 @@ func (j *CreatingJob) traceAdapt(now time.Time, read int64, in adaptInput, ref, 
 	if v := adaptTrace.gc[0].Value; v.Kind() == metrics.KindUint64 {
 		gc = v.Uint64()
 	}
-	fmt.Fprintf(w, "adapt job=%d t=%.3f read=%d rate=%.0f got=%.0f over=%d writes=%d live=%t sched=%.3f ref=%.3f base=%.3f limit=%.3f floor=%.0f target=%s gc=%d -> %.0f\n",
-		j.ID, now.Sub(j.signalsAt).Seconds(), read, in.rate, in.got, in.over, in.writes, in.live,
+	fmt.Fprintf(w, "adapt job=%d t=%.3f read=%d rate=%.0f got=%.0f over=%d recent=%d writes=%d live=%t sched=%.3f ref=%.3f base=%.3f limit=%.3f floor=%.0f target=%s gc=%d -> %.0f\n",
+		j.ID, now.Sub(j.signalsAt).Seconds(), read, in.rate, in.got, in.over, in.recentOver, in.writes, in.live,
 		in.sched, ref, j.schedBase, in.schedLimit, in.floor, j.Target(), gc, r)
 }

@@ -108,6 +108,7 @@ type CreatingJob struct {
 	peakGot   float64
 	lastW     float64   // the last interval's signal (-1: none)
 	signalsAt time.Time // when startSignals ran (the trace's zero)
+	lastCut   time.Time // when the rate last went down (adaptLatWindow)
 }
 
 // A creating job whose log lag has not reached a new low for
@@ -144,6 +145,8 @@ const (
 	adaptiveMaxRate   = 50_000_000
 	adaptiveHeadroom  = 4
 	adaptiveTolerance = 50
+	adaptiveMinOver   = 2
+	adaptLatWindow    = 4 * JobInterval
 )
 
 // baselineFactor, baselineWindow and baselineMinSamples define the
@@ -203,7 +206,16 @@ func (j *CreatingJob) adapt() Mutation {
 	}
 	now := time.Now()
 	in := adaptInput{rate: j.rate, sched: -1}
-	in.over, in.writes = j.c.latencySince(j.lastLook, j.Target())
+	target := j.Target()
+	// The latency rule judges the writes of the last adaptLatWindow, but
+	// none from before the last cut: those were answered to at the old
+	// rate, and counted already.
+	since := now.Add(-adaptLatWindow)
+	if j.lastCut.After(since) {
+		since = j.lastCut
+	}
+	in.over, in.writes = j.c.latencySince(since, target)
+	in.recentOver, _ = j.c.latencySince(j.lastLook, target)
 	read := j.rowsRead()
 	if dt := now.Sub(j.lastLook).Seconds(); dt > 0 && read > j.lastRead {
 		in.got = float64(read-j.lastRead) / dt
@@ -229,6 +241,9 @@ func (j *CreatingJob) adapt() Mutation {
 	j.lastLook, j.lastRead, j.lastSeen = now, read, seen
 	r := nextRate(in)
 	j.traceAdapt(now, read, in, j.schedRef(), r)
+	if r < j.rate {
+		j.lastCut = now
+	}
 	if r == j.rate {
 		return nil
 	}
@@ -241,8 +256,10 @@ func (j *CreatingJob) adapt() Mutation {
 type adaptInput struct {
 	rate float64 // the rate now
 	got  float64 // what the scans read, rows/s (0: nothing)
-	// over of writes waited longer than Target for their commit.
-	over, writes int
+	// over of writes waited longer than Target for their commit, in the
+	// last adaptLatWindow since the last cut; recentOver of them in this
+	// interval.
+	over, writes, recentOver int
 	// live: live work was seen (cpuSlots.liveSeen, or in flight).
 	live bool
 	// sched is the scheduler signal (goroutines waiting for a processor,
@@ -324,17 +341,24 @@ func (j *CreatingJob) noteSched(w float64) {
 //     halves, from what the scans achieved if that is lower (AIMD's
 //     multiplicative decrease: a backfill that took the live work's
 //     processor gives it back within an interval or two);
-//   - more than one write in adaptiveTolerance over the target: it
-//     halves likewise (the target is a p99; taking the slowest as the
-//     signal halved the rate for every outlier, and with live work kept
-//     a processor of its own by cpuSlots a 3M-row backfill took four
-//     times as long as an unlimited one for no gain in latency);
+//   - more than one write in adaptiveTolerance over the target, and at
+//     least adaptiveMinOver of them, in the last adaptLatWindow since the
+//     last cut, one of them in this interval: it halves likewise (the
+//     target is a p99; taking the slowest as the signal halved the rate
+//     for every outlier, and with live work kept a processor of its own
+//     by cpuSlots a 3M-row backfill took four times as long as an
+//     unlimited one for no gain in latency). One interval holds too few
+//     writes to tell a p99: judged interval by interval, a single slow
+//     write among 11-25 made 8 of the 12 cuts of two idle 10M-row
+//     backfills (STREAMDB_ADAPTIVE_TRACE; the scheduler signal made
+//     none), which then took 2.5 times as long as unthrottled ones;
 //   - no write waited and no live work was seen: there is no one to
 //     protect, and the rate doubles;
 //   - live work waited for processors beyond half of schedLimit: the
 //     rate creeps up by schedCreep (probing: raise, watch, back off);
-//   - all writes stayed under the target: the rate rises by half;
-//   - else (at most one in adaptiveTolerance over it) it holds.
+//   - no write of this interval and too few of the window were over the
+//     target: the rate rises by half;
+//   - else it holds.
 //
 // The scheduler signal counts only while live work is seen: without it
 // the backfill's own goroutines are all that wait, and the slots
@@ -346,8 +370,7 @@ func nextRate(in adaptInput) float64 {
 	r := in.rate
 	sched := in.live && in.sched >= 0
 	switch {
-	case sched && in.sched > in.schedLimit,
-		in.over > 0 && in.over*adaptiveTolerance > in.writes:
+	case sched && in.sched > in.schedLimit, latencyOver(in) && in.recentOver > 0:
 		if in.got > 0 {
 			r = min(r, in.got)
 		}
@@ -356,7 +379,7 @@ func nextRate(in adaptInput) float64 {
 		r *= 2
 	case sched && in.sched > in.schedLimit/2:
 		r *= schedCreep
-	case in.writes == 0 || in.over == 0:
+	case in.recentOver == 0 && !latencyOver(in):
 		r *= 1.5
 	}
 	if in.got > 0 {
@@ -365,10 +388,16 @@ func nextRate(in adaptInput) float64 {
 	return min(max(r, adaptiveMinRate), adaptiveMaxRate)
 }
 
+// latencyOver reports whether too many writes of the window were over
+// the target (see nextRate).
+func latencyOver(in adaptInput) bool {
+	return in.over >= adaptiveMinOver && in.over*adaptiveTolerance > in.writes
+}
+
 // startSignals starts the job's look at the scheduler signal and the
 // live work (adapt) from now.
 func (j *CreatingJob) startSignals(now time.Time) {
-	j.sched, j.lastW, j.signalsAt = newSchedSampler(now), -1, now
+	j.sched, j.lastW, j.signalsAt, j.lastCut = newSchedSampler(now), -1, now, now
 	j.lastSeen = j.c.slots.liveSeen.Load()
 }
 

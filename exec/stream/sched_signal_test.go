@@ -69,10 +69,10 @@ func TestNextRateSchedSignal(t *testing.T) {
 		{"no live work", func(in *adaptInput) { in.live, in.writes, in.sched = false, 0, 0.9 }, 800_000},
 		{"writes but no live work seen", func(in *adaptInput) { in.live, in.sched = false, 0.9 }, 600_000},
 		{"signal not read", func(in *adaptInput) { in.sched = -1 }, 600_000},
-		{"latency over the target", func(in *adaptInput) { in.over = 5 }, 150_000},
-		{"latency over the target at the floor", func(in *adaptInput) { in.over, in.rate, in.got = 5, 60_000, 60_000 }, 50_000},
-		{"one outlier in adaptiveTolerance, signal near", func(in *adaptInput) { in.over, in.writes, in.sched = 1, adaptiveTolerance, 0.2 }, 400_000 * schedCreep},
-		{"one outlier in adaptiveTolerance", func(in *adaptInput) { in.over, in.writes = 1, adaptiveTolerance }, 400_000},
+		{"latency over the target", func(in *adaptInput) { in.over, in.recentOver = 5, 1 }, 150_000},
+		{"latency over the target at the floor", func(in *adaptInput) { in.over, in.recentOver, in.rate, in.got = 5, 1, 60_000, 60_000 }, 50_000},
+		{"one outlier in adaptiveTolerance, signal near", func(in *adaptInput) { in.over, in.recentOver, in.writes, in.sched = 1, 1, adaptiveTolerance, 0.2 }, 400_000 * schedCreep},
+		{"one outlier in adaptiveTolerance", func(in *adaptInput) { in.over, in.recentOver, in.writes = 1, 1, adaptiveTolerance }, 400_000},
 		{"headroom", func(in *adaptInput) { in.got = 100_000 }, adaptiveHeadroom * 100_000},
 		{"bottom", func(in *adaptInput) { in.sched, in.rate, in.got, in.floor = 0.5, 1_500, 0, 0 }, adaptiveMinRate},
 	} {
@@ -145,5 +145,36 @@ func TestSchedLimitReference(t *testing.T) {
 	j.schedBase = 0
 	if l := j.schedLimit(); l != schedFactor*0.8 {
 		t.Fatalf("limit from the intervals alone: %v, want %v", l, schedFactor*0.8)
+	}
+}
+
+// TestNextRateLatencyWindow: the latency rule judges the writes of the
+// window (adaptLatWindow since the last cut), not one interval's: a
+// single slow write among a handful does not halve the rate (it holds
+// while that write is in the interval), adaptiveMinOver slow writes that
+// are more than one in adaptiveTolerance of the window do, when one of
+// them is this interval's; slow writes of earlier intervals alone hold
+// the rate rather than cut it again, and a window with too few slow
+// writes lets it rise.
+func TestNextRateLatencyWindow(t *testing.T) {
+	base := adaptInput{rate: 400_000, got: 300_000, live: true, sched: 0.1, schedLimit: 0.3, floor: 50_000}
+	for _, c := range []struct {
+		name                 string
+		over, recent, writes int
+		want                 float64
+	}{
+		{"one slow write among 16, this interval", 1, 1, 16, 400_000},
+		{"one slow write among 16, earlier", 1, 0, 16, 600_000},
+		{"two slow among 25, one now", 2, 1, 25, 150_000},
+		{"two slow among 25, both earlier", 2, 0, 25, 400_000},
+		{"two slow among 200, one now", 2, 1, 200, 400_000},
+		{"two slow among 200, both earlier", 2, 0, 200, 600_000},
+		{"none slow", 0, 0, 200, 600_000},
+	} {
+		in := base
+		in.over, in.recentOver, in.writes = c.over, c.recent, c.writes
+		if got := nextRate(in); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("%s: rate %v, want %v", c.name, got, c.want)
+		}
 	}
 }
