@@ -50,7 +50,8 @@ func adaptTraceWriter() io.Writer {
 
 // traceAdapt writes one interval of job j's controller: when (seconds
 // since the job's signals started), the rows read so far, what nextRate
-// saw (in) and chose (r), the signal's reference and the process's GC
+// saw (in) and chose (r), how long its scans waited for the rate limit
+// in the interval (throttled, seconds, summed over the scans), the signal's reference and the process's GC
 // cycles so far.
 func (j *CreatingJob) traceAdapt(now time.Time, read int64, in adaptInput, ref, r float64) {
 	w := adaptTraceWriter()
@@ -64,7 +65,9 @@ func (j *CreatingJob) traceAdapt(now time.Time, read int64, in adaptInput, ref, 
 	if v := adaptTrace.gc[0].Value; v.Kind() == metrics.KindUint64 {
 		gc = v.Uint64()
 	}
-	fmt.Fprintf(w, "adapt job=%d t=%.3f read=%d rate=%.0f got=%.0f over=%d recent=%d writes=%d live=%t sched=%.3f ref=%.3f base=%.3f limit=%.3f floor=%.0f target=%s gc=%d -> %.0f\n",
-		j.ID, now.Sub(j.signalsAt).Seconds(), read, in.rate, in.got, in.over, in.recentOver, in.writes, in.live,
+	throttled := j.throttledFor()
+	fmt.Fprintf(w, "adapt job=%d t=%.3f read=%d throttled=%.3f rate=%.0f got=%.0f over=%d recent=%d writes=%d live=%t sched=%.3f ref=%.3f base=%.3f limit=%.3f floor=%.0f target=%s gc=%d -> %.0f\n",
+		j.ID, now.Sub(j.signalsAt).Seconds(), read, (throttled - j.traceThrottled).Seconds(), in.rate, in.got, in.over, in.recentOver, in.writes, in.live,
 		in.sched, ref, j.schedBase, in.schedLimit, in.floor, j.Target(), gc, r)
+	j.traceThrottled = throttled
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
@@ -385,6 +386,10 @@ type BackfillProgress struct {
 	// logged counts the log entries the scan's LogWriter appended since
 	// the scan started (an epoch's, once its barrier passed the writer).
 	logged atomic.Int64
+	// throttled is the time (nanoseconds) the scan waited for its rate
+	// limit: the adaptive rate's trace tells by it whether the rate held
+	// the scan back (see traceAdapt).
+	throttled atomic.Int64
 	// epoch is the running graph's epoch whose upstream state the scan
 	// has emitted, and drained whether it found the log store empty
 	// since its job's barrier before the last.
@@ -467,3 +472,9 @@ func (b *BackfillProgress) Snapshot() (phase string, read, total, lag int64) {
 
 // Done is closed once the scan follows its upstream directly.
 func (b *BackfillProgress) Done() <-chan struct{} { return b.done }
+
+// noteThrottled adds the time since start to the scan's wait for its
+// rate limit.
+func (p *BackfillProgress) noteThrottled(start time.Time) {
+	p.throttled.Add(int64(time.Since(start)))
+}

@@ -109,6 +109,8 @@ type CreatingJob struct {
 	lastW     float64   // the last interval's signal (-1: none)
 	signalsAt time.Time // when startSignals ran (the trace's zero)
 	lastCut   time.Time // when the rate last went down (adaptLatWindow)
+	// traceThrottled is throttledFor at the last trace line.
+	traceThrottled time.Duration
 }
 
 // A creating job whose log lag has not reached a new low for
@@ -215,7 +217,7 @@ func (j *CreatingJob) adapt() Mutation {
 		since = j.lastCut
 	}
 	in.over, in.writes = j.c.latencySince(since, target)
-	in.recentOver, _ = j.c.latencySince(j.lastLook, target)
+	in.recentOver, in.recentWrites = j.c.latencySince(j.lastLook, target)
 	read := j.rowsRead()
 	if dt := now.Sub(j.lastLook).Seconds(); dt > 0 && read > j.lastRead {
 		in.got = float64(read-j.lastRead) / dt
@@ -258,8 +260,8 @@ type adaptInput struct {
 	got  float64 // what the scans read, rows/s (0: nothing)
 	// over of writes waited longer than Target for their commit, in the
 	// last adaptLatWindow since the last cut; recentOver of them in this
-	// interval.
-	over, writes, recentOver int
+	// interval, of recentWrites.
+	over, writes, recentOver, recentWrites int
 	// live: live work was seen (cpuSlots.liveSeen, or in flight).
 	live bool
 	// sched is the scheduler signal (goroutines waiting for a processor,
@@ -352,8 +354,8 @@ func (j *CreatingJob) noteSched(w float64) {
 //     write among 11-25 made 8 of the 12 cuts of two idle 10M-row
 //     backfills (STREAMDB_ADAPTIVE_TRACE; the scheduler signal made
 //     none), which then took 2.5 times as long as unthrottled ones;
-//   - no write waited and no live work was seen: there is no one to
-//     protect, and the rate doubles;
+//   - no write waited in the interval and no live work was seen: there
+//     is no one to protect, and the rate doubles;
 //   - live work waited for processors beyond half of schedLimit: the
 //     rate creeps up by schedCreep (probing: raise, watch, back off);
 //   - no write of this interval and too few of the window were over the
@@ -375,7 +377,7 @@ func nextRate(in adaptInput) float64 {
 			r = min(r, in.got)
 		}
 		r = max(r/2, in.floor)
-	case in.writes == 0 && !in.live:
+	case in.recentWrites == 0 && !in.live:
 		r *= 2
 	case sched && in.sched > in.schedLimit/2:
 		r *= schedCreep
@@ -409,6 +411,16 @@ func (j *CreatingJob) rowsRead() int64 {
 		n += read
 	}
 	return n
+}
+
+// throttledFor returns how long the job's scans waited for their rate
+// limit in all (summed over the scans).
+func (j *CreatingJob) throttledFor() time.Duration {
+	var d int64
+	for _, p := range j.Progress {
+		d += p.throttled.Load()
+	}
+	return time.Duration(d)
 }
 
 // throttle takes a flow-control change for the job: an adaptive one

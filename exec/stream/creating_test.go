@@ -121,7 +121,8 @@ func TestCreatingJobPauseAndStop(t *testing.T) {
 
 // TestAdaptiveRateController: the adaptive rate doubles while no write
 // waits for the running graph, rises by half while the barriers writes
-// wait for stay under the target, halves above it (from what the scans
+// wait for stay under the target, halves when adaptiveMinOver of them
+// since the last cut went over it (from what the scans
 // achieved when that is lower), stays within adaptiveHeadroom of what
 // they achieve and within its bounds, and gives the scans each new rate
 // as a ThrottleMutation; a fixed throttle turns it off.
@@ -153,6 +154,7 @@ func TestAdaptiveRateController(t *testing.T) {
 		t.Fatalf("well under target: rate %d", r)
 	}
 	before := j.Rate()
+	h.c.noteLatency(30 * time.Millisecond) // adaptiveMinOver slow writes
 	if r := step(30 * time.Millisecond); r != before/2 {
 		t.Fatalf("over target: rate %d, want %d", r, before/2)
 	}
@@ -168,6 +170,7 @@ func TestAdaptiveRateController(t *testing.T) {
 		t.Fatalf("one outlier in %d: rate moved to %d", adaptiveTolerance, r)
 	}
 	for range 30 {
+		h.c.noteLatency(50 * time.Millisecond)
 		step(50 * time.Millisecond)
 	}
 	if j.Rate() != adaptiveMinRate {
@@ -194,6 +197,7 @@ func TestAdaptiveRateController(t *testing.T) {
 	}
 	j.lastLook = time.Now().Add(-time.Second)
 	p.set(PhaseSnapshot, 200_000, 1_000_000, 0)
+	h.c.noteLatency(30 * time.Millisecond)
 	h.c.noteLatency(30 * time.Millisecond)
 	if r := step(0); r < 45_000 || r > 51_000 {
 		t.Fatalf("overload while the scans read 100k rows/s: rate %d, want half of that", r)

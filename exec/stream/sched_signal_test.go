@@ -55,7 +55,7 @@ func TestSchedHistoryBaseline(t *testing.T) {
 // the signal is ignored (the backfill's own goroutines are all that
 // wait) and the rate doubles; an unread signal (-1) is ignored.
 func TestNextRateSchedSignal(t *testing.T) {
-	base := adaptInput{rate: 400_000, got: 300_000, writes: 20, live: true, sched: 0.1, schedLimit: 0.3, floor: 50_000}
+	base := adaptInput{rate: 400_000, got: 300_000, writes: 20, recentWrites: 20, live: true, sched: 0.1, schedLimit: 0.3, floor: 50_000}
 	for _, c := range []struct {
 		name string
 		edit func(*adaptInput)
@@ -66,7 +66,7 @@ func TestNextRateSchedSignal(t *testing.T) {
 		{"over the limit, scans read more than the rate", func(in *adaptInput) { in.sched, in.got = 0.5, 900_000 }, 200_000},
 		{"over the limit at the floor", func(in *adaptInput) { in.sched, in.rate, in.got = 0.5, 60_000, 60_000 }, 50_000},
 		{"near the limit", func(in *adaptInput) { in.sched = 0.2 }, 400_000 * schedCreep},
-		{"no live work", func(in *adaptInput) { in.live, in.writes, in.sched = false, 0, 0.9 }, 800_000},
+		{"no live work", func(in *adaptInput) { in.live, in.writes, in.recentWrites, in.sched = false, 0, 0, 0.9 }, 800_000},
 		{"writes but no live work seen", func(in *adaptInput) { in.live, in.sched = false, 0.9 }, 600_000},
 		{"signal not read", func(in *adaptInput) { in.sched = -1 }, 600_000},
 		{"latency over the target", func(in *adaptInput) { in.over, in.recentOver = 5, 1 }, 150_000},
@@ -157,7 +157,7 @@ func TestSchedLimitReference(t *testing.T) {
 // the rate rather than cut it again, and a window with too few slow
 // writes lets it rise.
 func TestNextRateLatencyWindow(t *testing.T) {
-	base := adaptInput{rate: 400_000, got: 300_000, live: true, sched: 0.1, schedLimit: 0.3, floor: 50_000}
+	base := adaptInput{rate: 400_000, got: 300_000, recentWrites: 10, live: true, sched: 0.1, schedLimit: 0.3, floor: 50_000}
 	for _, c := range []struct {
 		name                 string
 		over, recent, writes int

@@ -422,6 +422,9 @@ func (s *StreamScan) waitThrottle(ctx context.Context) (Message, bool, error) {
 	}
 	t := time.NewTimer(time.Until(s.nextAt))
 	defer t.Stop()
+	if p := s.opts.Progress; p != nil {
+		defer p.noteThrottled(time.Now())
+	}
 	m, ok, err := s.opts.Barriers.NextBefore(ctx, t.C)
 	if err != nil || !ok {
 		return Message{}, false, err
