@@ -32,6 +32,10 @@ import (
 	"github.com/streamdb/streamdb/pgwire"
 )
 
+// IsolationPhases are the isolation scenario's phases, in the order it
+// runs them (Config.IsolationPhases picks some).
+var IsolationPhases = []string{"idle", "group-by-limited", "group-by", "group-by-adaptive", "join", "live-join", "busy", "busy-group-by", "busy-group-by-adaptive"}
+
 // Scenarios are the scenario names, in the order they run.
 var Scenarios = []string{"load", "backfill", "freshness", "isolation", "nexmark", "windowed", "api", "subscribe", "kafka"}
 
@@ -178,6 +182,11 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 	}
 	names = slices.Compact(names)
+	for _, ph := range cfg.IsolationPhases {
+		if !slices.Contains(IsolationPhases, ph) {
+			return nil, fmt.Errorf("unknown isolation phase %q (phases: %s)", ph, strings.Join(IsolationPhases, ", "))
+		}
+	}
 	var pg *pgserver.Server
 	if cfg.Compare {
 		var err error
@@ -737,7 +746,7 @@ func (s *session) isolation() ([]Result, error) {
 				kept = append(kept, ph)
 			}
 		}
-		if len(kept) != len(names) {
+		if len(kept) != len(names) { // Run checked them against IsolationPhases
 			return s.out, fmt.Errorf("isolation phases %q: not all of them are phases", names)
 		}
 		phases = kept

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,39 @@ func TestTraceEachPhase(t *testing.T) {
 		} else if fi.Size() == 0 {
 			t.Errorf("%s: empty trace", fi.Name())
 		}
+	}
+}
+
+// TestIsolationPhases: IsolationPhases runs only the phases it names,
+// each giving its rows (the busy-load ones included), and a name that is
+// no phase fails the run.
+func TestIsolationPhases(t *testing.T) {
+	results, err := Run(context.Background(), Config{Scenarios: []string{"isolation"}, Rows: 2000, IsolationWindow: 100 * time.Millisecond,
+		IsolationPhases: []string{"group-by-adaptive", "busy", "busy-group-by-adaptive"}, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range results {
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Scenario, r.Err)
+		}
+		got = append(got, r.Scenario)
+	}
+	want := []string{
+		"isolation/insert/group-by-adaptive", "isolation/insert/busy", "isolation/insert/busy-group-by-adaptive",
+		"isolation/fresh/group-by-adaptive", "isolation/fresh/busy", "isolation/fresh/busy-group-by-adaptive",
+		"isolation/same/group-by-adaptive", "isolation/same/busy", "isolation/same/busy-group-by-adaptive",
+		"isolation/busy-load/busy", "isolation/busy-load/busy-group-by-adaptive",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("steps %q, want %q", got, want)
+	}
+	if !strings.Contains(results[len(results)-1].Note, "of busy alone") {
+		t.Errorf("busy-load note %q: no comparison with the busy phase", results[len(results)-1].Note)
+	}
+	_, err = Run(context.Background(), Config{Scenarios: []string{"isolation"}, Rows: 100, IsolationPhases: []string{"idle", "nope"}, TempDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `unknown isolation phase "nope"`) {
+		t.Fatalf("an unknown phase: %v", err)
 	}
 }
