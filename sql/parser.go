@@ -119,6 +119,12 @@ func (s *stmtParser) parse(toks []Token) (Node, error) {
 		return parseFetch(c)
 	case first.isWord("close"):
 		return parseClose(c)
+	case first.isWord("describe"), first.isWord("desc"):
+		return parseDescribe(c)
+	case first.isWord("comment"):
+		return parseComment(c)
+	case first.isWord("truncate"):
+		return parseTruncate(c)
 	}
 	return s.parseDML(toks)
 }

@@ -9,6 +9,9 @@ import (
 // ZONE | TRANSACTION ISOLATION LEVEL | name.
 func parseShow(c *cursor) (Node, error) {
 	c.advance() // SHOW
+	if n, ok, err := parseShowCatalog(c); ok {
+		return n, err
+	}
 	what := ""
 	switch {
 	case c.acceptWords("materialized", "views"):

@@ -80,6 +80,8 @@ type Column struct {
 	// Default is the column's DEFAULT expression as written ("" for
 	// none: NULL).
 	Default string `json:"default,omitempty"`
+	// Comment is the column's COMMENT ON COLUMN ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Watermark is a relation's WATERMARK FOR Column AS Expr: its watermark
@@ -190,6 +192,9 @@ type Relation struct {
 	SourceRateZero  bool  `json:"source_rate_zero,omitempty"`
 	// Index describes an index (KindIndex); nil for other kinds.
 	Index *Index `json:"index,omitempty"`
+	// Comment is the relation's COMMENT ON ("" for none): pg_description
+	// and obj_description show it.
+	Comment string `json:"comment,omitempty"`
 }
 
 // SourceHeld reports whether the relation's connector is held: paused,

@@ -159,6 +159,14 @@ func (s *Session) describeUnbound(st *sql.Statement) ([]Column, bool) {
 		return []Column{{Name: n.What, Type: types.TText}}, true
 	case *sql.ExplainStmt:
 		return []Column{{Name: "QUERY PLAN", Type: types.TText}}, true
+	case *sql.ShowCreateStmt:
+		return showCreateColumns, true
+	case *sql.DescribeStmt:
+		return describeColumns, true
+	case *sql.ShowIndexesStmt:
+		return showIndexesColumns, true
+	case *sql.CommentStmt, *sql.TruncateStmt:
+		return nil, true
 	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt, *sql.AlterSystemStmt,
 		*sql.CopyStmt:
 		return nil, true

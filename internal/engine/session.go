@@ -129,6 +129,16 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		return s.set(n, w)
 	case *sql.ShowStmt:
 		return s.show(ctx, n, w)
+	case *sql.ShowCreateStmt:
+		return s.showCreate(n, w)
+	case *sql.DescribeStmt:
+		return s.describe(n, w)
+	case *sql.ShowIndexesStmt:
+		return s.showIndexes(n, w)
+	case *sql.CommentStmt:
+		return s.comment(n, w)
+	case *sql.TruncateStmt:
+		return s.truncate(ctx, n, w)
 	case *sql.TransactionStmt:
 		return s.transaction(n, w)
 	case *sql.FlushStmt:

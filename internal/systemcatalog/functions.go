@@ -177,9 +177,11 @@ func (c Functions) function(name string, n int) *catalog.Func {
 		return fn(tText, functionDef, tOid)
 	case "obj_description":
 		if n == 2 {
-			return fn(tText, objDescription, tOid, tText)
+			return fn(tText, c.objDescription, tOid, tText)
 		}
-		return fn(tText, objDescription, tOid)
+		return fn(tText, c.objDescription, tOid)
+	case "col_description":
+		return fn(tText, c.colDescription, tOid, tInt4)
 	case "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege",
 		"has_function_privilege", "has_any_column_privilege", "has_sequence_privilege", "pg_has_role":
 		// The one role is a superuser.

@@ -10,7 +10,9 @@ import (
 // Comments: pg_description has PostgreSQL 15's descriptions of the
 // built-in functions, operators and types streamdb has (from
 // pg_proc_data.go and pg_operator_data.go); obj_description reads them.
-// Shared objects have no comments and nothing has a security label.
+// The comments of COMMENT ON, on relations and their columns, follow
+// (comments.go). Shared objects have no comments and nothing has a
+// security label.
 
 var (
 	pgDescription   = newTable(nsPgCatalog, "pg_description", 2609, "r", descriptionRows, `objoid oid, classoid oid, objsubid integer, description text`)
@@ -30,7 +32,7 @@ const (
 // built at init (initOperators).
 var descriptions = map[int64]map[int64]string{classProc: {}, classOperator: {}, classType: {}}
 
-func descriptionRows(*view) [][]types.Datum {
+func descriptionRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, class := range []int64{classType, classProc, classOperator} {
 		oids := make([]int64, 0, len(descriptions[class]))
@@ -42,7 +44,7 @@ func descriptionRows(*view) [][]types.Datum {
 			rows = append(rows, []types.Datum{oid, class, int64(0), descriptions[class][oid]})
 		}
 	}
-	return rows
+	return append(rows, relationDescriptionRows(v)...)
 }
 
 // catalogClasses are the catalogs obj_description can be asked about, by
