@@ -395,6 +395,7 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 	for _, j := range jobs {
 		j.c = c
 		j.interval = min(JobInterval, c.BarrierInterval())
+		j.limitedInterval = min(LimitedJobInterval, c.BarrierInterval())
 		j.paused = j.Paused
 		j.lagLow = -1
 		j.limited = j.LatencyTarget <= 0 && len(j.Scans) > 0 && j.Scans[0].opts.RateLimit > 0

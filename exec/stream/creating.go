@@ -55,9 +55,12 @@ type CreatingJob struct {
 	// Paused: the job starts paused.
 	Paused bool
 
-	c        *Coordinator
-	interval time.Duration
-	epoch    uint64 // the job's own epoch: the last barrier's Prev
+	c *Coordinator
+	// interval is the time between the job's barriers, and
+	// limitedInterval that under a fixed rate limit (see
+	// LimitedJobInterval; barrierInterval chooses).
+	interval, limitedInterval time.Duration
+	epoch                     uint64 // the job's own epoch: the last barrier's Prev
 
 	mu       sync.Mutex
 	inflight *jobEpoch
@@ -454,6 +457,26 @@ func (j *CreatingJob) throttle(t *ThrottleMutation) Mutation {
 // out the interval to join.
 const JobInterval = 250 * time.Millisecond
 
+// LimitedJobInterval is JobInterval for a job under a fixed rate limit
+// (limited). Each of a job's checkpoints goes through the same Pebble
+// commit pipeline and WAL as the running graph's epochs: a write of the
+// running graph that commits while a checkpoint is being applied to the
+// memtable waits for it, and its WAL sync writes the checkpoint's bytes
+// too. A commit trace (a diagnostic build; issue 16's notes) of streamdb bench isolation at
+// 10M rows showed that these writes were the slow 1%: the epoch commits
+// that overlapped one of the job's commits waited 5-7 ms at the median
+// against 0.3 ms for the others, and with a checkpoint every 250 ms they
+// were 2% of all commits. A GROUP BY view's checkpoint rewrites every
+// group it touched, so a checkpoint a second writes a quarter of the
+// bytes and collides a quarter as often. A fixed rate bounds the rows
+// one checkpoint holds (it paces reads by time, not by barrier), a
+// request (PAUSE, a new rate, a checkpoint someone waits for) and a
+// drained log store still get a barrier at once (kick), and such a job
+// joins only once drained; an unlimited job keeps JobInterval (its
+// checkpoints grow with the interval), and so does an adaptive one (its
+// controller acts at each barrier).
+const LimitedJobInterval = time.Second
+
 // jobEpoch collects a job barrier from the job's actors.
 type jobEpoch struct {
 	barrier  *Barrier
@@ -554,10 +577,16 @@ func (j *CreatingJob) answerQueued() {
 // was torn down; a failure of its own fails the graph.
 func (j *CreatingJob) run(ctx context.Context) {
 	defer close(j.exited)
-	tick := time.NewTicker(j.interval)
+	every := j.barrierInterval()
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	join := false
 	for {
+		if d := j.barrierInterval(); d != every {
+			// A rate limit came or went (throttle).
+			every = d
+			tick.Reset(d)
+		}
 		stop := j.stopping()
 	wait:
 		for !stop && !join {
@@ -638,6 +667,15 @@ func (j *CreatingJob) run(ctx context.Context) {
 		}
 		join = j.readyToJoin(time.Now())
 	}
+}
+
+// barrierInterval is the time between the job's barriers now: longer
+// under a fixed rate limit (LimitedJobInterval).
+func (j *CreatingJob) barrierInterval() time.Duration {
+	if j.limited && j.limitedInterval > 0 {
+		return j.limitedInterval
+	}
+	return j.interval
 }
 
 // readyToJoin reports, after each of the job's barriers, whether the job

@@ -325,3 +325,29 @@ func TestAdaptiveTargetBaseline(t *testing.T) {
 		t.Fatalf("target %v of a job that is not adaptive", got)
 	}
 }
+
+// TestLimitedJobInterval: a job under a fixed rate limit takes its
+// barriers (and commits its checkpoints) every LimitedJobInterval, and
+// every JobInterval once the limit goes or turns adaptive (its
+// controller acts at each barrier).
+func TestLimitedJobInterval(t *testing.T) {
+	h := newHarness(t)
+	h.c.Start(nil, nil, nil)
+	j := &CreatingJob{ID: 7, c: h.c, interval: JobInterval, limitedInterval: LimitedJobInterval}
+	if got := j.barrierInterval(); got != JobInterval {
+		t.Fatalf("unlimited job: every %v, want %v", got, JobInterval)
+	}
+	j.throttle(&ThrottleMutation{Kind: ThrottleBackfill, Job: 7, RateLimit: 1000})
+	if got := j.barrierInterval(); got != LimitedJobInterval {
+		t.Fatalf("rate-limited job: every %v, want %v", got, LimitedJobInterval)
+	}
+	j.throttle(&ThrottleMutation{Kind: ThrottleBackfill, Job: 7, LatencyTarget: 5 * time.Millisecond})
+	if got := j.barrierInterval(); got != JobInterval {
+		t.Fatalf("adaptive job: every %v, want %v", got, JobInterval)
+	}
+	j.throttle(&ThrottleMutation{Kind: ThrottleBackfill, Job: 7, RateLimit: 1000})
+	j.throttle(&ThrottleMutation{Kind: ThrottleBackfill, Job: 7})
+	if got := j.barrierInterval(); got != JobInterval {
+		t.Fatalf("job whose limit was lifted: every %v, want %v", got, JobInterval)
+	}
+}
