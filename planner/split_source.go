@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -123,4 +124,58 @@ func SplitErrorState(r *catalog.Relation) (id uint32, ok bool) {
 		return 0, false
 	}
 	return r.Internal[1], true
+}
+
+// sourceBackfill returns, for a view's scan of up, how its backfill reads
+// the messages up's source emitted before the view (exec/stream's
+// split_backfill.go): for a Kafka SOURCE keyed by its hidden row id,
+// which stores no rows. nil for any other relation, whose rows are
+// stored, and for a source with a WATERMARK, whose late messages its
+// watermark filter dropped (a view over one sees only the messages read
+// after it exists, as before).
+func sourceBackfill(up *catalog.Relation) (*stream.SplitBackfill, error) {
+	if up.Kind != catalog.KindSource || !kafka.IsKafka(up.Connector) || SourceNotBackfilled(up) != "" {
+		return nil, nil
+	}
+	opts, err := kafka.ParseOptions(up.Connector)
+	if err != nil {
+		return nil, err
+	}
+	cols, _ := connectorColumns(up)
+	sb := &stream.SplitBackfill{State: up.Internal[0],
+		NewReader: func(split int32, until int64) (stream.BoundedSplitReader, error) {
+			return kafka.NewBackfillReader(opts, cols, map[int32]int64{split: until})
+		},
+		Lost: func(err error) bool {
+			var lost *kafka.LostError
+			return errors.As(err, &lost)
+		},
+		Starts: func(split int32) (int64, bool) {
+			o, ok := opts.StartOffsets[split]
+			return o, ok
+		}}
+	sb.Errors, _ = SplitErrorState(up)
+	return sb, nil
+}
+
+// SourceNotBackfilled says why a view created over up, a Kafka SOURCE,
+// will see only the messages up reads from then on, not those it read
+// before (sourceBackfill): "" when it sees them, or up is no Kafka
+// SOURCE. CREATE MATERIALIZED VIEW says so in a NOTICE.
+func SourceNotBackfilled(up *catalog.Relation) string {
+	if up.Kind != catalog.KindSource || !kafka.IsKafka(up.Connector) {
+		return ""
+	}
+	switch {
+	case up.Watermark != nil:
+		// Its watermark filter dropped late messages as it read them;
+		// a backfill would have to drop the same ones and hold the
+		// watermark downstream until it ends.
+		return "it has a WATERMARK"
+	case !up.RowID:
+		return "it has a PRIMARY KEY" // its rows are not keyed by (partition, offset)
+	case len(up.Internal) == 0:
+		return "it keeps no offsets"
+	}
+	return ""
 }

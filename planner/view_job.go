@@ -326,6 +326,7 @@ func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
 		// barriers (stream.CreatingJob).
 		in.actors = make([]*stream.Actor, len(f.actors))
 	}
+	var err error
 	for i, a := range f.actors {
 		merge := stream.NewMerge(typ)
 		in.merges = append(in.merges, merge)
@@ -336,6 +337,9 @@ func (b *jobBuilder) buildScan(n *Scan) (*fragment, error) {
 			a.Closers = append(a.Closers, scan.Close)
 			f.execs[i] = scan
 			continue
+		}
+		if opts.Splits, err = sourceBackfill(up); err != nil {
+			return nil, err
 		}
 		opts.Progress = stream.NewBackfillProgress()
 		b.job.Progress = append(b.job.Progress, opts.Progress)

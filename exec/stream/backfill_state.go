@@ -91,6 +91,10 @@ type backfillState struct {
 	// has emitted: the pinned snapshot's, then the epoch at which it last
 	// found the log store drained.
 	epoch uint64
+	// splitsTotal, for a source backfill, is the number of offsets in
+	// its range (split_backfill.go), 0 when unknown: every offset,
+	// markers and malformed messages included, so an estimate.
+	splitsTotal int64
 }
 
 func loadBackfillState(r storage.Reader, t *BackfillTables, upstream *storage.Table, owned storage.VnodeBitmap) (*backfillState, error) {
@@ -217,6 +221,11 @@ func (p *backfillState) finishVnode(v int) {
 func (p *backfillState) estimateTotal() int64 {
 	if p.snapshotDone || p.vnodesDone == len(p.owned) {
 		return p.rowsRead
+	}
+	if p.splitsTotal > 0 {
+		// The range's offsets, of the owned vnodes' share (row ids hash
+		// evenly over vnodes).
+		return max(p.rowsRead, p.splitsTotal*int64(len(p.owned))/storage.NumVnodes)
 	}
 	if p.vnodesDone == 0 {
 		return 0

@@ -55,6 +55,10 @@ type ScanOptions struct {
 	// Read, when not nil, are the upstream's columns the plan above the
 	// scan reads: the others it emits as NULL (see scan_prune.go).
 	Read []bool
+	// Splits, with Backfill, makes the snapshot the messages a source of
+	// splits (a Kafka SOURCE, which stores no rows) emitted up to the
+	// pinned epoch, read again from its topic (split_backfill.go).
+	Splits *SplitBackfill
 }
 
 // StreamScan is the leaf of a view's pipeline: it reads the changes of an
@@ -126,6 +130,12 @@ type StreamScan struct {
 	roundEpoch uint64
 	// wake asks the job for its next barrier (set when the job starts).
 	wake chan<- struct{}
+	// splits is the read of a source's splits (opts.Splits) in the
+	// snapshot phase.
+	splits *splitScan
+	// splitLost are the ranges the splits' read found lost since the
+	// last job barrier (saveLost).
+	splitLost []splitError
 }
 
 // NewStreamScan returns a scan of the relation whose state table is
@@ -186,6 +196,8 @@ func (s *StreamScan) Next(ctx context.Context) (Message, error) {
 			replaying := s.phase == phaseLogStore
 			if replaying {
 				m, ok, err = s.nextLogged()
+			} else if s.splits != nil {
+				m, ok, err = s.nextSplits(ctx)
 			} else {
 				m, ok, err = s.nextSnapshot()
 			}
@@ -280,6 +292,9 @@ func (s *StreamScan) jobBarrier(m Message) (Message, error) {
 		s.phase = phaseParked
 	}
 	if err := s.prog.save(s.sc.Batch()); err != nil {
+		return Message{}, err
+	}
+	if err := s.saveLost(s.sc.Batch()); err != nil {
 		return Message{}, err
 	}
 	if s.opts.Progress != nil {
@@ -484,6 +499,14 @@ func (s *StreamScan) load() error {
 	if err := p.purgeCovered(s.snap, s.sc.Batch()); err != nil {
 		return err
 	}
+	if s.opts.Splits != nil {
+		err := s.startSplits(s.snap)
+		s.snap.Close()
+		s.snap = nil
+		if err != nil {
+			return err
+		}
+	}
 	s.next = 0
 	s.phase = phaseSnapshot
 	s.publishLoaded()
@@ -637,6 +660,7 @@ func (s *StreamScan) publish() {
 
 // Close releases a snapshot still open (a job dropped mid-backfill).
 func (s *StreamScan) Close() {
+	s.closeSplits()
 	if s.iter != nil {
 		s.iter.Close()
 		s.iter = nil

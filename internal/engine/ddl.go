@@ -223,6 +223,9 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 	if err := db.checkUpstreamsCreated(shape.Plan); err != nil {
 		return nil, err
 	}
+	if err := db.noticeNotBackfilled(shape.Plan, w); err != nil {
+		return nil, err
+	}
 	id, err := db.allocID()
 	if err != nil {
 		return nil, err
@@ -233,6 +236,25 @@ func (db *DB) startView(ctx context.Context, cv *planner.CreateView, opts viewOp
 		TimeZone: cv.TimeZone, CloseWindows: true, EmitOnWindowClose: cv.EmitOnWindowClose}
 	opts.apply(rel, db.opts.Parallelism)
 	return db.launchView(ctx, rel, shape)
+}
+
+// noticeNotBackfilled tells, in a NOTICE, of each Kafka SOURCE the view
+// scans whose messages read before the view it will not see
+// (planner.SourceNotBackfilled).
+func (db *DB) noticeNotBackfilled(plan planner.Node, w ResultWriter) error {
+	for _, dep := range scannedRelations(plan) {
+		up, ok := db.RelationByID(dep)
+		if !ok {
+			continue
+		}
+		if why := planner.SourceNotBackfilled(up); why != "" {
+			msg := fmt.Sprintf("source %q is not backfilled (%s): the view sees only the messages it reads from now on", up.Name, why)
+			if err := w.Notice("NOTICE", msg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // checkUpstreamsCreated refuses a view over a view still being created.

@@ -115,6 +115,37 @@
 // with a WATERMARK keeps one reader actor: its filter keeps one state
 // row.
 //
+// # Views created after the source (source backfill)
+//
+// A SOURCE stores no rows, yet a view created over one that already runs
+// sees the topic from the source's startup position, as in RisingWave's
+// shared sources and Materialize: its scans read the topic again, each
+// partition from the startup offset resolved at CREATE (OptStartOffsets;
+// a partition added later from its log start) up to the source's
+// committed next offset in the snapshot the view's backfill is pinned
+// at, with a bounded Reader (NewBackfillReader, backfill.go); what the
+// source emits after that epoch reaches the view through its log store.
+// The progress is the backfill's per-vnode position over the source's row
+// ids (exec/stream/split_backfill.go), committed in the job's epochs, so
+// a restart, a recovery, a pause, a rate limit or a rescale act on it as
+// on a table's backfill. A partition's read ends when its position (the
+// offset after the last record fetched, transaction markers included)
+// reaches the bound, or when the log's last stable offset shows nothing
+// below the bound is left: a bound right after a commit or abort marker,
+// inside an aborted transaction or a compacted hole never keeps a view
+// waiting. The source's reader passes markers on as records without a
+// row, so its committed offset after a transaction is the log's stable
+// end. A range the topic's retention deleted since the source read it
+// is skipped and listed in streamdb_catalog.source_errors under the
+// source (the text names the view's job), written in the job's epoch
+// with its progress past it. SHOW JOBS' rows_total is the number of
+// offsets in the range (an estimate: markers, malformed and lost
+// offsets count; a partition added after the source is counted from
+// offset 0). A source with a WATERMARK, or keyed by a PRIMARY KEY, is
+// not backfilled: a view over it sees the messages read after it
+// exists, and CREATE MATERIALIZED VIEW says so in a NOTICE
+// (planner.SourceNotBackfilled).
+//
 // # Goroutines
 //
 // A Reader owns one goroutine, started by Start (on the source actor's

@@ -51,6 +51,10 @@ type Reader struct {
 	err error
 	// state is what SHOW SOURCES says of the brokers (State).
 	state atomic.Pointer[string]
+	// until, for a bounded reader (NewBackfillReader), is each
+	// partition's bound; finished: it read its whole range.
+	until    map[int32]int64
+	finished atomic.Bool
 }
 
 // NewReader returns a reader of o's topic that decodes messages into
@@ -96,6 +100,10 @@ func (r *Reader) Start(next map[int32]int64) {
 	if sd, ok := r.dec.(startedDecoder); ok {
 		sd.start(ctx, r.setState)
 	}
+	if r.until != nil {
+		go r.runBounded(ctx, next)
+		return
+	}
 	go r.run(ctx, next)
 }
 
@@ -122,7 +130,9 @@ func (r *Reader) run(ctx context.Context, next map[int32]int64) {
 	defer close(r.out)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(r.opts.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		// An offset out of range is reported, not reset (reader_retention.go).
-		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NoResetOffset()))
+		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+		// Transaction markers move the position (record).
+		kgo.KeepControlRecords())
 	if err != nil {
 		r.fail(fmt.Errorf("kafka: %w", err))
 		return
@@ -203,7 +213,17 @@ var ErrNoKey = errors.New("kafka: an upsert message without a key")
 // with the payload columns NULL: the table's materialization deletes by
 // primary key and retracts the row it stored (stream.Materialize's
 // KeyedDeletes).
+//
+// A transaction's control marker (a commit or abort, which the client
+// keeps: kgo.KeepControlRecords) is a record without a row or an error:
+// it moves the split's next offset past it and nothing else, so a
+// source's committed offset after a transaction is the log's stable end,
+// not the marker's offset, and a view's backfill bound may fall right
+// after a marker (backfill.go ends its read on the position for that).
 func (r *Reader) record(rec *kgo.Record) connector.SplitRecord {
+	if rec.Attrs.IsControl() {
+		return connector.SplitRecord{Split: rec.Partition, Offset: rec.Offset}
+	}
 	if r.opts.Debezium {
 		return r.debeziumRecord(rec) // debezium_record.go
 	}
@@ -345,13 +365,20 @@ func (a *assigner) skipDeleted(ctx context.Context, at map[int32]int64) ([]conne
 }
 
 // LostError reports messages deleted by a topic's retention before a
-// source read them: offsets From to To-1 of Partition.
+// source read them: offsets From to To-1 of Partition. Truncated, for a
+// view's backfill (backfill.go), says the log ends below To: they are
+// gone, not known to be deleted by retention.
 type LostError struct {
 	Partition int32
 	From, To  int64
+	Truncated bool
 }
 
 func (e *LostError) Error() string {
+	if e.Truncated {
+		return fmt.Sprintf("kafka: offsets %d to %d of partition %d (%d messages) are no longer in the topic's log, which ends before them",
+			e.From, e.To-1, e.Partition, e.To-e.From)
+	}
 	return fmt.Sprintf("kafka: offsets %d to %d of partition %d (%d messages) were deleted by the topic's retention before they were read",
 		e.From, e.To-1, e.Partition, e.To-e.From)
 }

@@ -104,7 +104,20 @@ func partitions(ctx context.Context, cl *kgo.Client, topic string) ([]int32, err
 // end, -2: the start, else a time in ms: -1 in the result when no
 // message is that late).
 func listOffsets(ctx context.Context, cl *kgo.Client, topic string, parts []int32, ts int64) (map[int32]int64, error) {
+	return listOffsetsAt(ctx, cl, topic, parts, ts, 0)
+}
+
+// listStableEnds returns each partition's last stable offset: the end a
+// read_committed consumer reads up to (the offsets below it are decided:
+// committed, aborted or not transactional).
+func listStableEnds(ctx context.Context, cl *kgo.Client, topic string, parts []int32) (map[int32]int64, error) {
+	return listOffsetsAt(ctx, cl, topic, parts, -1, 1)
+}
+
+// listOffsetsAt is listOffsets under an isolation level (1: read_committed).
+func listOffsetsAt(ctx context.Context, cl *kgo.Client, topic string, parts []int32, ts int64, isolation int8) (map[int32]int64, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
+	req.IsolationLevel = isolation
 	rt := kmsg.NewListOffsetsRequestTopic()
 	rt.Topic = topic
 	for _, p := range parts {
