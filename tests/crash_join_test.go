@@ -27,7 +27,7 @@ func TestCrashAroundJoin(t *testing.T) {
 				"CREATE TABLE t (id int PRIMARY KEY, k int, v int)",
 				"INSERT INTO t SELECT g, g % 13, g FROM generate_series(1, 20000) AS g",
 				"SET background_ddl = true",
-				"SET backfill_rate_limit = 40000",
+				"SET backfill_rate_limit = 8000", // ~2.5 s: several job checkpoints (one a second under a limit)
 				"CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k")
 			// Writes go on until the failpoint stops the server.
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
