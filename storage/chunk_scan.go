@@ -19,10 +19,25 @@ type ChunkScan struct {
 	dec     *RowDecoder
 	it      *pebble.Iterator // nil once closed or failed to open
 	started bool
-	last    []byte // the value of the row last appended
+	ended   bool // the iterator stepped past the last row
+	lastAt  lastPos
+	last    []byte // the value of the row last appended, when lastAt is lastCopied
 	row     []types.Datum
 	err     error
 }
+
+// lastPos is where LastRow finds the value of the row last appended.
+// AppendRows copies no value: every row it steps on is appended, so the
+// last one appended is the iterator's current row, or, once the
+// iterator has stepped past the end, the last row within its bounds.
+type lastPos uint8
+
+const (
+	lastNone   lastPos = iota // no row appended yet
+	lastCopied                // s.last
+	lastAtIter                // the iterator's current row
+	lastAtEnd                 // the last row within the iterator's bounds
+)
 
 // ScanVnodeChunks returns a ChunkScan of the rows ScanVnode(r, vnode,
 // after) would return.
@@ -52,12 +67,38 @@ func (s *ChunkScan) Reading(read []bool) *ChunkScan {
 	return s
 }
 
+// Decoding makes the scan decode rows with d, a decoder of rows of the
+// table's types (NewRowDecoder or NewRowDecoderReading), instead of its
+// own; call it before the first AppendTo or AppendRows. A caller reading
+// vnode after vnode passes one decoder to each scan: it keeps its bound
+// builders and batch buffers from one vnode to the next. A decoder serves
+// one scan at a time.
+func (s *ChunkScan) Decoding(d *RowDecoder) *ChunkScan {
+	s.dec = d
+	return s
+}
+
 // Next advances to the next row; it returns false at the end or on error
 // (see Err).
 func (s *ChunkScan) Next() bool {
-	if s.it == nil || s.err != nil {
+	if s.it == nil || s.err != nil || s.ended {
 		return false
 	}
+	if s.lastAt == lastAtIter {
+		// Stepping off the row last appended, which the next row may not
+		// replace: keep its value.
+		v, err := s.it.ValueAndErr()
+		if err != nil {
+			s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
+			return false
+		}
+		s.last, s.lastAt = append(s.last[:0], v...), lastCopied
+	}
+	return s.step()
+}
+
+// step moves the iterator to the next row; false at the end or on error.
+func (s *ChunkScan) step() bool {
 	var ok bool
 	if !s.started {
 		s.started, ok = true, s.it.First()
@@ -66,6 +107,7 @@ func (s *ChunkScan) Next() bool {
 	}
 	if !ok {
 		s.err = s.it.Error()
+		s.ended = s.err == nil
 	}
 	return ok
 }
@@ -76,7 +118,7 @@ func (s *ChunkScan) AppendTo(b *chunk.Builder, op chunk.Op) error {
 	v, err := s.it.ValueAndErr()
 	if err == nil {
 		err = s.dec.Append(b, op, v)
-		s.last = append(s.last[:0], v...)
+		s.lastAt = lastAtIter
 	}
 	if err != nil {
 		s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
@@ -84,14 +126,81 @@ func (s *ChunkScan) AppendTo(b *chunk.Builder, op chunk.Op) error {
 	return s.err
 }
 
-// LastRow decodes the row last appended by AppendTo (nil if none); valid
-// until the next call to LastRow.
+// AppendRows appends the scan's next rows to b with operation op, until b
+// holds max rows or the scan ends, and returns how many it appended; the
+// scan has ended (see Err) when b holds fewer than max rows and the
+// error is nil. It is Next and AppendTo row by row, in one batch: the
+// fixed-width columns are decoded into plain slices and handed to b's
+// column builders at once (rowcodec_batch.go), and no row's value is
+// copied. On error b holds part of the batch and must be discarded. The
+// current row (a Next not yet followed by AppendTo) is appended first.
+func (s *ChunkScan) AppendRows(b *chunk.Builder, op chunk.Op, max int) (int, error) {
+	if s.it == nil || s.err != nil || s.ended || b.Len() >= max {
+		return 0, s.err
+	}
+	d, room := s.dec, max-b.Len()
+	d.beginBatch(b, room)
+	// A row Next stepped on but not appended yet comes first.
+	pending := s.started && !s.ended && s.lastAt != lastAtIter
+	for d.batchRows < room {
+		if !pending && !s.step() {
+			if s.err != nil {
+				return d.batchRows, s.err
+			}
+			if d.batchRows > 0 || s.lastAt == lastAtIter {
+				s.lastAt = lastAtEnd
+			}
+			break
+		}
+		pending = false
+		v, err := s.it.ValueAndErr()
+		if err == nil {
+			err = d.stageRow(v)
+		}
+		if err != nil {
+			s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
+			return d.batchRows, s.err
+		}
+		s.lastAt = lastAtIter
+	}
+	n := d.batchRows
+	d.flush(b, op)
+	return n, nil
+}
+
+// LastRow decodes the row last appended by AppendTo or AppendRows (nil if
+// none); valid until the next call to LastRow.
 func (s *ChunkScan) LastRow() ([]types.Datum, error) {
-	if s.last == nil {
+	var v []byte
+	switch s.lastAt {
+	case lastNone:
 		return nil, s.err
+	case lastCopied:
+		v = s.last
+	case lastAtIter, lastAtEnd:
+		if s.lastAt == lastAtEnd {
+			// The scan stepped past the row last appended: it is the
+			// last row within the bounds (once per vnode, not per row).
+			if !s.it.Last() {
+				if err := s.it.Error(); err != nil {
+					s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
+				} else {
+					s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, errCorrupt("scan", "last row vanished"))
+				}
+				return nil, s.err
+			}
+		}
+		var err error
+		if v, err = s.it.ValueAndErr(); err != nil {
+			s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
+			return nil, s.err
+		}
+		if s.lastAt == lastAtEnd {
+			s.last, s.lastAt = append(s.last[:0], v...), lastCopied
+		}
 	}
 	var err error
-	if s.row, err = DecodeRow(s.last, s.t.Types, s.row); err != nil {
+	if s.row, err = DecodeRow(v, s.t.Types, s.row); err != nil {
 		s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
 	}
 	return s.row, s.err

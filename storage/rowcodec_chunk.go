@@ -29,6 +29,11 @@ type RowDecoder struct {
 	i64   []*array.Int64Builder
 	i32   []*array.Int32Builder
 	i16   []*array.Int16Builder
+	// Batch decoding (rowcodec_batch.go), bound to batchBound.
+	batchBound *chunk.Builder
+	staged     []stagedCol
+	batchRows  int // rows staged in the batch
+	batchRoom  int // rows the batch has room for
 }
 
 // valueKind is how a RowDecoder decodes a column's values.

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -27,7 +29,10 @@ import (
 // INSERT ... SELECT leaves them (ingested sstables, every vnode one
 // contiguous range), and how fast the same scan would be with other
 // sstable settings or with rows stored as blocks of many rows per key.
-// STREAMDB_SCAN_ROWS sets the rows (default 5M: the bench's table).
+// STREAMDB_SCAN_ROWS sets the rows (default 5M: the bench's table);
+// STREAMDB_SCAN_CASES, a comma-separated list of case names ("keys",
+// "chunk", "chunk/warm", ...), runs only those (the -test.bench pattern
+// cannot tell "chunk" from "chunk/warm": a case's name is two levels).
 // Each iteration reopens the store first (untimed), so blocks come from
 // the files as they do in a backfill of freshly loaded rows ("cold");
 // the "warm" runs keep the block cache. Findings: BLOCK_LAYOUT.md.
@@ -312,30 +317,32 @@ func scanRaw(b *testing.B, s *Store, r ceilingRun) int {
 	return rows
 }
 
-// scanChunks is BenchmarkChunkScan's loop: ChunkScan vnode by vnode into
-// 1024-row chunks, LastRow of each chunk's last row (the backfill's
-// position).
+// scanChunks is StreamScan's snapshot loop: ChunkScan.AppendRows vnode
+// by vnode into 1024-row chunks, LastRow of each chunk's last row and at
+// each vnode's end (the backfill's position).
 func scanChunks(b *testing.B, s *Store) int {
 	snap := s.Snapshot()
 	defer snap.Close()
 	bld := chunk.NewBuilder(scanBenchTable.Types)
 	defer bld.Release()
+	dec := NewRowDecoder(scanBenchTable.Types)
 	rows := 0
 	for v := range uint16(NumVnodes) {
-		sc := scanBenchTable.ScanVnodeChunks(snap, v, nil)
-		for sc.Next() {
-			if err := sc.AppendTo(bld, chunk.Insert); err != nil {
+		sc := scanBenchTable.ScanVnodeChunks(snap, v, nil).Decoding(dec)
+		for {
+			if _, err := sc.AppendRows(bld, chunk.Insert, 1024); err != nil {
 				b.Fatal(err)
 			}
-			if bld.Len() == 1024 {
-				if _, err := sc.LastRow(); err != nil {
-					b.Fatal(err)
-				}
-				rows += 1024
-				bld.Build().Release()
+			if bld.Len() < 1024 {
+				break // the vnode is done
 			}
+			if _, err := sc.LastRow(); err != nil {
+				b.Fatal(err)
+			}
+			rows += 1024
+			bld.Build().Release()
 		}
-		if err := sc.Err(); err != nil {
+		if _, err := sc.LastRow(); err != nil { // the vnode's position, as a backfill records it
 			b.Fatal(err)
 		}
 		sc.Close()
@@ -482,7 +489,61 @@ func BenchmarkScanCeiling(b *testing.B) {
 				bm{name + "/chunk", cs, ceilingRun{level: levelChunk, layout: lay}})
 		}
 	}
+	only := os.Getenv("STREAMDB_SCAN_CASES")
 	for _, c := range cases {
+		if only != "" && !slices.Contains(strings.Split(only, ","), c.name) {
+			continue
+		}
 		b.Run(c.name, func(b *testing.B) { runCeiling(b, c.store(b), c.run) })
 	}
+}
+
+// BenchmarkDecodeCeiling decodes 1024-row chunks of scanBenchTable's
+// encoded rows without Pebble: row by row (RowDecoder.Append, what
+// ChunkScan.AppendTo does) and in batches (what ChunkScan.AppendRows
+// does), in thread CPU ns a row.
+func BenchmarkDecodeCeiling(b *testing.B) {
+	ts := scanBenchTable.Types
+	var rows [][]byte
+	for g := int64(1); g <= 1024; g++ {
+		buf, err := EncodeRow(nil, ts, []types.Datum{g * 4973, g % 1000, g * 4973 * 7})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows = append(rows, buf)
+	}
+	run := func(b *testing.B, chunkRows func(*RowDecoder, *chunk.Builder)) {
+		cb := chunk.NewBuilder(ts)
+		defer cb.Release()
+		dec := NewRowDecoder(ts)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		b.ReportAllocs()
+		t0 := cpuTime(syscall.RUSAGE_THREAD)
+		for b.Loop() {
+			chunkRows(dec, cb)
+			cb.Build().Release()
+		}
+		b.ReportMetric(float64((cpuTime(syscall.RUSAGE_THREAD)-t0).Nanoseconds())/float64(b.N*len(rows)), "thread-cpu-ns/row")
+	}
+	b.Run("row", func(b *testing.B) {
+		run(b, func(dec *RowDecoder, cb *chunk.Builder) {
+			for _, r := range rows {
+				if err := dec.Append(cb, chunk.Insert, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+	b.Run("batch", func(b *testing.B) {
+		run(b, func(dec *RowDecoder, cb *chunk.Builder) {
+			dec.beginBatch(cb, len(rows))
+			for _, r := range rows {
+				if err := dec.stageRow(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			dec.flush(cb, chunk.Insert)
+		})
+	})
 }

@@ -116,9 +116,10 @@ type StreamScan struct {
 	pinnedEpoch uint64
 	snap        *storage.Snapshot
 	iter        *storage.ChunkScan
-	pending     int64 // rows of vnode emitted since its position was recorded
-	vnode       int   // the vnode being read
-	next        int   // index in prog.owned of the next vnode to read
+	dec         *storage.RowDecoder // the snapshot's rows' decoder, kept from vnode to vnode
+	pending     int64               // rows of vnode emitted since its position was recorded
+	vnode       int                 // the vnode being read
+	next        int                 // index in prog.owned of the next vnode to read
 	builder     *chunk.Builder
 	nextAt      time.Time // rate limit: no snapshot chunk before this
 	// drained: the log store was found empty since the last job barrier;
@@ -538,23 +539,19 @@ func (s *StreamScan) nextSnapshot() (Message, bool, error) {
 		if s.iter == nil && !s.openNextVnode() {
 			break
 		}
-		if !s.iter.Next() {
-			err := s.iter.Err()
-			if err == nil {
-				err = s.recordPosition()
-			}
-			if err != nil {
-				return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
-			}
+		n, err := s.iter.AppendRows(s.builder, chunk.Insert, limit)
+		s.pending += int64(n)
+		if err == nil && s.builder.Len() < limit {
+			err = s.recordPosition() // the vnode is done: its last row's position
+		}
+		if err != nil {
+			return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
+		}
+		if s.builder.Len() < limit {
 			s.iter.Close()
 			s.iter = nil
 			s.prog.finishVnode(s.vnode)
-			continue
 		}
-		if err := s.iter.AppendTo(s.builder, chunk.Insert); err != nil {
-			return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
-		}
-		s.pending++
 	}
 	if err := s.recordPosition(); err != nil {
 		return Message{}, false, fmt.Errorf("stream: snapshot of table %d: %w", s.upstream.ID, err)
@@ -597,7 +594,10 @@ func (s *StreamScan) openNextVnode() bool {
 		if v.done {
 			continue
 		}
-		s.iter = s.upstream.ScanVnodeChunks(s.snap, uint16(s.vnode), v.lastPK).Reading(s.opts.Read)
+		if s.dec == nil {
+			s.dec = storage.NewRowDecoderReading(s.upstream.Types, s.opts.Read)
+		}
+		s.iter = s.upstream.ScanVnodeChunks(s.snap, uint16(s.vnode), v.lastPK).Decoding(s.dec)
 		return true
 	}
 	return false

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -179,6 +180,17 @@ func (b *Builder) Columns() []array.Builder {
 func (b *Builder) AppendedRow(op Op) {
 	b.ops = append(b.ops, op)
 	b.n++
+}
+
+// AppendedRows records n rows appended through Columns, all with op: the
+// bulk form of AppendedRow, for callers that append a batch of values to
+// each column at once.
+func (b *Builder) AppendedRows(op Op, n int) {
+	b.ops = slices.Grow(b.ops, n)
+	for range n {
+		b.ops = append(b.ops, op)
+	}
+	b.n += n
 }
 
 // AppendDatum appends v, a Datum of the column's type, to fb, a column
