@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -34,15 +35,12 @@ import (
 
 // stagedCol is one column's batch decoding step and, for the staged
 // kinds, its values decoded since the batch began: row r of the batch at
-// index r of the slice of its kind (sized for the batch at its start).
+// i64[r] (sized for the batch at its start), as an int64 whatever the
+// column's width (a double precision as its IEEE bits), so that decoding
+// a row is the same step for every staged column; flush narrows them.
 type stagedCol struct {
 	kind  valueKind
 	i64   []int64
-	i32   []int32
-	i16   []int16
-	f64   []float64
-	ts    []arrow.Timestamp
-	date  []arrow.Date32
 	valid []bool // nil while every value of the batch is non-NULL, else validBuf
 	// validBuf is the array of valid, kept from batch to batch.
 	validBuf []bool
@@ -92,6 +90,14 @@ func (d *RowDecoder) bindBatch(b *chunk.Builder) {
 		}
 		d.staged[i].kind = k
 	}
+	d.varintsOnly = true
+	for _, st := range d.staged {
+		switch st.kind {
+		case kindStageInt64, kindStageInt32, kindStageInt16, kindStageTimestamp:
+		default:
+			d.varintsOnly = false
+		}
+	}
 }
 
 // beginBatch readies d to stage up to room rows for b.
@@ -104,23 +110,12 @@ func (d *RowDecoder) beginBatch(b *chunk.Builder, room int) {
 	d.batchRows = 0
 	for i := range d.staged {
 		st := &d.staged[i]
-		switch st.kind {
-		case kindStageInt64:
+		if st.kind >= kindStageInt64 {
 			st.i64 = sized(st.i64, room)
-		case kindStageInt32:
-			st.i32 = sized(st.i32, room)
-		case kindStageInt16:
-			st.i16 = sized(st.i16, room)
-		case kindStageFloat64:
-			st.f64 = sized(st.f64, room)
-		case kindStageTimestamp:
-			st.ts = sized(st.ts, room)
-		case kindStageDate:
-			st.date = sized(st.date, room)
 		}
 		st.valid = nil
 	}
-	d.batchRoom = room
+	d.batchRoom, d.batchNulls = room, false
 }
 
 // sized returns a slice of n values, s's array when it has room.
@@ -133,23 +128,12 @@ func sized[T any](s []T, n int) []T {
 
 // stageNull records a NULL as row r of column st (column i of the row).
 func (d *RowDecoder) stageNull(st *stagedCol, i, r int) {
-	switch st.kind {
-	case kindStageInt64:
-		st.i64[r] = 0
-	case kindStageInt32:
-		st.i32[r] = 0
-	case kindStageInt16:
-		st.i16[r] = 0
-	case kindStageFloat64:
-		st.f64[r] = 0
-	case kindStageTimestamp:
-		st.ts[r] = 0
-	case kindStageDate:
-		st.date[r] = 0
-	default:
+	if st.kind < kindStageInt64 {
 		d.cols[i].AppendNull()
 		return
 	}
+	st.i64[r] = 0
+	d.batchNulls = true
 	if st.valid == nil {
 		// The rows staged before this one are all valid.
 		st.validBuf = sized(st.validBuf, d.batchRoom)
@@ -197,6 +181,22 @@ func (d *RowDecoder) stageRow(buf []byte) error {
 		}
 	}
 	r := d.batchRows
+	if every && d.varintsOnly && !d.batchNulls {
+		// The common row of an integer table: one step for every column
+		// (and no validity to record: the batch has no NULL so far).
+		for i := range d.staged {
+			v, k := zigzag(buf)
+			if k <= 0 {
+				return errColumn(i, errCorrupt("integer value", "bad varint"))
+			}
+			d.staged[i].i64[r], buf = v, buf[k:]
+		}
+		if len(buf) != 0 {
+			return errCorrupt("row", "trailing bytes")
+		}
+		d.batchRows++
+		return nil
+	}
 	for i := range d.staged {
 		st := &d.staged[i]
 		if !every && (i >= int(n) || bitmap[i/8]&(1<<(i%8)) != 0) {
@@ -205,41 +205,23 @@ func (d *RowDecoder) stageRow(buf []byte) error {
 		}
 		var err error
 		switch st.kind {
-		case kindStageInt64:
+		case kindStageInt64, kindStageInt32, kindStageInt16, kindStageTimestamp:
 			v, k := zigzag(buf)
 			if k <= 0 {
 				return errColumn(i, errCorrupt("integer value", "bad varint"))
 			}
 			st.i64[r], buf = v, buf[k:]
-		case kindStageInt32:
-			v, k := zigzag(buf)
-			if k <= 0 {
-				return errColumn(i, errCorrupt("integer value", "bad varint"))
-			}
-			st.i32[r], buf = int32(v), buf[k:]
-		case kindStageInt16:
-			v, k := zigzag(buf)
-			if k <= 0 {
-				return errColumn(i, errCorrupt("integer value", "bad varint"))
-			}
-			st.i16[r], buf = int16(v), buf[k:]
-		case kindStageTimestamp:
-			v, k := zigzag(buf)
-			if k <= 0 {
-				return errColumn(i, errCorrupt("integer value", "bad varint"))
-			}
-			st.ts[r], buf = arrow.Timestamp(v), buf[k:]
 		case kindStageDate:
 			v, k := zigzag(buf)
 			if k <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
 				return errColumn(i, errCorrupt("date value", "bad varint"))
 			}
-			st.date[r], buf = arrow.Date32(v), buf[k:]
+			st.i64[r], buf = v, buf[k:]
 		case kindStageFloat64:
 			if len(buf) < 8 {
 				return errColumn(i, errCorrupt("float value", "short"))
 			}
-			st.f64[r], buf = math.Float64frombits(binary.LittleEndian.Uint64(buf)), buf[8:]
+			st.i64[r], buf = int64(binary.LittleEndian.Uint64(buf)), buf[8:]
 		case kindSkip:
 			d.cols[i].AppendNull()
 			buf, err = skipValue(buf, d.ts[i])
@@ -272,25 +254,41 @@ func (d *RowDecoder) flush(b *chunk.Builder, op chunk.Op) {
 	}
 	for i := range d.staged {
 		st := &d.staged[i]
+		if st.kind < kindStageInt64 {
+			continue // appended row by row
+		}
 		var valid []bool
 		if st.valid != nil {
 			valid = st.valid[:r]
 		}
+		vals := st.i64[:r]
 		switch st.kind {
 		case kindStageInt64:
-			d.i64[i].AppendValues(st.i64[:r], valid)
+			d.i64[i].AppendValues(vals, valid)
 		case kindStageInt32:
-			d.i32[i].AppendValues(st.i32[:r], valid)
+			d.i32[i].AppendValues(narrow[int32](&d.scratch32, vals), valid)
 		case kindStageInt16:
-			d.i16[i].AppendValues(st.i16[:r], valid)
+			d.i16[i].AppendValues(narrow[int16](&d.scratch16, vals), valid)
 		case kindStageFloat64:
-			d.cols[i].(*array.Float64Builder).AppendValues(st.f64[:r], valid)
+			// The IEEE bits, as stored: reinterpreted, not converted.
+			d.cols[i].(*array.Float64Builder).AppendValues(unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(vals))), r), valid)
 		case kindStageTimestamp:
-			d.cols[i].(*array.TimestampBuilder).AppendValues(st.ts[:r], valid)
+			d.cols[i].(*array.TimestampBuilder).AppendValues(unsafe.Slice((*arrow.Timestamp)(unsafe.Pointer(unsafe.SliceData(vals))), r), valid)
 		case kindStageDate:
-			d.cols[i].(*array.Date32Builder).AppendValues(st.date[:r], valid)
+			d.cols[i].(*array.Date32Builder).AppendValues(narrow[arrow.Date32](&d.scratchDate, vals), valid)
 		}
 	}
 	b.AppendedRows(op, r)
 	d.batchRows = 0
+}
+
+// narrow returns vals converted to T (truncating, as the row-by-row
+// decoder does), in *scratch's array.
+func narrow[T int16 | int32 | arrow.Date32](scratch *[]T, vals []int64) []T {
+	out := sized(*scratch, len(vals))
+	for j, v := range vals {
+		out[j] = T(v)
+	}
+	*scratch = out
+	return out
 }

@@ -34,6 +34,15 @@ type RowDecoder struct {
 	staged     []stagedCol
 	batchRows  int // rows staged in the batch
 	batchRoom  int // rows the batch has room for
+	// varintsOnly: every column is staged as a varint without a range
+	// check (integers, timestamps), so a row with every column stored
+	// and none NULL takes stageRow's one-step loop.
+	varintsOnly bool
+	batchNulls  bool // a staged column has a NULL in the batch
+	// Flush's buffers for narrowing staged values.
+	scratch32   []int32
+	scratch16   []int16
+	scratchDate []arrow.Date32
 }
 
 // valueKind is how a RowDecoder decodes a column's values.
