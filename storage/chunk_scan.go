@@ -10,7 +10,8 @@ import (
 )
 
 // ChunkScan walks the rows of ScanVnode, but decodes a row only when asked:
-// straight into a chunk builder (AppendTo), or, for the last row appended,
+// straight into a chunk builder, a row at a time (AppendTo) or a batch of
+// rows at a time (AppendRows, the faster), or, for the last row appended,
 // as Datums (LastRow). It is the snapshot read of a backfill, which copies
 // rows into chunks and needs the Datums of one row per chunk (its
 // position).

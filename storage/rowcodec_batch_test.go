@@ -84,8 +84,9 @@ func TestAppendBatchMatchesAppend(t *testing.T) {
 		rowDec, batchDec := NewRowDecoderReading(ts, read), NewRowDecoderReading(ts, read)
 		want, got := chunk.NewBuilder(ts), chunk.NewBuilder(ts)
 		nullRate := []int{0, 10, 2, 1}[rng.intn(4)] // 1 in nullRate rows is all NULL (0: none)
-		for range 1 + rng.intn(6) {                 // chunks
-			for range 1 + rng.intn(8) { // batches
+		chunks, batches := 1+rng.intn(6), 1+rng.intn(8)
+		for range chunks {
+			for range batches {
 				n := rng.intn(200)
 				op := chunk.Op(rng.intn(4))
 				batch := rng.intn(4) > 0
