@@ -50,10 +50,11 @@ func adaptTraceWriter() io.Writer {
 
 // traceAdapt writes one interval of job j's controller: when (seconds
 // since the job's signals started), the rows read so far, what nextRate
-// saw (in) and chose (r), how long its scans waited for the rate limit
+// saw (in) and chose (r), whether the interval was a probe's
+// (adaptState), how long its scans waited for the rate limit
 // in the interval (throttled, seconds, summed over the scans), the signal's reference and the process's GC
 // cycles so far.
-func (j *CreatingJob) traceAdapt(now time.Time, read int64, in adaptInput, ref, r float64) {
+func (j *CreatingJob) traceAdapt(now time.Time, read int64, in adaptInput, ref float64, probe bool, r float64) {
 	w := adaptTraceWriter()
 	if w == nil {
 		return
@@ -66,8 +67,8 @@ func (j *CreatingJob) traceAdapt(now time.Time, read int64, in adaptInput, ref, 
 		gc = v.Uint64()
 	}
 	throttled := j.throttledFor()
-	fmt.Fprintf(w, "adapt job=%d t=%.3f read=%d throttled=%.3f rate=%.0f got=%.0f over=%d recent=%d writes=%d live=%t sched=%.3f ref=%.3f base=%.3f limit=%.3f floor=%.0f target=%s gc=%d -> %.0f\n",
-		j.ID, now.Sub(j.signalsAt).Seconds(), read, (throttled - j.traceThrottled).Seconds(), in.rate, in.got, in.over, in.recentOver, in.writes, in.live,
+	fmt.Fprintf(w, "adapt job=%d t=%.3f read=%d throttled=%.3f rate=%.0f probe=%t got=%.0f over=%d recent=%d writes=%d live=%t sched=%.3f ref=%.3f base=%.3f limit=%.3f floor=%.0f target=%s gc=%d -> %.0f\n",
+		j.ID, now.Sub(j.signalsAt).Seconds(), read, (throttled - j.traceThrottled).Seconds(), in.rate, probe, in.got, in.over, in.recentOver, in.writes, in.live,
 		in.sched, ref, j.schedBase, in.schedLimit, in.floor, j.Target(), gc, r)
 	j.traceThrottled = throttled
 }

@@ -209,8 +209,13 @@ type Coordinator struct {
 	latencies [256]barrierLatency
 	latNext   int
 	// sched is the scheduler signal sampled as writes are answered, the
-	// adaptive backfill rate's second yardstick (schedHistory).
-	sched schedHistory
+	// adaptive backfill rate's second yardstick (schedHistory), and
+	// creatingN and creatingStarts the creating jobs running and ever
+	// started (len(creating), readable without mu: its samples say
+	// whether a creating job ran in them).
+	sched          schedHistory
+	creatingN      atomic.Int32
+	creatingStarts atomic.Int64
 }
 
 type barrierLatency struct {
@@ -237,7 +242,7 @@ func (c *Coordinator) noteLatency(d time.Duration) {
 	c.latencies[c.latNext%len(c.latencies)] = barrierLatency{at: now, d: d}
 	c.latNext++
 	c.latMu.Unlock()
-	c.sched.note(now)
+	c.sched.note(now, int(c.creatingN.Load()), c.creatingStarts.Load())
 }
 
 // latencySince returns how many of the writes committed after t (of the
@@ -431,6 +436,8 @@ func (c *Coordinator) startCreatingLocked(jobs []*CreatingJob) {
 			c.runActorLocked(a)
 		}
 		c.creating[j.ID] = j
+		c.creatingN.Add(1)
+		c.creatingStarts.Add(1)
 		ctx := c.graphCtx
 		c.actorWG.Add(1)
 		go func() {
@@ -752,7 +759,10 @@ func (c *Coordinator) stopCreating(ctx context.Context, m Mutation) bool {
 			return false
 		}
 		c.mu.Lock()
-		delete(c.creating, j.ID)
+		if _, ok := c.creating[j.ID]; ok {
+			delete(c.creating, j.ID)
+			c.creatingN.Add(-1)
+		}
 		c.mu.Unlock()
 	}
 	return true
@@ -840,7 +850,10 @@ func (c *Coordinator) barrier(reqs []request) error {
 				a.background.Store(false)
 				c.actors[a.ID] = a
 			}
-			delete(c.creating, join.ID)
+			if _, ok := c.creating[join.ID]; ok {
+				delete(c.creating, join.ID)
+				c.creatingN.Add(-1)
+			}
 			join.joinedAt.Store(time.Now().UnixNano())
 		}
 		for _, r := range reqs {
@@ -1088,6 +1101,7 @@ func (c *Coordinator) teardown() {
 	c.actors = map[ActorID]*Actor{}
 	c.sources = map[ActorID]*Source{}
 	c.creating = map[uint32]*CreatingJob{}
+	c.creatingN.Store(0)
 	c.inflight = map[*Barrier]*epochState{}
 	c.regroupLocked()
 	c.mu.Unlock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,18 +97,14 @@ type CreatingJob struct {
 	lagLowEpoch uint64
 
 	// The scheduler signal (see CreatingJob.adapt): the job's sampler, the
-	// signal's level before the job started (schedHistory.baseline), and
-	// the live work seen (cpuSlots.liveSeen) at lastLook.
+	// signal's level before the job started (schedHistory.baseline, 0
+	// when another creating job ran then), the live work seen
+	// (cpuSlots.liveSeen) at lastLook, and the controller's memory of the
+	// signal (its reference, probes and floor).
 	sched     *schedSampler
 	schedBase float64
 	lastSeen  int64
-	// schedSeen are the last intervals' signals (schedN of them in all)
-	// and peakGot the most the scans read, rows/s (see schedLimit and
-	// schedFloorDiv).
-	schedSeen [schedRefLen]float64
-	schedN    int
-	peakGot   float64
-	lastW     float64   // the last interval's signal (-1: none)
+	state     *adaptState
 	signalsAt time.Time // when startSignals ran (the trace's zero)
 	lastCut   time.Time // when the rate last went down (adaptLatWindow)
 	// traceThrottled is throttledFor at the last trace line.
@@ -191,8 +186,8 @@ func (j *CreatingJob) Rate() int64 { return j.rateNow.Load() }
 //   - the commit latency of writes: how long the writes answered waited
 //     for their commit (Coordinator.latencySince), against Target;
 //   - the scheduler signal: how long goroutines waited for a processor
-//     (schedSampler), against schedLimit, when live work was seen
-//     (cpuSlots.liveSeen).
+//     (schedSampler), against a limit over its reference (adaptState),
+//     when live work was seen (cpuSlots.liveSeen).
 //
 // The second is what protects the live work's throughput on a saturated
 // machine: a busy load's commit latency is high before the job starts
@@ -210,7 +205,7 @@ func (j *CreatingJob) adapt() Mutation {
 		return nil
 	}
 	now := time.Now()
-	in := adaptInput{rate: j.rate, sched: -1}
+	in := adaptInput{rate: j.rate}
 	target := j.Target()
 	// The latency rule judges the writes of the last adaptLatWindow, but
 	// none from before the last cut: those were answered to at the old
@@ -227,26 +222,19 @@ func (j *CreatingJob) adapt() Mutation {
 	}
 	seen := j.c.slots.liveSeen.Load()
 	in.live = seen != j.lastSeen || j.c.slots.live.Load() > 0
+	w := -1.0
 	if j.sched != nil {
-		w := j.sched.read(now)
-		if in.sched = w; w >= 0 && j.lastW >= 0 {
-			// Two intervals' mean: on a machine shared with other
-			// processes, single intervals spiked to several times the
-			// level around them.
-			in.sched = (w + j.lastW) / 2
-		}
-		j.lastW = w
-		if in.live && in.sched >= 0 {
-			in.schedLimit = j.schedLimit()
-			j.noteSched(in.sched)
-		}
+		w = j.sched.read(now)
 	}
-	j.peakGot = max(j.peakGot, in.got)
-	in.floor = j.peakGot / schedFloorDiv
+	if j.state == nil {
+		j.state = newAdaptState(j.schedBase)
+	}
+	probe := j.state.probing()
+	r, in := j.state.step(in, w)
 	j.lastLook, j.lastRead, j.lastSeen = now, read, seen
-	r := nextRate(in)
-	j.traceAdapt(now, read, in, j.schedRef(), r)
-	if r < j.rate {
+	j.traceAdapt(now, read, in, j.state.ref(), probe, r)
+	if r < j.rate && !j.state.probing() {
+		// (A probe is no cut: the writes before it still count.)
 		j.lastCut = now
 	}
 	if r == j.rate {
@@ -275,7 +263,7 @@ type adaptInput struct {
 	floor float64
 }
 
-// Scheduler-signal parameters (see schedLimit and nextRate): the signal
+// Scheduler-signal parameters (see adaptState.limit and nextRate): the signal
 // may reach schedFactor times its reference, or that plus schedSlack
 // goroutines, whichever is higher. On 2 cores the busy live load alone
 // kept 0.05-0.3 of a goroutine waiting, 0.2-1.0 beside an unthrottled
@@ -290,10 +278,9 @@ const (
 	schedFactor = 2
 	schedSlack  = 0.25
 	schedCreep  = 1.1
-	// schedRefLen intervals (2 s at JobInterval) make the reference.
-	schedRefLen = 8
 	// schedFloorDiv: a halving never brings the rate under
-	// 1/schedFloorDiv of the most the scans read in an interval, so a
+	// 1/schedFloorDiv of the most the scans read in an interval of the
+	// last floorWindow (adaptState.floor), so a
 	// backfill beside live work that wants every processor still
 	// progresses. (On a 2-core machine shared with other processes, load
 	// average 15-22, the scheduler signal stayed over any limit at 1,000
@@ -302,43 +289,6 @@ const (
 	// 3M-row adaptive backfill took 173 s instead of 2-3 s.)
 	schedFloorDiv = 8
 )
-
-// schedLimit is the scheduler signal's ceiling for the job, over its
-// reference: the lowest of the level before the job (schedBase, when
-// writes were answered then) and the last schedRefLen intervals' levels
-// while live work was seen. A busy load often starts with the job (the
-// bench's busy phases start both at once), so the job measures the level
-// itself, the way TCP BBR keeps the lowest round-trip time it saw as the
-// uncongested one: the halvings of the rate bring the backfill's share
-// low enough, an interval or two at a time, to show what the live work
-// waits for without it.
-func (j *CreatingJob) schedLimit() float64 {
-	ref := j.schedRef()
-	if ref < 0 {
-		return math.Inf(1) // nothing to compare with yet
-	}
-	return max(schedFactor*ref, ref+schedSlack)
-}
-
-// schedRef is schedLimit's reference (-1: none yet).
-func (j *CreatingJob) schedRef() float64 {
-	ref := -1.0
-	if j.schedBase > 0 {
-		ref = j.schedBase
-	}
-	for _, w := range j.schedSeen[:min(j.schedN, schedRefLen)] {
-		if ref < 0 || w < ref {
-			ref = w
-		}
-	}
-	return ref
-}
-
-// noteSched records an interval's scheduler signal for schedLimit.
-func (j *CreatingJob) noteSched(w float64) {
-	j.schedSeen[j.schedN%schedRefLen] = w
-	j.schedN++
-}
 
 // nextRate is the controller's rule, a pure function of what it saw (so
 // that it is tested with synthetic samples):
@@ -402,7 +352,8 @@ func latencyOver(in adaptInput) bool {
 // startSignals starts the job's look at the scheduler signal and the
 // live work (adapt) from now.
 func (j *CreatingJob) startSignals(now time.Time) {
-	j.sched, j.lastW, j.signalsAt, j.lastCut = newSchedSampler(now), -1, now, now
+	j.sched, j.signalsAt, j.lastCut = newSchedSampler(now), now, now
+	j.state = newAdaptState(j.schedBase)
 	j.lastSeen = j.c.slots.liveSeen.Load()
 }
 

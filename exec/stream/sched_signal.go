@@ -80,16 +80,25 @@ func bucketMid(lo, hi float64) float64 {
 // It is sampled as writes are answered (noteLatency), at most every
 // schedEvery: where no write is answered there is no live write to
 // protect, and a job's own liveSeen signal covers the rest.
+//
+// A sample taken while another creating job ran has that job's share in
+// it, and a window holding one gives no baseline: a limit over such a
+// level is one the next job never reaches (issue 16: the bench's
+// adaptive phase follows an unthrottled backfill, and took the busy
+// load's rate down like one).
 type schedHistory struct {
 	mu      sync.Mutex
 	sampler *schedSampler
 	ring    [schedRing]schedPoint
 	next    int
+	starts  int64 // creating jobs started, at the last sample
 }
 
 type schedPoint struct {
 	at time.Time
 	w  float64
+	// creating: a creating job ran in the sample's span.
+	creating bool
 }
 
 const (
@@ -101,28 +110,34 @@ const (
 )
 
 // note samples the signal when schedEvery passed since the last sample.
-func (h *schedHistory) note(now time.Time) {
+// running is how many creating jobs run now, starts how many were ever
+// started: a sample spans the time since the last, and a job that
+// started and ended in it ran in it too.
+func (h *schedHistory) note(now time.Time, running int, starts int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.sampler == nil {
-		h.sampler = newSchedSampler(now)
+		h.sampler, h.starts = newSchedSampler(now), starts
 		return
 	}
 	if now.Sub(h.sampler.at) < schedEvery {
 		return
 	}
+	creating := running > 0 || starts != h.starts
+	h.starts = starts
 	if w := h.sampler.read(now); w >= 0 {
-		h.add(now, w)
+		h.add(now, w, creating)
 	}
 }
 
-func (h *schedHistory) add(at time.Time, w float64) {
-	h.ring[h.next%schedRing] = schedPoint{at: at, w: w}
+func (h *schedHistory) add(at time.Time, w float64, creating bool) {
+	h.ring[h.next%schedRing] = schedPoint{at: at, w: w, creating: creating}
 	h.next++
 }
 
 // baseline returns the median of the samples taken in the schedWindow
-// before now, 0 when there were fewer than schedMinSamples. (The median,
+// before now, 0 when there were fewer than schedMinSamples or a creating
+// job ran in one of them. (The median,
 // not the mean: on a machine shared with other processes one interval
 // in ten saw a goroutine wait for most of it.)
 func (h *schedHistory) baseline(now time.Time) float64 {
@@ -130,6 +145,10 @@ func (h *schedHistory) baseline(now time.Time) float64 {
 	ws := make([]float64, 0, schedRing)
 	for _, p := range h.ring {
 		if !p.at.IsZero() && !p.at.After(now) && now.Sub(p.at) <= schedWindow {
+			if p.creating {
+				h.mu.Unlock()
+				return 0
+			}
 			ws = append(ws, p.w)
 		}
 	}

@@ -16,14 +16,22 @@ func TestSchedHistoryBaseline(t *testing.T) {
 		t.Fatalf("baseline with no samples: %v", b)
 	}
 	for i, w := range []float64{0.1, 0.9, 0.2, 0.3} {
-		h.add(now.Add(time.Duration(i-10)*time.Millisecond), w)
+		h.add(now.Add(time.Duration(i-10)*time.Millisecond), w, false)
 	}
 	if b := h.baseline(now); b != 0 {
 		t.Fatalf("baseline from %d samples: %v, want none", 4, b)
 	}
-	h.add(now.Add(-time.Millisecond), 0.25)
+	h.add(now.Add(-time.Millisecond), 0.25, false)
 	if b := h.baseline(now); b != 0.25 {
 		t.Fatalf("baseline %v, want the median 0.25", b)
+	}
+	// A sample in which another creating job ran spoils the window.
+	h.add(now.Add(-time.Millisecond/2), 0.2, true)
+	if b := h.baseline(now); b != 0 {
+		t.Fatalf("baseline from a window where a creating job ran: %v, want none", b)
+	}
+	if b := h.baseline(now.Add(-3 * time.Millisecond / 4)); b != 0.25 {
+		t.Fatalf("baseline before the creating job: %v, want 0.25", b)
 	}
 	if b := h.baseline(now.Add(schedWindow + time.Second)); b != 0 {
 		t.Fatalf("baseline from samples older than the window: %v", b)
@@ -33,17 +41,25 @@ func TestSchedHistoryBaseline(t *testing.T) {
 		t.Fatalf("baseline from later samples: %v", b)
 	}
 	// note samples the runtime at most every schedEvery.
+	// A sample is marked when a creating job runs at it, or one started
+	// since the last sample (and may have ended in between).
 	var g schedHistory
-	g.note(now)
-	g.note(now.Add(schedEvery / 2))
-	g.note(now.Add(schedEvery))
-	g.note(now.Add(2 * schedEvery))
-	if g.next != 2 {
-		t.Fatalf("%d samples from notes over 2 intervals, want 2", g.next)
+	g.note(now, 0, 3)
+	g.note(now.Add(schedEvery/2), 0, 3)
+	g.note(now.Add(schedEvery), 0, 3)
+	g.note(now.Add(2*schedEvery), 1, 4)
+	g.note(now.Add(3*schedEvery), 0, 5)
+	g.note(now.Add(4*schedEvery), 0, 5)
+	if g.next != 4 {
+		t.Fatalf("%d samples from notes over 4 intervals, want 4", g.next)
 	}
-	for _, p := range g.ring[:2] {
+	for i, want := range []bool{false, true, true, false} {
+		p := g.ring[i]
 		if p.w < 0 {
 			t.Fatalf("sample %v: the runtime gave no histogram", p.w)
+		}
+		if p.creating != want {
+			t.Errorf("sample %d: creating %t, want %t", i, p.creating, want)
 		}
 	}
 }
@@ -114,37 +130,6 @@ func TestNextRateConverges(t *testing.T) {
 	}
 	if in.rate < full {
 		t.Fatalf("rate %v ten intervals after live work stopped, want at least the scans' %v", in.rate, full)
-	}
-}
-
-// TestSchedLimitReference: the limit works from the lowest of the level
-// before the job and the last schedRefLen intervals' levels, by
-// schedFactor or schedSlack, whichever is higher; with neither there is
-// no limit yet.
-func TestSchedLimitReference(t *testing.T) {
-	j := &CreatingJob{}
-	if l := j.schedLimit(); !math.IsInf(l, 1) {
-		t.Fatalf("limit with nothing to compare with: %v", l)
-	}
-	j.schedBase = 0.3
-	if l := j.schedLimit(); l != schedFactor*0.3 {
-		t.Fatalf("limit over a 0.3 baseline: %v, want %v", l, schedFactor*0.3)
-	}
-	j.noteSched(0.5)
-	j.noteSched(0.05)
-	if l := j.schedLimit(); l != 0.05+schedSlack {
-		t.Fatalf("limit over a 0.05 interval: %v, want %v", l, 0.05+schedSlack)
-	}
-	// The 0.05 falls out of the window: the baseline is the lowest again.
-	for range schedRefLen {
-		j.noteSched(0.8)
-	}
-	if l := j.schedLimit(); l != schedFactor*0.3 {
-		t.Fatalf("limit after the low interval left the window: %v, want %v", l, schedFactor*0.3)
-	}
-	j.schedBase = 0
-	if l := j.schedLimit(); l != schedFactor*0.8 {
-		t.Fatalf("limit from the intervals alone: %v, want %v", l, schedFactor*0.8)
 	}
 }
 

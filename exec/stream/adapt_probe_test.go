@@ -1,0 +1,191 @@
+package stream
+
+import (
+	"math"
+	"testing"
+)
+
+// machine is a synthetic machine for adaptState: the scans read up to
+// full rows/s, the live work alone keeps alone goroutines waiting, and
+// every 100k rows/s the scans read adds per100k. The rate step returns is
+// in force during the next interval, as with the job's barriers.
+type machine struct {
+	full, alone, per100k float64
+	live                 bool
+}
+
+func (m machine) run(s *adaptState, rate float64) (next float64, in adaptInput) {
+	got := min(rate, m.full)
+	in = adaptInput{rate: rate, got: got, live: m.live, writes: 10, recentWrites: 10}
+	w := m.alone + got/100_000*m.per100k
+	return s.step(in, w)
+}
+
+// TestAdaptProbeLearnsReference: a busy load's job starts at full speed
+// with no reference; its first intervals' levels have the backfill's own
+// share in them (the lowest of them, the old reference, makes a limit the
+// full-speed level never reaches). The probe runs the first probeLen
+// intervals at the floor, learns the live work's own level, and the rate
+// then comes down to what the limit over it allows, instead of staying
+// at full speed.
+func TestAdaptProbeLearnsReference(t *testing.T) {
+	m := machine{full: 1_000_000, alone: 0.1, per100k: 0.05, live: true}
+	// Full speed: 0.6, over twice the level at the floor (0.1 + 0.0625).
+	s := newAdaptState(0)
+	r := float64(adaptiveMaxRate)
+	var in adaptInput
+	r, in = m.run(s, r)
+	if !s.probing() || r != in.floor {
+		t.Fatalf("first live interval with no reference: rate %v (floor %v), probing %t; want a probe at the floor", r, in.floor, s.probing())
+	}
+	for range probeLen {
+		r, in = m.run(s, r)
+	}
+	if s.probing() {
+		t.Fatalf("still probing after %d intervals", probeLen)
+	}
+	ref := s.ref()
+	if want := m.alone + in.floor/100_000*m.per100k; math.Abs(ref-want) > 1e-9 {
+		t.Fatalf("reference %v after the probe, want the level at the floor %v", ref, want)
+	}
+	if l := s.limit(); l >= m.alone+m.full/100_000*m.per100k {
+		t.Fatalf("limit %v: the full-speed level never reaches it", l)
+	}
+	// The limit (ref+schedSlack, about 0.41) allows about 620k rows/s.
+	hi := 0.0
+	for i := range 100 {
+		r, in = m.run(s, r)
+		if i >= 40 && !s.probing() && in.rate > in.floor {
+			hi = max(hi, in.got)
+		}
+	}
+	if hi == 0 || hi > 700_000 {
+		t.Fatalf("rate read up to %v rows/s beside the live work, want within the 620k the limit allows", hi)
+	}
+}
+
+// TestAdaptProbeFollowsTheLiveLevel: probes come every probeEvery
+// intervals while live work is seen, each probeLen intervals at the
+// floor and then back to the rate before it; the reference follows the
+// live work's level both ways within refWindow (other processes start
+// loading the machine, and stop); without live work there is no probe.
+func TestAdaptProbeFollowsTheLiveLevel(t *testing.T) {
+	m := machine{full: 1_000_000, alone: 0.1, per100k: 0.01, live: true}
+	s := newAdaptState(0)
+	r := float64(adaptiveMaxRate)
+	probes, atFloor := 0, 0
+	for range 10 * probeEvery {
+		was := s.probing()
+		before := r
+		r, _ = m.run(s, r)
+		if !was && s.probing() {
+			probes++
+		}
+		if s.probing() {
+			atFloor++
+		}
+		if was && !s.probing() && r < before {
+			t.Fatalf("after a probe the rate went to %v, not back above the floor %v", r, before)
+		}
+	}
+	if probes < 9 || probes > 11 {
+		t.Fatalf("%d probes in %d intervals, want one per probeEvery (%d)", probes, 10*probeEvery, probeEvery)
+	}
+	if atFloor != probes*probeLen {
+		t.Fatalf("%d intervals at the floor for %d probes, want probeLen (%d) each", atFloor, probes, probeLen)
+	}
+	low := s.ref()
+	m.alone = 0.5
+	for range refWindow + probeEvery {
+		r, _ = m.run(s, r)
+	}
+	if ref := s.ref(); ref < 0.5 {
+		t.Fatalf("reference %v after the live level rose to 0.5, want it followed (was %v)", ref, low)
+	}
+	m.alone = 0.1
+	for range probeEvery + probeLen {
+		r, _ = m.run(s, r)
+	}
+	if ref := s.ref(); ref > 0.2 {
+		t.Fatalf("reference %v after the live level fell back to 0.1", ref)
+	}
+	m.live = false
+	for range 2 * probeEvery {
+		if r, _ = m.run(s, r); s.probing() {
+			t.Fatal("probe with no live work seen")
+		}
+	}
+	if r < m.full {
+		t.Fatalf("rate %v without live work, want at least the scans' %v", r, m.full)
+	}
+}
+
+// TestAdaptStateBaseline: a level taken before the job (schedBase) is
+// the reference from the start, with no probe before probeEvery, until
+// it leaves refWindow; without one the first interval with live work
+// probes.
+func TestAdaptStateBaseline(t *testing.T) {
+	m := machine{full: 1_000_000, alone: 0.1, per100k: 0.05, live: true}
+	s := newAdaptState(0.2)
+	if l := s.limit(); l != max(schedFactor*0.2, 0.2+schedSlack) {
+		t.Fatalf("limit over a 0.2 baseline: %v, want %v", l, max(schedFactor*0.2, 0.2+schedSlack))
+	}
+	r := 400_000.0
+	for i := 1; i < probeEvery; i++ {
+		if r, _ = m.run(s, r); s.probing() {
+			t.Fatalf("probe at interval %d with a baseline", i)
+		}
+	}
+	for s.n < refWindow+probeEvery {
+		r, _ = m.run(s, r)
+	}
+	if ref := s.ref(); ref == 0.2 || ref < 0 {
+		t.Fatalf("reference %v after the baseline left the window, want the probes'", ref)
+	}
+	if l := newAdaptState(0).limit(); !math.IsInf(l, 1) {
+		t.Fatalf("limit with nothing to compare with: %v", l)
+	}
+}
+
+// TestAdaptStateFloor: the floor is 1/schedFloorDiv of the most the
+// scans read in the last floorWindow intervals, not of the peak of the
+// job's first seconds, and at least adaptiveMinRate; an interval the
+// rules brought to the floor is a reference sample and puts the next
+// probe off.
+func TestAdaptStateFloor(t *testing.T) {
+	s := newAdaptState(0)
+	step := func(rate, got float64, w float64) (float64, adaptInput) {
+		return s.step(adaptInput{rate: rate, got: got, writes: 10, recentWrites: 10}, w)
+	}
+	for range 4 {
+		step(2_000_000, 1_200_000, 0.1)
+	}
+	if f := s.floor(); f != 1_200_000/schedFloorDiv {
+		t.Fatalf("floor %v after 1.2M rows/s, want %v", f, 1_200_000/schedFloorDiv)
+	}
+	for range floorWindow {
+		step(400_000, 160_000, 0.1)
+	}
+	if f := s.floor(); f != 160_000/schedFloorDiv {
+		t.Fatalf("floor %v after %d intervals at 160k rows/s, want %v", f, floorWindow, 160_000/schedFloorDiv)
+	}
+	for range floorWindow {
+		step(2_000, 0, 0.1)
+	}
+	if f := s.floor(); f != adaptiveMinRate {
+		t.Fatalf("floor %v with nothing read, want %v", f, adaptiveMinRate)
+	}
+	// Live work beside a rate the rules brought to the floor: a sample,
+	// and no probe.
+	s = newAdaptState(0)
+	for range floorWindow {
+		step(400_000, 160_000, 0.1)
+	}
+	r, in := s.step(adaptInput{rate: 20_000, got: 20_000, live: true, writes: 10, recentWrites: 10}, 0.3)
+	if s.probing() || s.ref() != 0.3 {
+		t.Fatalf("at the floor %v: probing %t, reference %v; want no probe and a 0.3 sample (rate %v)", in.floor, s.probing(), s.ref(), r)
+	}
+	if s.nextProbe != s.n+probeEvery {
+		t.Fatalf("next probe at %d, want %d", s.nextProbe, s.n+probeEvery)
+	}
+}
