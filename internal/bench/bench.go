@@ -657,7 +657,9 @@ func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
 // not a backfill); and with live work that wants every core running
 // ("busy", then "busy-group-by" and "busy-group-by-adaptive" with the
 // GROUP BY backfills next to it; isolation/busy-load rows give the live
-// work's rows per second, see isolation_busy.go). A backfill phase samples from when its CREATE
+// work's rows per second next to the busy phase's and, fairer, next to
+// the live work alone for as long right after the phase, see
+// isolation_busy.go). A backfill phase samples from when its CREATE
 // is issued, on a second connection, until it returns. Each step's Rows
 // are the statements timed, Elapsed the phase's length; Print shows each
 // phase's p50 and p99 over the idle phase's.
@@ -752,6 +754,9 @@ func (s *session) isolation() ([]Result, error) {
 		phases = kept
 	}
 	var busyRows []Result // the live work's rows per busy phase
+	// alone is the live work's rows/s alone for as long as the busy
+	// phase of busyRows' index ran, right after it (busyAlone).
+	alone := map[int]float64{}
 	var hotID atomic.Int64
 	hotID.Store(1)
 	for _, q := range []string{fmt.Sprintf(tableDDL, "hot"), busyDDL} {
@@ -895,6 +900,17 @@ func (s *session) isolation() ([]Result, error) {
 		if err == nil && ph.drop != "" {
 			err = s.exec(ph.drop)
 		}
+		if err == nil && busy != nil && ph.create != "" {
+			// The live work alone again, for as long as the phase ran:
+			// what the phase's live work is compared with. The busy
+			// phase's window (5 s) is shorter than a backfill beside
+			// it (26 s for a 3M-row adaptive one), and the live work
+			// alone slows as hot and hot_v grow over a longer phase:
+			// only the same length, right after, is a fair yardstick.
+			var rows int64
+			rows, err = s.busyAlone(st, &hotID, elapsed)
+			alone[len(busyRows)-1] = float64(rows) / elapsed.Seconds()
+		}
 		if err != nil {
 			s.out = append(append(append(append(s.out, inserts...), fresh...), same...), busyRows...)
 			return s.out, err
@@ -905,7 +921,8 @@ func (s *session) isolation() ([]Result, error) {
 		busyRows[0].Note = "live work alone"
 		for i := range busyRows[1:] {
 			r := &busyRows[i+1]
-			r.Note = fmt.Sprintf("live rows/s %.2fx of busy alone", float64(r.Rows)/r.Elapsed.Seconds()/base)
+			rate := float64(r.Rows) / r.Elapsed.Seconds()
+			r.Note = fmt.Sprintf("%.2fx of the busy phase; live rows/s %.2fx of busy alone", rate/base, rate/alone[i+1])
 		}
 	}
 	s.out = append(append(append(append(s.out, inserts...), fresh...), same...), busyRows...)

@@ -189,8 +189,8 @@ func TestIsolationPhases(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("steps %q, want %q", got, want)
 	}
-	if !strings.Contains(results[len(results)-1].Note, "of busy alone") {
-		t.Errorf("busy-load note %q: no comparison with the busy phase", results[len(results)-1].Note)
+	if n := results[len(results)-1].Note; !strings.Contains(n, "of busy alone") || !strings.Contains(n, "x of the busy phase") {
+		t.Errorf("busy-load note %q: no comparison with the busy phase and with as long alone", n)
 	}
 	_, err = Run(context.Background(), Config{Scenarios: []string{"isolation"}, Rows: 100, IsolationPhases: []string{"idle", "nope"}, TempDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), `unknown isolation phase "nope"`) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -85,4 +86,22 @@ func (b *busyLoad) closeConns() {
 	for _, c := range b.conns {
 		c.Close(context.Background())
 	}
+}
+
+// busyAlone runs the live work alone for d and returns the rows it
+// inserted: the yardstick of a busy phase that ran for d (see
+// session.isolation).
+func (s *session) busyAlone(st *streamdbTarget, next *atomic.Int64, d time.Duration) (int64, error) {
+	b, err := startBusy(s.ctx, st, next)
+	if err != nil {
+		return 0, err
+	}
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-s.ctx.Done():
+		t.Stop()
+	}
+	rows, err := b.finish()
+	return rows, errors.Join(err, s.ctx.Err())
 }
