@@ -13,12 +13,16 @@ import "math"
 // way: what the live work waits for a processor on its own. It is learned
 // the way TCP BBR's ProbeRTT learns the path's round-trip time with its
 // own queue drained. While live work is seen, every probeEvery intervals
-// the rate drops to the floor for probeLen intervals, and the lowest
-// signal of those intervals is a reference sample; the rate then goes
-// back to where it was. The reference is the lowest sample of the last
+// the rate drops to the floor for probeLen intervals, and the mean signal
+// of the last two of them is a reference sample; the rate then goes back
+// to where it was. The reference is the lowest sample of the last
 // refWindow intervals, and the level before the job started (schedBase,
 // counted as a sample of the job's first interval) when no other creating
-// job ran in the window it was taken in (schedHistory.baseline).
+// job ran in the window it was taken in (schedHistory.baseline). (Two
+// intervals' mean, not the lowest interval: beside a busy load on a
+// shared machine single intervals at 1,000 rows/s read 0.0 to 0.6, the
+// lowest of them made a limit that the live work alone passed in a third
+// of the intervals, and the rate was cut to the floor and held there.)
 //
 // Why probes and not the lowest of the last intervals' levels: that is
 // what the controller did, and in a busy load's backfill every interval
@@ -27,8 +31,8 @@ import "math"
 // the limit (twice that) was never reached and nothing was ever cut: a
 // 3M-row adaptive backfill took the busy load down to 0.37x of its rate
 // alone, like an unthrottled one (streamdb bench isolation, issue 16).
-// An interval in which the rate was already at the floor is as good as a
-// probe: it is a sample, and the next probe waits probeEvery from it.
+// Two intervals in which the rate was already at the floor are as good
+// as a probe: a sample, and the next probe waits probeEvery from it.
 type adaptState struct {
 	n int // intervals stepped
 
@@ -45,15 +49,20 @@ type adaptState struct {
 	refAt [refSamples]int
 	refI  int
 
-	// gots are the last floorWindow intervals' rows read per second
-	// (floor).
-	gots [floorWindow]float64
+	// gots are the rows read per second of the intervals in which the
+	// rate did not hold the scans (what they read beside the live work,
+	// unthrottled), and gotAt the interval each was read in (floor).
+	gots  [floorWindow]float64
+	gotAt [floorWindow]int
+	gotI  int
+	// floorV is the floor (adaptiveMinRate before any such interval).
+	floorV float64
 
-	// lastW is the last interval's signal (-1: none), and lastProbe
-	// whether that interval ran at the floor (a probe's signal is not
-	// averaged into the next interval's).
+	// lastW is the last interval's signal (-1: none), and lastFloor
+	// whether that interval ran at the floor (a signal at the floor is
+	// averaged only with another at the floor).
 	lastW     float64
-	lastProbe bool
+	lastFloor bool
 }
 
 const (
@@ -71,19 +80,30 @@ const (
 	refSamples = 2 * refWindow / probeLen
 	// floorWindow intervals (10 s) of rows read set the floor: a halving
 	// never brings the rate under 1/schedFloorDiv of the most the scans
-	// read in an interval of them. The floor follows what the scans read
-	// now, beside the live work: from the peak of the job's first
-	// seconds (before the live work took its share) it sat at or above
-	// what a 10M-row backfill's scans read beside a busy load, 140-170k
-	// rows/s, and the controller could not cut while the signal was over
-	// its limit in a third of the intervals.
+	// read, unthrottled, in an interval of them (gotUnheld). The floor
+	// follows what the scans read now, beside the live work: from the
+	// peak of the job's first seconds (before the live work took its
+	// share) it sat at or above what a 10M-row backfill's scans read
+	// beside a busy load, 140-170k rows/s, and the controller could not
+	// cut while the signal was over its limit in a third of the
+	// intervals. Only unthrottled intervals count, and with none in the
+	// window the floor stays: from every interval's rows read, the floor
+	// followed the cut rate down, 1/8 at a time, to 1,000 rows/s, where
+	// the backfill starved (the live work alone passed the limit now and
+	// then).
 	floorWindow = 40
+	// gotUnheld: an interval whose scans read less than gotUnheld of the
+	// rate were not held by it.
+	gotUnheld = 0.8
 )
 
 func newAdaptState(base float64) *adaptState {
-	s := &adaptState{lastW: -1}
+	s := &adaptState{lastW: -1, floorV: adaptiveMinRate}
 	for i := range s.refAt {
 		s.refAt[i] = -1
+	}
+	for i := range s.gotAt {
+		s.gotAt[i] = -1
 	}
 	if base > 0 {
 		s.addRef(base)
@@ -120,16 +140,29 @@ func (s *adaptState) limit() float64 {
 	return max(schedFactor*ref, ref+schedSlack)
 }
 
-// floor returns the lowest rate a halving (or a probe) brings the rate
-// to: 1/schedFloorDiv of the most the scans read in an interval of the
-// last floorWindow, and at least adaptiveMinRate.
-func (s *adaptState) floor() float64 {
-	peak := 0.0
-	for _, g := range s.gots {
-		peak = max(peak, g)
+// noteGot records what the scans read in an interval at rate, and
+// updates the floor: 1/schedFloorDiv of the most they read unthrottled
+// in an interval of the last floorWindow, at least adaptiveMinRate; with
+// no such interval in the window it stays.
+func (s *adaptState) noteGot(rate, got float64) {
+	if got > 0 && got < gotUnheld*rate {
+		s.gots[s.gotI%floorWindow], s.gotAt[s.gotI%floorWindow] = got, s.n
+		s.gotI++
 	}
-	return max(peak/schedFloorDiv, adaptiveMinRate)
+	peak := 0.0
+	for i, at := range s.gotAt {
+		if at >= 0 && s.n-at < floorWindow {
+			peak = max(peak, s.gots[i])
+		}
+	}
+	if peak > 0 {
+		s.floorV = max(peak/schedFloorDiv, adaptiveMinRate)
+	}
 }
+
+// floor returns the lowest rate a halving (or a probe) brings the rate
+// to (noteGot).
+func (s *adaptState) floor() float64 { return s.floorV }
 
 // probing reports whether the interval now starting runs at the floor
 // for a probe.
@@ -143,23 +176,24 @@ func (s *adaptState) probing() bool { return s.probeLeft > 0 }
 // interval and in as filled.
 func (s *adaptState) step(in adaptInput, w float64) (float64, adaptInput) {
 	s.n++
-	s.gots[s.n%floorWindow] = in.got
-	in.floor = s.floor()
 	// The interval just ended ran at the floor: a probe's, or one the
-	// rules had brought there. Its signal is a reference sample.
-	atFloor := s.probeLeft > 0 || in.rate <= in.floor
+	// rules had brought there (before the floor moves).
+	atFloor := s.probeLeft > 0 || in.rate <= s.floorV
+	s.noteGot(in.rate, in.got)
+	in.floor = s.floor()
 	in.sched = w
-	if w >= 0 && s.lastW >= 0 && !atFloor && !s.lastProbe {
+	if w >= 0 && s.lastW >= 0 && atFloor == s.lastFloor {
 		// Two intervals' mean: on a machine shared with other
 		// processes, single intervals spiked to several times the
-		// level around them.
+		// level around them. (Never one at the floor with one above.)
 		in.sched = (w + s.lastW) / 2
 	}
-	s.lastW, s.lastProbe = w, atFloor
-	if in.live && w >= 0 && atFloor {
-		s.addRef(w)
+	if in.live && w >= 0 && s.lastW >= 0 && atFloor && s.lastFloor {
+		// Two intervals at the floor: a reference sample.
+		s.addRef(in.sched)
 		s.nextProbe = s.n + probeEvery
 	}
+	s.lastW, s.lastFloor = w, atFloor
 	in.schedLimit = s.limit()
 	if s.probeLeft > 0 {
 		if s.probeLeft--; s.probeLeft > 0 {
