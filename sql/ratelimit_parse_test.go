@@ -6,9 +6,10 @@ import (
 	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
-// TestAlterRateLimitValues: every SET *_RATE_LIMIT takes = n, TO n and
-// DEFAULT; a negative value parses (the executor rejects it with 22023);
-// a value that is not an integer is a positioned 22023.
+// TestAlterRateLimitValues: every SET *_RATE_LIMIT takes = n, TO n,
+// DEFAULT and UNLIMITED (a word or a string); a negative value parses
+// (the executor rejects it with 22023); a value that is not an integer
+// is a positioned 22023.
 func TestAlterRateLimitValues(t *testing.T) {
 	p := NewParser()
 	for q, want := range map[string]int64{
@@ -22,7 +23,17 @@ func TestAlterRateLimitValues(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		if a := st[0].Node.(*AlterStmt); a.Value != want || a.Default {
+		if a := st[0].Node.(*AlterStmt); a.Value != want || a.Default || a.Unlimited {
+			t.Fatalf("%s: %#v", q, a)
+		}
+	}
+	for _, q := range []string{"alter materialized view v set backfill_rate_limit = unlimited",
+		"alter materialized view v set backfill_rate_limit to 'UNLIMITED'", "alter table t set dml_rate_limit = unlimited"} {
+		st, err := p.Parse(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if a := st[0].Node.(*AlterStmt); !a.Unlimited || a.Default || a.Adaptive || a.Value != 0 {
 			t.Fatalf("%s: %#v", q, a)
 		}
 	}

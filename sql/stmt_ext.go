@@ -22,12 +22,14 @@ type AlterStmt struct {
 	// Param is the lower-case parameter of AlterSetRateLimit
 	// ("backfill_rate_limit", "source_rate_limit", ...).
 	Param string
-	// Value is the number set; Default is true for DEFAULT instead, and
+	// Value is the number set; Default is true for DEFAULT instead,
 	// Adaptive for ADAPTIVE (a rate limit that follows the load, see
-	// backfill_rate_limit).
-	Value    int64
-	Default  bool
-	Adaptive bool
+	// backfill_rate_limit), and Unlimited for UNLIMITED (no limit, whatever
+	// the default).
+	Value     int64
+	Default   bool
+	Adaptive  bool
+	Unlimited bool
 }
 
 // AlterSystemStmt is ALTER SYSTEM SET name {= | TO} value | DEFAULT, or

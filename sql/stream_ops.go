@@ -120,6 +120,11 @@ func alterSet(c *cursor, a *AlterStmt) error {
 		a.Adaptive = true
 		return nil
 	}
+	if t := c.peek(); a.Action == AlterSetRateLimit && (t.isWord("unlimited") || t.Kind == TokString && strings.EqualFold(t.Text, "unlimited")) {
+		c.advance()
+		a.Unlimited = true
+		return nil
+	}
 	// A sign is read here so that a negative value reaches the executor,
 	// which rejects it with 22023 (not a syntax error); a number that is
 	// not an integer is 22023 too.

@@ -76,3 +76,74 @@ func TestAdaptiveBackfillRate(t *testing.T) {
 		rlWantCode(t, err, pgerr.InvalidParameterValue, "")
 	}
 }
+
+// TestBackfillRateUnlimited: backfill_rate_limit = 'unlimited' (WITH,
+// session, ALTER) is no limit whatever the session's setting, and not a
+// pause (0 is one): where the session says 'adaptive', a view created
+// WITH 'unlimited' has no limit and no adaptive rate (rate_limits lists
+// only the adaptive one), and an adaptive backfill ALTERed to UNLIMITED
+// shows no limit and no latency target in SHOW JOBS, still paused when
+// PAUSEd. A DML limit takes 'unlimited' too.
+func TestBackfillRateUnlimited(t *testing.T) {
+	db := openMem(t)
+	ctx := context.Background()
+	rlFillTable(t, db, "src", 20_000)
+	s := db.NewSession()
+	for _, q := range []string{"SET background_ddl = true", "SET backfill_rate_limit = 'adaptive'",
+		"CREATE MATERIALIZED VIEW ad AS SELECT v, count(*) AS n FROM src GROUP BY v",
+		"CREATE MATERIALIZED VIEW un WITH (backfill_rate_limit = 'unlimited') AS SELECT v, count(*) AS n FROM src GROUP BY v",
+		"SET backfill_rate_limit = 'Unlimited'",
+		"CREATE MATERIALIZED VIEW un2 AS SELECT id, v FROM src",
+	} {
+		if _, err := s.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if got := rlRateLimits(t, db); fmt.Sprint(got) != "[ad|backfill (adaptive)|NULL|f]" {
+		t.Fatalf("rate_limits = %q, want the adaptive view's alone", got)
+	}
+	mustExec(t, db, "WAIT")
+	for v, want := range map[string]string{"ad": "[20000]", "un": "[20000]", "un2": "[20000]"} {
+		q := "SELECT sum(n) FROM " + v
+		if v == "un2" {
+			q = "SELECT count(*) FROM un2"
+		}
+		if got := queryRows(t, db, q); fmt.Sprint(got) != want {
+			t.Fatalf("%s: %v, want %s", q, got, want)
+		}
+	}
+
+	// Held (0 pauses), PAUSEd, adaptive, then unlimited: still paused.
+	if _, err := s.Exec(ctx, "CREATE MATERIALIZED VIEW held WITH (backfill_rate_limit = 0) AS SELECT id, v FROM src"); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "ALTER MATERIALIZED VIEW held PAUSE")
+	mustExec(t, db, "ALTER MATERIALIZED VIEW held SET BACKFILL_RATE_LIMIT = ADAPTIVE")
+	if got := queryRows(t, db, "SELECT backfill_rate_limit IS NOT NULL, latency_target, paused FROM streamdb_catalog.ddl_progress"); fmt.Sprint(got) != "[t|5ms|t]" {
+		t.Fatalf("SHOW JOBS of the adaptive job: %q", got)
+	}
+	mustExec(t, db, "ALTER MATERIALIZED VIEW held SET BACKFILL_RATE_LIMIT = UNLIMITED")
+	if got := queryRows(t, db, "SELECT backfill_rate_limit, latency_target, paused FROM streamdb_catalog.ddl_progress"); fmt.Sprint(got) != "[NULL|NULL|t]" {
+		t.Fatalf("SHOW JOBS after ALTER ... UNLIMITED: %q, want no limit, no target, paused", got)
+	}
+	if got := rlRateLimits(t, db); fmt.Sprint(got) != "[ad|backfill (adaptive)|NULL|f held|backfill|0|t]" {
+		t.Fatalf("rate_limits after ALTER ... UNLIMITED = %q", got)
+	}
+	mustExec(t, db, "ALTER MATERIALIZED VIEW held RESUME")
+	mustExec(t, db, "WAIT")
+	if got := queryRows(t, db, "SELECT count(*) FROM held"); fmt.Sprint(got) != "[20000]" {
+		t.Fatalf("held has %v rows", got)
+	}
+	if got := rlRateLimits(t, db); fmt.Sprint(got) != "[ad|backfill (adaptive)|NULL|f]" {
+		t.Fatalf("rate_limits after RESUME = %q", got)
+	}
+
+	mustExec(t, db, "ALTER TABLE src SET DML_RATE_LIMIT = 10")
+	mustExec(t, db, "ALTER TABLE src SET DML_RATE_LIMIT = 'unlimited'")
+	mustExec(t, db, "INSERT INTO src SELECT g, 1 FROM generate_series(20001, 20100) AS g")
+	if got := rlRateLimits(t, db); fmt.Sprint(got) != "[ad|backfill (adaptive)|NULL|f]" {
+		t.Fatalf("rate_limits after a DML limit set UNLIMITED = %q", got)
+	}
+	_, err := db.Exec(ctx, "SET backfill_rate_limit = 'unlimitedx'")
+	rlWantCode(t, err, pgerr.InvalidParameterValue, "")
+}

@@ -46,7 +46,7 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	if a.Adaptive && a.Param != "backfill_rate_limit" {
 		return errNotAdaptive(a.Param)
 	}
-	if a.Action == sql.AlterSetRateLimit && !a.Default && a.Value < 0 {
+	if a.Action == sql.AlterSetRateLimit && !a.Default && !a.Unlimited && a.Value < 0 {
 		return pgerr.New(pgerr.InvalidParameterValue, "backfill_rate_limit must be at least 0, got %d", a.Value)
 	}
 	db.ddlMu.Lock()
@@ -218,8 +218,9 @@ func applyFlowControl(a *sql.AlterStmt, limit *int64, paused, zero *bool) {
 	case sql.AlterResume:
 		*paused = false
 	case sql.AlterSetRateLimit:
-		*limit, *zero = a.Value, !a.Default && !a.Adaptive && a.Value == 0
-		if a.Default || a.Adaptive {
+		none := a.Default || a.Adaptive || a.Unlimited
+		*limit, *zero = a.Value, !none && a.Value == 0
+		if none {
 			*limit = 0
 		}
 	}

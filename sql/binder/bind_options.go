@@ -74,14 +74,24 @@ func (b *binder) checkWithOptions(what string, with map[string]string, known map
 // they do not.
 const RateAdaptive = -2
 
+// RateUnlimited is what ParseRateLimit returns for 'unlimited': no limit,
+// whatever the default. 0 pauses (a rate of 0 rows per second), and
+// DEFAULT is the default's, which may one day be 'adaptive' for
+// backfill_rate_limit (issue 16): 'unlimited' is the opt-out that keeps
+// meaning no limit.
+const RateUnlimited = -3
+
 // ParseRateLimit parses the value of a *_rate_limit option or session
 // variable: an integer >= 0 (rows per second; 0 pauses), "default" or
-// empty (-1: no limit), or for backfill_rate_limit "adaptive"
-// (RateAdaptive). Anything else is 22023.
+// empty (-1: the default, no limit), "unlimited" (RateUnlimited), or for
+// backfill_rate_limit "adaptive" (RateAdaptive). Anything else is 22023.
 func ParseRateLimit(name, v string) (n int64, err error) {
 	v = strings.TrimSpace(v)
 	if strings.EqualFold(v, "default") || v == "" {
 		return -1, nil
+	}
+	if strings.EqualFold(v, "unlimited") {
+		return RateUnlimited, nil
 	}
 	if strings.EqualFold(v, "adaptive") && name == "backfill_rate_limit" {
 		return RateAdaptive, nil
@@ -89,7 +99,7 @@ func ParseRateLimit(name, v string) (n int64, err error) {
 	n, perr := strconv.ParseInt(v, 10, 64)
 	if perr != nil || n < 0 {
 		e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
-		e.Hint = "A rate limit is an integer number of rows per second, at least 0 (0 pauses); DEFAULT removes it."
+		e.Hint = "A rate limit is an integer number of rows per second, at least 0 (0 pauses); 'unlimited' or DEFAULT removes it."
 		return 0, e
 	}
 	return n, nil
