@@ -204,11 +204,15 @@ func (s *adaptState) step(in adaptInput, w float64) (float64, adaptInput) {
 		return min(max(s.resume, adaptiveMinRate), adaptiveMaxRate), in
 	}
 	r := nextRate(in)
-	// A probe is due while live work is seen and the signal is read: at
-	// once when there is no reference yet (the job starts at full speed,
-	// and its first intervals' levels have its own share in them), and
-	// probeEvery intervals after the last sample.
-	if in.live && w >= 0 && r > in.floor && (s.ref() < 0 || s.n >= s.nextProbe) {
+	// A probe is due while live work is seen and the signal is at least
+	// schedSlack: at once when there is no reference yet (the job starts
+	// at full speed, and its first intervals' levels have its own share
+	// in them), and probeEvery intervals after the last sample. Under
+	// schedSlack the signal is under the limit whatever the reference,
+	// and a probe learns nothing the rules need: the single-row inserts
+	// of an otherwise idle machine are live work, and probing beside
+	// them took an idle 10M-row backfill to the floor 4 times in 14 s.
+	if in.live && w >= 0 && in.sched >= schedSlack && r > in.floor && (s.ref() < 0 || s.n >= s.nextProbe) {
 		s.probeLeft, s.resume = probeLen, r
 		return in.floor, in
 	}

@@ -68,9 +68,11 @@ func TestAdaptProbeLearnsReference(t *testing.T) {
 // intervals while live work is seen, each probeLen intervals at the
 // floor and then back to the rate before it; the reference follows the
 // live work's level both ways within refWindow (other processes start
-// loading the machine, and stop); without live work there is no probe.
+// loading the machine, and stop); without live work, or with a signal
+// under schedSlack (no reference could make a limit bind), there is no
+// probe.
 func TestAdaptProbeFollowsTheLiveLevel(t *testing.T) {
-	m := machine{full: 1_000_000, alone: 0.1, per100k: 0.01, live: true}
+	m := machine{full: 1_000_000, alone: 0.3, per100k: 0.01, live: true}
 	s := newAdaptState(0)
 	r := float64(adaptiveMaxRate)
 	probes, atFloor := 0, 0
@@ -95,21 +97,28 @@ func TestAdaptProbeFollowsTheLiveLevel(t *testing.T) {
 		t.Fatalf("%d intervals at the floor for %d probes, want probeLen (%d) each", atFloor, probes, probeLen)
 	}
 	low := s.ref()
-	m.alone = 0.5
+	m.alone = 0.8
 	for range refWindow + probeEvery {
 		r, _ = m.run(s, r)
 	}
-	if ref := s.ref(); ref < 0.5 {
-		t.Fatalf("reference %v after the live level rose to 0.5, want it followed (was %v)", ref, low)
+	if ref := s.ref(); ref < 0.8 {
+		t.Fatalf("reference %v after the live level rose to 0.8, want it followed (was %v)", ref, low)
 	}
-	m.alone = 0.1
+	m.alone = 0.3
 	for range probeEvery + probeLen {
 		r, _ = m.run(s, r)
 	}
-	if ref := s.ref(); ref > 0.2 {
-		t.Fatalf("reference %v after the live level fell back to 0.1", ref)
+	if ref := s.ref(); ref < 0.3 || ref > 0.4 {
+		t.Fatalf("reference %v after the live level fell back to 0.3", ref)
 	}
-	m.live = false
+	m.alone, m.per100k = 0.05, 0.01 // at most 0.15: under schedSlack
+	for i := range 2 * refWindow {
+		// (A probe begun before may run its course.)
+		if r, _ = m.run(s, r); s.probing() && i >= probeLen {
+			t.Fatal("probe with the signal under schedSlack")
+		}
+	}
+	m.alone, m.live = 0.8, false
 	for range 2 * probeEvery {
 		if r, _ = m.run(s, r); s.probing() {
 			t.Fatal("probe with no live work seen")

@@ -319,8 +319,11 @@ const (
 // the backfill's own goroutines are all that wait, and the slots
 // (cpuSlots) are unbounded. A rate far above what the scans achieve
 // limits nothing, and would take several halvings to bite once live
-// work comes: it stays within adaptiveHeadroom times got, and within
-// adaptiveMinRate and adaptiveMaxRate.
+// work comes: it stays within adaptiveHeadroom times got (but not under
+// the floor: an idle 10M-row backfill's scans read 1,722 rows/s in one
+// interval where they stalled, the rate fell from 4.5M to 6,888 rows/s
+// and took 2.5 s to climb back), and within adaptiveMinRate and
+// adaptiveMaxRate.
 func nextRate(in adaptInput) float64 {
 	r := in.rate
 	sched := in.live && in.sched >= 0
@@ -338,7 +341,7 @@ func nextRate(in adaptInput) float64 {
 		r *= 1.5
 	}
 	if in.got > 0 {
-		r = min(r, adaptiveHeadroom*in.got)
+		r = min(r, max(adaptiveHeadroom*in.got, in.floor))
 	}
 	return min(max(r, adaptiveMinRate), adaptiveMaxRate)
 }

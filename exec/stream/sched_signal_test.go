@@ -90,6 +90,7 @@ func TestNextRateSchedSignal(t *testing.T) {
 		{"one outlier in adaptiveTolerance, signal near", func(in *adaptInput) { in.over, in.recentOver, in.writes, in.sched = 1, 1, adaptiveTolerance, 0.2 }, 400_000 * schedCreep},
 		{"one outlier in adaptiveTolerance", func(in *adaptInput) { in.over, in.recentOver, in.writes = 1, 1, adaptiveTolerance }, 400_000},
 		{"headroom", func(in *adaptInput) { in.got = 100_000 }, adaptiveHeadroom * 100_000},
+		{"headroom, never under the floor", func(in *adaptInput) { in.got = 1_000 }, 50_000},
 		{"bottom", func(in *adaptInput) { in.sched, in.rate, in.got, in.floor = 0.5, 1_500, 0, 0 }, adaptiveMinRate},
 	} {
 		in := base
