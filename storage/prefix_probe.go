@@ -152,8 +152,21 @@ const ascendingSteps = 8
 // step costs a fraction of a seek, which positions every level of the
 // LSM. A key below the last one sought is sought afresh.
 func (p *PrefixProbe) GetAscending(key []byte, fn func(row []types.Datum) error) error {
+	row, found, err := p.GetAscendingInto(key, p.row)
+	p.row = row
+	if err != nil || !found {
+		return err
+	}
+	return fn(row)
+}
+
+// GetAscendingInto is GetAscending that decodes the row, if there is
+// one, into dst's backing array when it has room (as DecodeRow does) and
+// returns it: a caller that keeps the rows it finds (a join's probe of a
+// chunk) decodes each straight into its store of them, with no copy.
+func (p *PrefixProbe) GetAscendingInto(key []byte, dst []types.Datum) (row []types.Datum, found bool, err error) {
 	if p.empty {
-		return nil
+		return dst, false, nil
 	}
 	ok := p.valid
 	switch {
@@ -173,18 +186,18 @@ func (p *PrefixProbe) GetAscending(key []byte, fn func(row []types.Datum) error)
 	if ok && bytes.Equal(p.it.Key(), key) {
 		v, err := p.it.ValueAndErr()
 		if err == nil {
-			p.row, err = DecodeRow(v, p.t.Types, p.row)
+			dst, err = DecodeRow(v, p.t.Types, dst)
 		}
 		if err != nil {
-			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+			return dst, false, fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
 		}
-		return fn(p.row)
+		return dst, true, nil
 	}
 	if err := p.it.Error(); err != nil {
 		p.ascending = false
-		return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
+		return dst, false, fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
 	}
-	return nil
+	return dst, false, nil
 }
 
 // Close releases the probe.

@@ -198,7 +198,7 @@ func (e *epochWrites) hash(prefix []byte) uint64 { return maphash.Bytes(e.seed, 
 // overlap, then linked.
 func (e *epochWrites) link() {
 	if e.seen != nil {
-		e.seen.touch(e.pend)
+		e.seen.touchLast(e.pend)
 		for _, h := range e.pend {
 			e.seen.add(h)
 		}

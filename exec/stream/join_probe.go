@@ -42,6 +42,11 @@ type joinProbe struct {
 	dec    []types.Datum // scratch of staged rows' decoding
 	hashes []uint64      // per key, its hash in the probed side's epochWrites
 	done   []bool        // rows[u] holds the key's rows
+	// absent: per key, the probed side's keyFilter rules it out (no
+	// rows); set by prefetch while the side has a filter (the filter
+	// takes the probed side's keys only at its own chunks, so it holds
+	// for the whole chunk).
+	absent []bool
 	uniq   keySet
 	starts []int // per key, where it starts in keyBuf
 }
@@ -176,9 +181,10 @@ func (p *joinProbe) prefetch() error {
 	}
 	slices.SortFunc(p.order, func(a, b int) int { return bytes.Compare(p.keys[a], p.keys[b]) })
 	ep := p.side.epoch
-	// Read the keys' slots all at once (see epochWrites.link).
+	// Look the keys up all at once (see keyFilter.absent).
 	if ep.seen != nil {
-		ep.seen.touch(p.hashes)
+		p.absent = slices.Grow(p.absent[:0], len(p.hashes))[:len(p.hashes)]
+		ep.seen.absent(p.hashes, p.absent)
 	}
 	if p.point && ep.linked > 0 && ep.hashed {
 		ep.heads.touch(p.hashes)
@@ -199,7 +205,7 @@ func (p *joinProbe) prefetch() error {
 // fetch fetches the rows of key u: the committed rows, as the epoch's
 // writes (the side's epochWrites) left them.
 func (p *joinProbe) fetch(u int) error {
-	if seen := p.side.epoch.seen; seen != nil && !seen.mayContain(p.hashes[u]) {
+	if p.side.epoch.seen != nil && p.absent[u] {
 		p.done[u] = true // never written: no rows
 		return nil
 	}
@@ -240,10 +246,22 @@ func (p *joinProbe) fetchPoint(u int) error {
 			return p.keepStaged(u, i)
 		}
 	}
-	return p.pp.GetAscending(p.keys[u], func(row []types.Datum) error {
-		p.keep(u, row)
+	// Decode the row straight into the slab (keep's copy of a row
+	// decoded elsewhere cost as much as the decoding).
+	n := len(p.side.table.Types)
+	start := len(p.slab)
+	p.slab = slices.Grow(p.slab, n)
+	row, found, err := p.pp.GetAscendingInto(p.keys[u], p.slab[start:start:start+n])
+	if err != nil || !found {
+		return err
+	}
+	if len(row) != n || n == 0 || &row[0] != &p.slab[:start+1][start] {
+		p.keep(u, row) // decoded elsewhere (DecodeRow had no room)
 		return nil
-	})
+	}
+	p.slab = p.slab[:start+n]
+	p.rows[u] = append(p.rows[u], p.slab[start:start+n:start+n])
+	return nil
 }
 
 // fetchPrefix merges the committed rows of key u with the epoch's latest

@@ -76,15 +76,42 @@ func (f *keyFilter) mayContain(h uint64) bool {
 	return false
 }
 
-// touch reads the words of hs in every level, so that their cache misses
-// overlap (see epochWrites.link).
-func (f *keyFilter) touch(hs []uint64) {
+// touchLast reads the words of hs in the last level, the one add writes,
+// so that their cache misses overlap (see epochWrites.link): the earlier
+// levels take no more keys.
+func (f *keyFilter) touchLast(hs []uint64) {
+	if f.full {
+		return
+	}
+	l := f.levels[len(f.levels)-1]
+	mask := uint64(len(l) - 1)
 	var sum uint64
-	for _, l := range f.levels {
-		mask := uint64(len(l) - 1)
-		for _, h := range hs {
-			sum += l[h&mask]
-		}
+	for _, h := range hs {
+		sum += l[h&mask]
 	}
 	f.sink = sum
+}
+
+// absent sets absent[i] to whether the filter rules hs[i] out (it was
+// never added), for a batch of lookups: level by level, so that the
+// cache misses of the batch's words in a level overlap and each word is
+// read once (a lookup per key reads every level of a key in turn, each a
+// miss the next waits for). absent has len(hs).
+func (f *keyFilter) absent(hs []uint64, absent []bool) {
+	if f.full {
+		clear(absent)
+		return
+	}
+	for i := range absent {
+		absent[i] = true
+	}
+	for _, l := range f.levels {
+		mask := uint64(len(l) - 1)
+		for i, h := range hs {
+			bits := keyBits(h)
+			if l[h&mask]&bits == bits {
+				absent[i] = false
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -20,20 +21,35 @@ func TestKeyFilter(t *testing.T) {
 	if len(f.levels) < 3 {
 		t.Fatalf("%d levels after 200000 keys", len(f.levels))
 	}
-	f.touch(added[:10])
+	f.touchLast(added[:10])
 	for _, h := range added {
 		if !f.mayContain(h) {
 			t.Fatalf("added key %x ruled out", h)
 		}
 	}
+	absent := make([]bool, len(added))
+	f.absent(added, absent)
+	if i := slices.Index(absent, true); i >= 0 {
+		t.Fatalf("batch lookup ruled added key %x out", added[i])
+	}
 	pass := 0
-	for range 100_000 {
-		if f.mayContain(rng.Uint64()) {
+	others := make([]uint64, 100_000)
+	for i := range others {
+		others[i] = rng.Uint64()
+		if f.mayContain(others[i]) {
 			pass++
 		}
 	}
 	if pass > 5_000 {
 		t.Fatalf("%d of 100000 keys never added pass the filter", pass)
+	}
+	// The batch lookup agrees with the lookups one by one.
+	absent = make([]bool, len(others))
+	f.absent(others, absent)
+	for i, h := range others {
+		if absent[i] == f.mayContain(h) {
+			t.Fatalf("key %x: batch lookup says absent %v, mayContain %v", h, absent[i], f.mayContain(h))
+		}
 	}
 }
 
@@ -58,7 +74,12 @@ func TestKeyFilterBounded(t *testing.T) {
 			t.Fatal("a full filter ruled a key out")
 		}
 	}
-	f.touch([]uint64{1, 2}) // harmless when full
+	f.touchLast([]uint64{1, 2}) // harmless when full
+	absent := []bool{true, true}
+	f.absent([]uint64{1, 2}, absent)
+	if absent[0] || absent[1] {
+		t.Fatal("a full filter ruled a key out in a batch lookup")
+	}
 }
 
 // TestHashJoinKeyFilter: a join over empty state keeps a filter of the
