@@ -305,12 +305,13 @@ func (j *HashJoin) decode(batch []*chunk.Chunk) [][]types.Datum {
 	j.rows, j.ops = j.rows[:0], j.ops[:0]
 	flat := j.flat
 	for _, c := range batch {
-		w := len(c.Types)
+		w, start := len(c.Types), len(j.rows)
 		for i := range c.NumRows() {
-			j.rows = append(j.rows, c.Row(i, flat[:w:w]))
+			j.rows = append(j.rows, flat[:w:w])
 			j.ops = append(j.ops, c.Op(i))
 			flat = flat[w:]
 		}
+		c.RowsInto(j.rows[start:])
 	}
 	return j.rows
 }
