@@ -76,9 +76,7 @@ func (r *Reader) runBounded(ctx context.Context, next map[int32]int64) {
 		r.finished.Store(true)
 		return
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(r.opts.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NoResetOffset()),
-		kgo.KeepControlRecords())
+	cl, err := r.newClient()
 	if err != nil {
 		r.fail(fmt.Errorf("kafka: %w", err))
 		return

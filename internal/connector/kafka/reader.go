@@ -125,14 +125,22 @@ func (r *Reader) fail(err error) {
 }
 
 // run is the reader's goroutine.
+// newClient returns the consumer of r's topic. A source's reader and a
+// view's bounded backfill reader (backfill.go) must see the same offsets
+// the same way, or a backfill's bound (the source's committed next
+// offset) would not fall where its reader stops: read committed,
+// transaction markers kept (they move the position: record), and an
+// offset out of range reported, not reset (reader_retention.go).
+func (r *Reader) newClient() (*kgo.Client, error) {
+	return kgo.NewClient(kgo.SeedBrokers(r.opts.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+		kgo.KeepControlRecords())
+}
+
 func (r *Reader) run(ctx context.Context, next map[int32]int64) {
 	defer close(r.done)
 	defer close(r.out)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(r.opts.Brokers...), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		// An offset out of range is reported, not reset (reader_retention.go).
-		kgo.FetchMaxWait(200*time.Millisecond), kgo.ConsumeResetOffset(kgo.NoResetOffset()),
-		// Transaction markers move the position (record).
-		kgo.KeepControlRecords())
+	cl, err := r.newClient()
 	if err != nil {
 		r.fail(fmt.Errorf("kafka: %w", err))
 		return
