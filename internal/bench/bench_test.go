@@ -39,7 +39,7 @@ func TestSmoke(t *testing.T) {
 			want["postgres "+s] = true
 		}
 	}
-	want["streamdb backfill/group-by-adaptive"] = true
+	want["streamdb backfill/group-by-unlimited"] = true
 	for _, s := range kafkaScenarios {
 		want["streamdb "+s] = true
 	}
@@ -106,9 +106,9 @@ func TestSmoke(t *testing.T) {
 			}
 		case strings.HasPrefix(f[1], "isolation/") && !strings.HasSuffix(last, "x"):
 			t.Errorf("isolation row without its ratio to idle: %q", line)
-		case f[1] == "backfill/group-by-adaptive":
-			if !strings.HasSuffix(last, "x") || f[len(f)-2] != "backfill/group-by" {
-				t.Errorf("adaptive backfill row without its speed next to the unlimited one: %q", line)
+		case f[1] == "backfill/group-by-unlimited":
+			if !strings.Contains(line, "backfill/group-by (adaptive, the default) at ") || last != "speed" {
+				t.Errorf("unlimited backfill row without the adaptive one's speed next to it: %q", line)
 			}
 		case !strings.HasPrefix(f[1], "nexmark/") && !strings.HasPrefix(f[1], "windowed/") && !strings.HasPrefix(f[1], "isolation/") &&
 			!strings.HasPrefix(f[1], "kafka/") && compare && !strings.HasSuffix(last, "x"):

@@ -65,8 +65,9 @@ func (db *DB) alter(ctx context.Context, a *sql.AlterStmt, w ResultWriter) error
 	next := *rel
 	applyFlowControl(a, &next.BackfillRateLimit, &next.BackfillPaused, &next.BackfillRateZero)
 	if a.Action == sql.AlterSetRateLimit {
-		next.BackfillAdaptive = a.Adaptive
-		if a.Adaptive && next.BackfillLatencyTarget <= 0 {
+		// DEFAULT is backfill_rate_limit's default: adaptive.
+		next.BackfillAdaptive = a.Adaptive || a.Default
+		if next.BackfillAdaptive && next.BackfillLatencyTarget <= 0 {
 			next.BackfillLatencyTarget = defaultLatencyTarget.Microseconds()
 		}
 	}

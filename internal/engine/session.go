@@ -70,6 +70,9 @@ func defaultVars() map[string]string {
 		"background_ddl":              "false",
 		"streaming_parallelism":       "default",
 		"backfill_latency_target":     "5ms",
+		// A new view's backfill adapts its rate to the live work (issue
+		// 16); 'unlimited' opts out, n rows/s or 0 (paused) fix it.
+		"backfill_rate_limit": "adaptive",
 		// off: queries read no index (as Postgres's planner setting).
 		"enable_indexscan": "on",
 	}
@@ -409,7 +412,8 @@ func (s *Session) setConfig(name string, value *string, local bool) (string, err
 }
 
 // rateLimitVars are the session variables that hold a rate limit (rows
-// per second; 0 pauses; DEFAULT: none), checked when SET.
+// per second; 0 pauses; DEFAULT: none, but adaptive for
+// backfill_rate_limit), checked when SET.
 var rateLimitVars = map[string]bool{"backfill_rate_limit": true, "dml_rate_limit": true, "source_rate_limit": true}
 
 // rateLimit reads a rate limit: the WITH option when given, else the
@@ -420,7 +424,7 @@ func (s *Session) rateLimit(name string, with map[string]string) (n int64, ok bo
 		v = s.vars[name]
 	}
 	n, err = binder.ParseRateLimit(name, v)
-	if err != nil || n < 0 && n != binder.RateAdaptive {
+	if err != nil || n < 0 {
 		return 0, false, err
 	}
 	return n, true, nil
@@ -436,20 +440,26 @@ func (s *Session) viewOptions(cv *planner.CreateView) (viewOptions, error) {
 // WITH options, else the session's.
 func (s *Session) viewOptionsWith(with map[string]string) (viewOptions, error) {
 	opts := viewOptions{background: s.boolVar("background_ddl")}
-	n, ok, err := s.rateLimit("backfill_rate_limit", with)
+	v, given := with["backfill_rate_limit"]
+	if !given {
+		v = s.vars["backfill_rate_limit"]
+	}
+	n, err := binder.ParseRateLimit("backfill_rate_limit", v)
 	if err != nil {
 		return opts, err
 	}
 	switch {
-	case ok && n == binder.RateAdaptive:
+	case n == binder.RateAdaptive || n == binder.RateDefault:
+		// The default is adaptive: the backfill goes as fast as the
+		// live work lets it (binder.ParseRateLimit).
 		opts.adaptive = true
 		if opts.latencyTarget, err = s.latencyTarget(); err != nil {
 			return opts, err
 		}
-	case ok:
+	case n >= 0:
 		opts.rateLimit, opts.paused = n, n == 0
 	}
-	v, given := with["streaming_parallelism"]
+	v, given = with["streaming_parallelism"]
 	if !given {
 		v = s.vars["streaming_parallelism"]
 	}

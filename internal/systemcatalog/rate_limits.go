@@ -11,7 +11,8 @@ import (
 // relations, by relation name: one row per relation and kind of limit
 // ("backfill" for a view, "dml" for a table, "source" for a relation
 // with a connector) that has one, with the limit in rows per second (0
-// when paused).
+// when paused). An adaptive backfill rate (the default) is listed while
+// its view is being created.
 var rateLimits = newTable(nsStreamdb, "rate_limits", 16001, "v", rateLimitRows,
 	`relation text, kind text, rate_limit bigint, paused boolean`)
 
@@ -31,8 +32,12 @@ func rateLimitRows(v *view) [][]types.Datum {
 		switch r.Kind {
 		case catalog.KindMaterializedView, catalog.KindIndex:
 			if r.BackfillAdaptive {
-				// Its rate moves: ddl_progress shows the current one.
-				rows = append(rows, []types.Datum{r.Name, "backfill (adaptive)", nil, r.BackfillHeld()})
+				// Adaptive is the default, so it is listed only while
+				// the view backfills (or is held); its rate moves:
+				// ddl_progress shows the current one.
+				if r.State == catalog.StateCreating || r.BackfillHeld() {
+					rows = append(rows, []types.Datum{r.Name, "backfill (adaptive)", nil, r.BackfillHeld()})
+				}
 				break
 			}
 			add(r, "backfill", r.BackfillRateLimit, r.BackfillHeld())

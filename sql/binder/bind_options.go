@@ -76,19 +76,24 @@ const RateAdaptive = -2
 
 // RateUnlimited is what ParseRateLimit returns for 'unlimited': no limit,
 // whatever the default. 0 pauses (a rate of 0 rows per second), and
-// DEFAULT is the default's, which may one day be 'adaptive' for
-// backfill_rate_limit (issue 16): 'unlimited' is the opt-out that keeps
-// meaning no limit.
+// DEFAULT (RateDefault) is the default's: no limit for dml_rate_limit and
+// source_rate_limit, 'adaptive' for backfill_rate_limit (issue 16), for
+// which 'unlimited' is the opt-out.
 const RateUnlimited = -3
+
+// RateDefault is what ParseRateLimit returns for DEFAULT or an empty
+// value.
+const RateDefault = -1
 
 // ParseRateLimit parses the value of a *_rate_limit option or session
 // variable: an integer >= 0 (rows per second; 0 pauses), "default" or
-// empty (-1: the default, no limit), "unlimited" (RateUnlimited), or for
+// empty (RateDefault), "unlimited" (RateUnlimited), or for
 // backfill_rate_limit "adaptive" (RateAdaptive). Anything else is 22023.
+// What DEFAULT means is the caller's (see RateUnlimited).
 func ParseRateLimit(name, v string) (n int64, err error) {
 	v = strings.TrimSpace(v)
 	if strings.EqualFold(v, "default") || v == "" {
-		return -1, nil
+		return RateDefault, nil
 	}
 	if strings.EqualFold(v, "unlimited") {
 		return RateUnlimited, nil
@@ -100,6 +105,9 @@ func ParseRateLimit(name, v string) (n int64, err error) {
 	if perr != nil || n < 0 {
 		e := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
 		e.Hint = "A rate limit is an integer number of rows per second, at least 0 (0 pauses); 'unlimited' or DEFAULT removes it."
+		if name == "backfill_rate_limit" {
+			e.Hint = "A rate limit is an integer number of rows per second, at least 0 (0 pauses), 'adaptive' (the default, also DEFAULT) or 'unlimited'."
+		}
 		return 0, e
 	}
 	return n, nil
