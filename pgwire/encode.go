@@ -125,6 +125,8 @@ func (c *conn) encodeValue(d types.Datum, t types.Type, format int16) ([]byte, e
 		return append([]byte{1}, d.(string)...), nil // version 1, then the text
 	case types.IDBytea:
 		return []byte(d.(string)), nil // the raw bytes
+	case types.IDVoid:
+		return []byte{}, nil // void_send sends nothing
 	}
 	v, err := pgValue(d, t)
 	if err != nil {

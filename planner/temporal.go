@@ -84,11 +84,15 @@ func temporalFilter(f *Filter) (Node, bool) {
 }
 
 // checkTimeFuncs refuses the functions of the time in a view's stream
-// plan that no temporal filter took.
+// plan that no temporal filter took, and the sleeping functions
+// (pg_sleep), which would hold the view's barriers.
 func checkTimeFuncs(n Node) error {
 	var err error
 	walkPlan(n, func(m Node) {
 		for _, e := range nodeExprs(m) {
+			if name := expr.Sleeps(e); name != "" && err == nil {
+				err = pgerr.New(pgerr.FeatureNotSupported, "%s() is not supported in a materialized view", name)
+			}
 			if name := expr.ReadsTime(e); name != "" && err == nil {
 				pe := pgerr.New(pgerr.FeatureNotSupported,
 					"%s() in a materialized view is supported only in a WHERE comparison of a row's value with an expression of now() (a temporal filter)", name)

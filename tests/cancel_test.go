@@ -141,6 +141,7 @@ func TestCancelPsql(t *testing.T) {
 	mustExec(t, db, "INSERT INTO big SELECT g, g % 100 FROM generate_series(1, 20000) AS g")
 	for _, script := range []string{
 		"SELECT count(*) FROM generate_series(1, 1000000000);",
+		"SELECT pg_sleep(60);",
 		"CREATE MATERIALIZED VIEW mv WITH (backfill_rate_limit = 1000) AS SELECT v, count(*) AS n FROM big GROUP BY v;",
 	} {
 		out := interruptPsql(t, port, script)
@@ -174,4 +175,49 @@ func interruptPsql(t *testing.T, port int, script string) string {
 		t.Fatalf("psql took %v to end after SIGINT:\n%s", d, out.String())
 	}
 	return out.String()
+}
+
+// TestCancelPgSleep: pg_sleep waits on its statement, so a CancelRequest
+// (simple and extended protocol), statement_timeout and a cancelled
+// library context each end it with 57014, and a short one returns void.
+func TestCancelPgSleep(t *testing.T) {
+	db := openMem(t)
+	port := startServer(t, db)
+	conn := pgxCancelConn(t, port)
+	cancelAfter(t, conn, 300*time.Millisecond, "SELECT pg_sleep(60)")
+	cancelAfter(t, conn, 300*time.Millisecond, "SELECT pg_sleep_for('1 minute')")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var v string
+	err := conn.QueryRow(ctx, "SELECT pg_sleep($1)::text", 60.0).Scan(&v)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "57014" {
+		t.Fatalf("cancelled prepared pg_sleep: %v, want 57014", err)
+	}
+	bg := context.Background()
+	if _, err := conn.Exec(bg, "SET statement_timeout = 200"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = conn.Exec(bg, "SELECT pg_sleep(60)")
+	if !errors.As(err, &pgErr) || pgErr.Code != "57014" || pgErr.Message != "canceling statement due to statement timeout" {
+		t.Fatalf("pg_sleep past statement_timeout: %v after %v", err, time.Since(start))
+	}
+	if err := conn.QueryRow(bg, "SELECT pg_sleep(0.01)::text").Scan(&v); err != nil || v != "" {
+		t.Fatalf("pg_sleep(0.01) under the timeout: %q, %v", v, err)
+	}
+	lctx, lcancel := context.WithCancel(bg)
+	timer := time.AfterFunc(200*time.Millisecond, lcancel)
+	defer timer.Stop()
+	rows, err := db.Query(lctx, "SELECT pg_sleep(60)")
+	if err == nil { // the rows are pulled as they are read
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	var se *streamdb.Error
+	if !errors.As(err, &se) || se.Code != "57014" {
+		t.Fatalf("library pg_sleep with a cancelled context: %v, want 57014", err)
+	}
 }

@@ -109,6 +109,7 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 	if err := ctx.Err(); err != nil {
 		return pgerr.As(err)
 	}
+	outer := ctx
 	if d := s.statementTimeout(); d > 0 {
 		// As a CancelRequest does, at the deadline: 57014, "canceling
 		// statement due to statement timeout" (pgerr.As).
@@ -188,6 +189,7 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		return w.Complete("CANCEL_JOBS")
 	}
 	opts.Time = s.instants()
+	opts.Time.Ctx = sleepContext(ctx, outer, w)
 	res, err := binder.Bind(s.catalog(), st, opts)
 	if err != nil {
 		return err

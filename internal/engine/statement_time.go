@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"time"
 
 	"github.com/streamdb/streamdb/internal/expr"
@@ -42,4 +43,15 @@ func (s *Session) instants() *expr.Instants {
 		tx = s.txTime
 	}
 	return &expr.Instants{Transaction: tx, Statement: s.stmtTime, Clock: s.db.opts.Clock}
+}
+
+// sleepContext is the context pg_sleep waits on in a statement run with
+// ctx (its statement_timeout included) inside outer: ctx, unless w takes
+// a SELECT's rows to pull after the statement returns (a portal with a
+// row limit, OpenQuery), when ctx has ended and outer is what remains.
+func sleepContext(ctx, outer context.Context, w ResultWriter) context.Context {
+	if _, ok := w.(iterTaker); ok {
+		return outer
+	}
+	return ctx
 }

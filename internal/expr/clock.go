@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"time"
 
 	"github.com/streamdb/streamdb/internal/types"
@@ -39,6 +40,9 @@ type Instants struct {
 	Statement types.Timestamp
 	// Clock is what clock_timestamp() reads (nil: time.Now).
 	Clock func() time.Time
+	// Ctx is the statement's context, which pg_sleep and its kin wait
+	// on (sleep.go); nil: they refuse to run.
+	Ctx context.Context
 }
 
 // registerClock adds the functions of the current time.
@@ -69,7 +73,11 @@ func nowFn(t types.Type) funcBuilder {
 // ReadsClockFunc reports whether the function name (a name Func knows)
 // reads the clock when evaluated, unless AtInstants fixed it: the
 // functions of the current time, and age(x).
-func ReadsClockFunc(name string) bool { return clockFuncs[name] || name == "age" }
+// The sleeping functions (pg_sleep) count too: AtInstants gives them the
+// statement's context.
+func ReadsClockFunc(name string) bool {
+	return clockFuncs[name] || name == "age" || sleepSpans[name] != nil
+}
 
 // systemNow is the system clock's time.
 func systemNow() types.Timestamp { return types.Timestamp(time.Now().UnixMicro()) }
@@ -94,7 +102,8 @@ func ReadsClock(e Expr) string {
 // at: now(), current_timestamp, transaction_timestamp(), current_date and
 // localtimestamp (the last two in zone z) become constants of
 // at.Transaction, statement_timestamp() one of at.Statement, and
-// clock_timestamp() and age(x) read at.Clock and at.Transaction. Apply it
+// clock_timestamp() and age(x) read at.Clock and at.Transaction, and
+// pg_sleep and its kin wait on at.Ctx. Apply it
 // after WithZone (which would give age(x) the system clock again). Nodes
 // that call none of them are shared with e.
 func AtInstants(e Expr, at *Instants, z *types.Zone) Expr {
@@ -136,6 +145,9 @@ func (at *Instants) fixed(c *call, z *types.Zone) (types.Datum, bool) {
 // clockCall returns the implementation of a call that reads the clock
 // when evaluated, reading at's instead; nil for other calls.
 func (at *Instants) clockCall(c *call, z *types.Zone) evalFn {
+	if fn := sleepCall(c, at.Ctx); fn != nil {
+		return fn
+	}
 	switch {
 	case c.name == "clock_timestamp" && len(c.args) == 0:
 		clock := at.Clock

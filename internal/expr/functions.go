@@ -51,4 +51,5 @@ func init() {
 	registerMath()
 	registerStrings()
 	registerDateTime()
+	registerSleep()
 }

@@ -28,6 +28,7 @@ var catalogTypes = []CatalogType{
 	{OID: 2249, Name: "record", Display: "record", Category: 'P'},
 	{OID: 2276, Name: "any", Display: `"any"`, Category: 'P'},
 	{OID: 2277, Name: "anyarray", Display: "anyarray", Category: 'P'},
+	{OID: 2278, Name: "void", Display: "void", Category: 'P', As: TVoid}, // pg_sleep's result
 	{OID: 2279, Name: "trigger", Display: "trigger", Category: 'P'},
 	{OID: 2281, Name: "internal", Display: "internal", Category: 'P'},
 	{OID: 2283, Name: "anyelement", Display: "anyelement", Category: 'P'},

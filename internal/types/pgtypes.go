@@ -43,7 +43,7 @@ func (t Type) ElemType() Type { return Type{ID: t.Elem} }
 // keys as they are.
 func (t Type) StoredAsText() bool {
 	switch t.ID {
-	case IDText, IDVarchar, IDUnknown, IDArray, IDJSON, IDJSONB, IDBytea:
+	case IDText, IDVarchar, IDUnknown, IDArray, IDJSON, IDJSONB, IDBytea, IDVoid:
 		return true
 	}
 	return false
@@ -76,6 +76,8 @@ func (t Type) extString() string {
 		return "jsonb"
 	case IDBytea:
 		return "bytea"
+	case IDVoid:
+		return "void"
 	case IDArray:
 		if t.Vector {
 			return vectorNames[t.Elem]
@@ -115,6 +117,8 @@ func (t Type) extOID() uint32 {
 		return 3802
 	case IDBytea:
 		return 17
+	case IDVoid:
+		return 2278
 	case IDArray:
 		if t.Vector {
 			return vectorOIDs[t.Elem]
@@ -167,6 +171,8 @@ func ExprTypeByName(name string) (ID, bool) {
 		return IDRegrole, true
 	case "name":
 		return IDText, true
+	case "void":
+		return IDVoid, true
 	}
 	return IDUnknown, false
 }
@@ -231,6 +237,8 @@ func parseExt(s string, t Type) (Datum, error) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot look up %s %q here", t, s)
 		}
 		return n, nil
+	case t.ID == IDVoid:
+		return "", nil // void_in accepts anything
 	case t.ID == IDArray && t.Vector:
 		return parseVector(s, t)
 	case t.ID == IDArray:

@@ -41,6 +41,10 @@ const (
 	IDJSONB
 	// bytea is a string of raw bytes (see bytea.go), storable in tables.
 	IDBytea
+	// void is the result type of functions that return nothing
+	// (pg_sleep): its one value is the empty string, which prints as
+	// nothing, as Postgres's void_out does. Expressions only.
+	IDVoid
 )
 
 // Type is a SQL type with its modifiers.
@@ -76,6 +80,7 @@ var (
 	TJSON        = Type{ID: IDJSON}
 	TJSONB       = Type{ID: IDJSONB}
 	TBytea       = Type{ID: IDBytea}
+	TVoid        = Type{ID: IDVoid}
 )
 
 // Datum is one SQL value; see the package comment for its Go types.
