@@ -1,6 +1,8 @@
 package pgwire
 
 import (
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -8,12 +10,12 @@ import (
 // pgtype's array codec encodes, each element converted as pgValue does.
 func arrayValue(d types.Datum, t types.Type) (any, error) {
 	s, _ := d.(string)
-	elems, err := types.ParseArray(s, t.ElemType())
+	a, err := types.ParseArrayValue(s, t.ElemType())
 	if err != nil {
 		return nil, err
 	}
-	out := make([]any, len(elems))
-	for i, e := range elems {
+	out := make([]any, len(a.Elems))
+	for i, e := range a.Elems {
 		if e == nil {
 			continue
 		}
@@ -21,5 +23,12 @@ func arrayValue(d types.Datum, t types.Type) (any, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	if a.NDims() < 2 {
+		return out, nil
+	}
+	dims := make([]pgtype.ArrayDimension, a.NDims())
+	for i, n := range a.Dims {
+		dims[i] = pgtype.ArrayDimension{Length: int32(n), LowerBound: 1}
+	}
+	return pgtype.Array[any]{Elements: out, Dims: dims, Valid: true}, nil
 }

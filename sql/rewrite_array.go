@@ -6,6 +6,12 @@ package sql
 //	ARRAY(SELECT ...)      ->  __sdb_array((SELECT ...))
 //	x = ANY (arr)          ->  x = __sdb_any(arr)      (also SOME; <> ALL ...: __sdb_all)
 //	arr[i]                 ->  __sdb_subscript(arr, i)
+//	arr[lo:hi]             ->  __sdb_subscript(arr, __sdb_slice(lo, hi))
+//	arr[:hi], arr[lo:]     ->  a left-out bound is __sdb_nobound()
+//	ARRAY[[1,2],[3,4]]     ->  __sdb_array_lit(__sdb_array_lit(1,2), __sdb_array_lit(3,4))
+//
+// arr[i][j] nests the calls; the binder takes the chain as one subscript
+// list, as PostgreSQL does.
 //
 // ANY / SOME / ALL over a subquery are left to the TiDB parser. The
 // binder turns the markers back into array expressions.
@@ -16,6 +22,8 @@ const (
 	markerAny       = "__sdb_any"
 	markerAll       = "__sdb_all"
 	markerSubscript = "__sdb_subscript"
+	markerSlice     = "__sdb_slice"
+	markerNoBound   = "__sdb_nobound"
 )
 
 // comparisonOps may stand before ANY / SOME / ALL.
@@ -38,8 +46,7 @@ func rewriteArrays(query string, toks []Token) ([]Token, error) {
 		case t.Text == "array" && typeSuffix:
 		case t.Text == "array" && toks[i+1].isPunct("["):
 			toks[i] = raw(markerArrayLit, t)
-			toks[i+1] = punct("(", toks[i+1])
-			toks[closing] = punct(")", toks[closing])
+			subArrayLits(toks, i+1, closing, e)
 		case t.Text == "array":
 			toks[i] = raw(markerArraySub, t)
 			e.insert(i+2, punct("(", t))
@@ -54,6 +61,28 @@ func rewriteArrays(query string, toks []Token) ([]Token, error) {
 		}
 	}
 	return e.apply(toks), nil
+}
+
+// subArrayLits turns the brackets toks[open] and toks[closing] of an
+// array literal into parentheses, and each bare [...] that is one of its
+// elements into a nested __sdb_array_lit(...).
+func subArrayLits(toks []Token, open, closing int, e *edits) {
+	toks[open] = punct("(", toks[open])
+	toks[closing] = punct(")", toks[closing])
+	for j := open + 1; j < closing; j++ {
+		if !toks[j].isPunct("[") && !isOpen(toks[j]) {
+			continue
+		}
+		end := matchForward(toks, j)
+		if end < 0 || end > closing {
+			return
+		}
+		if toks[j].isPunct("[") && (toks[j-1].isPunct("(") || toks[j-1].isPunct(",")) {
+			e.insert(j, raw(markerArrayLit, toks[j]))
+			subArrayLits(toks, j, end, e)
+		}
+		j = end
+	}
 }
 
 // startsSubquery reports whether a subquery (possibly parenthesized)
@@ -87,6 +116,7 @@ func rewriteSubscripts(query string, toks []Token) ([]Token, error) {
 		if err != nil {
 			return nil, err
 		}
+		inner = sliceCall(inner, t, toks[closing])
 		operand := append([]Token(nil), out[start:]...)
 		call := []Token{raw(markerSubscript, operand[0]), punct("(", operand[0])}
 		call = append(call, operand...)
@@ -97,4 +127,35 @@ func rewriteSubscripts(query string, toks []Token) ([]Token, error) {
 		i = closing
 	}
 	return out, nil
+}
+
+// sliceCall turns the tokens lo:hi inside a subscript's brackets (open
+// and closing) into __sdb_slice(lo, hi), a left-out bound into
+// __sdb_nobound(); a plain index comes back as it was.
+func sliceCall(inner []Token, open, closing Token) []Token {
+	colon, depth := -1, 0
+	for j, t := range inner {
+		switch {
+		case isOpen(t):
+			depth++
+		case isClose(t):
+			depth--
+		case depth == 0 && t.isPunct(":") && colon < 0:
+			colon = j
+		}
+	}
+	if colon < 0 {
+		return inner
+	}
+	bound := func(ts []Token, at Token) []Token {
+		if len(ts) == 0 {
+			return []Token{raw(markerNoBound, at), punct("(", at), punct(")", at)}
+		}
+		return ts
+	}
+	out := []Token{raw(markerSlice, open), punct("(", open)}
+	out = append(out, bound(inner[:colon], open)...)
+	out = append(out, punct(",", inner[colon]))
+	out = append(out, bound(inner[colon+1:], closing)...)
+	return append(out, punct(")", closing))
 }

@@ -29,11 +29,21 @@ const markerICase = "__sdb_icase"
 // checkTokens rejects what the rendering could not carry over faithfully:
 // reserved identifiers, operators that mean something else (or nothing)
 // to TiDB (# is a comment there, ^ is xor, ? a placeholder, @ a
-// variable), a lone ':', and two adjacent string literals (which TiDB
-// would concatenate). The JSON operators (->, #>, @>, ?, ...) pass: they
-// become marker calls (rewriteJSONOps).
+// variable), a lone ':' other than one of an array slice's brackets
+// (a[lo:hi], which rewriteSubscripts takes), and two adjacent string
+// literals (which TiDB would concatenate). The JSON operators (->, #>,
+// @>, ?, ...) pass: they become marker calls (rewriteJSONOps).
 func checkTokens(query string, toks []Token) ([]Token, error) {
-	for i := range toks {
+	var open []string // the brackets open at each token
+	for i, t := range toks {
+		switch {
+		case isOpen(t):
+			open = append(open, t.Text)
+		case isClose(t) && len(open) > 0:
+			open = open[:len(open)-1]
+		case t.isPunct(":") && len(open) > 0 && open[len(open)-1] == "[":
+			continue
+		}
 		if err := checkToken(query, toks, i); err != nil {
 			return nil, err
 		}

@@ -52,31 +52,45 @@ func genArrayElem(s source, elem types.Type) types.Datum {
 }
 
 // genArray returns the canonical text of an array of elem, or nil (a
-// NULL array) one time in twelve; a quarter of the arrays are empty.
+// NULL array) one time in twelve; a quarter of the arrays are empty, and
+// one in five of the others has two dimensions (1 or 2 by 1 or 2).
 func genArray(s source, elem types.Type) types.Datum {
 	if s.intn(12) == 0 {
 		return nil
 	}
+	a := types.ArrayValue{}
+	switch {
+	case s.intn(4) == 0:
+	case s.intn(5) == 0:
+		a.Dims = []int{1 + s.intn(2), 1 + s.intn(2)}
+	default:
+		a.Dims = []int{1 + s.intn(4)}
+	}
 	n := 0
-	if s.intn(4) != 0 {
-		n = 1 + s.intn(4)
+	if len(a.Dims) > 0 {
+		n = 1
+		for _, d := range a.Dims {
+			n *= d
+		}
 	}
-	elems := make([]types.Datum, n)
-	for i := range elems {
-		elems[i] = genArrayElem(s, elem)
+	a.Elems = make([]types.Datum, n)
+	for i := range a.Elems {
+		a.Elems[i] = genArrayElem(s, elem)
 	}
-	return types.FormatArray(elems, elem)
+	return types.FormatArrayValue(a, elem)
 }
 
 // pgArrayCompare is PostgreSQL's array order (array_cmp), written out:
 // element by element, a NULL element after every value, a prefix before
-// the longer array. NULL arrays come first, as in AppendKey.
+// the longer array, then fewer dimensions first, then shorter ones. NULL
+// arrays come first, as in AppendKey.
 func pgArrayCompare(t *testing.T, typ types.Type, a, b types.Datum) int {
 	if a == nil || b == nil {
 		return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
 	}
-	x, errX := types.ParseArray(a.(string), typ.ElemType())
-	y, errY := types.ParseArray(b.(string), typ.ElemType())
+	xa, errX := types.ParseArrayValue(a.(string), typ.ElemType())
+	ya, errY := types.ParseArrayValue(b.(string), typ.ElemType())
+	x, y := xa.Elems, ya.Elems
 	if errX != nil || errY != nil {
 		t.Fatalf("parse %q / %q: %v / %v", a, b, errX, errY)
 	}
@@ -93,7 +107,18 @@ func pgArrayCompare(t *testing.T, typ types.Type, a, b types.Datum) int {
 			}
 		}
 	}
-	return cmp.Compare(len(x), len(y))
+	if c := cmp.Compare(len(x), len(y)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(xa.Dims), len(ya.Dims)); c != 0 {
+		return c
+	}
+	for i := range xa.Dims {
+		if c := cmp.Compare(xa.Dims[i], ya.Dims[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // TestArrayKeyOrder: for random arrays (NULL elements, empty arrays,
@@ -166,7 +191,7 @@ func TestArrayKeyPostgresOrder(t *testing.T) {
 		elem types.Type
 		vals []string
 	}{
-		{types.TInt32, []string{"{}", "{-5}", "{1}", "{1,2}", "{1,2,NULL}", "{1,NULL}", "{2}", "{10}", "{NULL}", "{NULL,1}", "{NULL,NULL}"}},
+		{types.TInt32, []string{"{}", "{-5}", "{1}", "{1,2}", "{{1,2}}", "{{1},{2}}", "{1,2,NULL}", "{1,NULL}", "{2}", "{10}", "{NULL}", "{NULL,1}", "{NULL,NULL}"}},
 		{types.TText, []string{`{}`, `{""}`, `{"",a}`, `{A}`, `{a}`, `{a,NULL}`, `{"a b"}`, `{ab}`, `{b}`, `{NULL}`}},
 		{types.TNumeric, []string{"{}", "{-Infinity}", "{-1.5}", "{0}", "{1.5,1}", "{1.5,NULL}", "{2}", "{10}", "{Infinity}", "{NaN}", "{NULL}"}},
 		{types.TFloat64, []string{"{}", "{-Infinity}", "{0}", "{1e-300}", "{Infinity}", "{NaN}", "{NaN,1}", "{NULL}"}},

@@ -126,27 +126,51 @@ func toJSONText(v types.Datum, t types.Type) (string, error) {
 
 // arrayToJSONText is an array as array_to_json gives it: [1,2,null].
 func arrayToJSONText(v types.Datum, t types.Type) (string, error) {
+	return arrayJSONText(v, t, ",")
+}
+
+// arrayJSONText is array_to_json(v): nested arrays for an array of
+// several dimensions, sep between the items of the outermost one (",",
+// or ",\n " pretty), "," within the others.
+func arrayJSONText(v types.Datum, t types.Type, sep string) (string, error) {
 	s, ok := v.(string)
 	if !ok {
 		return "", fmt.Errorf("expr: array value %T", v)
 	}
-	elems, err := types.ParseArray(s, t.ElemType())
+	a, err := types.ParseArrayValue(s, t.ElemType())
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, e := range elems {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		j, err := toJSONText(e, t.ElemType())
-		if err != nil {
+	texts := make([]string, len(a.Elems))
+	for i, e := range a.Elems {
+		if texts[i], err = toJSONText(e, t.ElemType()); err != nil {
 			return "", err
 		}
-		b.WriteString(j)
 	}
-	b.WriteByte(']')
+	if len(a.Dims) == 0 {
+		return "[]", nil
+	}
+	var b strings.Builder
+	var level func(d int, items []string)
+	level = func(d int, items []string) {
+		b.WriteByte('[')
+		n := len(items) / a.Dims[d]
+		for i := 0; i < a.Dims[d]; i++ {
+			switch {
+			case i > 0 && d == 0:
+				b.WriteString(sep)
+			case i > 0:
+				b.WriteByte(',')
+			}
+			if d+1 < len(a.Dims) {
+				level(d+1, items[i*n:(i+1)*n])
+			} else {
+				b.WriteString(items[i])
+			}
+		}
+		b.WriteByte(']')
+	}
+	level(0, texts)
 	return b.String(), nil
 }
 

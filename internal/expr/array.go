@@ -7,9 +7,11 @@ import (
 	"github.com/streamdb/streamdb/internal/types"
 )
 
-// Arrays: a value is the canonical text form of a one-dimensional array
-// (see internal/types), so equality is string equality and the functions
-// here parse it when they need the elements.
+// Arrays: a value is the canonical text form of an array (see
+// internal/types), so equality is string equality and the functions here
+// parse it when they need the elements. Subscripts, slices, the
+// constructor and the functions of an array's shape are in
+// array_shape.go.
 
 func isArray(e Expr) bool { return e.Type().ID == types.IDArray }
 
@@ -98,15 +100,7 @@ func arrayCat(l, r Expr) Expr {
 			case a[1] == nil:
 				return a[0], nil
 			}
-			x, err := elemsOf(a[0], t)
-			if err != nil {
-				return nil, err
-			}
-			y, err := elemsOf(a[1], t)
-			if err != nil {
-				return nil, err
-			}
-			return types.FormatArray(append(x, y...), t.ElemType()), nil
+			return concatArrays(a[0].(string), a[1].(string), t.ElemType())
 		}}
 }
 
@@ -133,7 +127,7 @@ func arrayAppend(l, r Expr) (Expr, error) {
 			var elems []types.Datum
 			if a[0] != nil {
 				var err error
-				if elems, err = elemsOf(a[0], t); err != nil {
+				if elems, err = elems1D(a[0], t, pgerr.DataException, "argument must be empty or one-dimensional array"); err != nil {
 					return nil, err
 				}
 			}
@@ -143,67 +137,6 @@ func arrayAppend(l, r Expr) (Expr, error) {
 				elems = append(elems, a[1])
 			}
 			return types.FormatArray(elems, t.ElemType()), nil
-		}}, nil
-}
-
-// Array builds ARRAY[e1, e2, ...]: the elements are brought to their
-// common type (text when all are untyped literals). elem gives the
-// element type of an empty ARRAY[] (which needs a cast in Postgres).
-func Array(elems []Expr, elem types.Type) (Expr, error) {
-	if len(elems) > 0 {
-		ts := exprTypes(elems)
-		t, err := commonType(ts)
-		if err != nil {
-			return nil, err
-		}
-		if t.ID == types.IDUnknown {
-			t = types.TText
-		}
-		elem = t
-	}
-	if elem.ID == types.IDArray {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
-	}
-	args := make([]Expr, len(elems))
-	for i, e := range elems {
-		c, err := coerce(e, elem)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = c
-	}
-	return &call{name: "ARRAY", style: styleFunc, args: args, typ: types.ArrayOf(elem.ID), nonStrict: true,
-		fn: func(a []types.Datum) (types.Datum, error) {
-			return types.FormatArray(a, elem), nil
-		}}, nil
-}
-
-// Subscript builds arr[i]: the i-th element (from 1, or from 0 in an
-// int2vector or oidvector), NULL when out of range.
-func Subscript(arr, idx Expr) (Expr, error) {
-	t := arr.Type()
-	if t.ID != types.IDArray {
-		return nil, pgerr.New(pgerr.DatatypeMismatch,
-			"cannot subscript type %s because it does not support subscripting", t)
-	}
-	idx, err := coerce(idx, types.TInt32)
-	if err != nil {
-		return nil, pgerr.New(pgerr.DatatypeMismatch, "array subscript must have type integer")
-	}
-	return &call{name: "subscript", style: styleFunc, args: []Expr{arr, idx}, typ: t.ElemType(),
-		fn: func(a []types.Datum) (types.Datum, error) {
-			elems, err := elemsOf(a[0], t)
-			if err != nil {
-				return nil, err
-			}
-			i := a[1].(int64)
-			if t.Vector {
-				i++
-			}
-			if i < 1 || i > int64(len(elems)) {
-				return nil, nil
-			}
-			return elems[i-1], nil
 		}}, nil
 }
 
@@ -272,6 +205,8 @@ func init() {
 	register(arrayToString, "array_to_string")
 	register(arrayDim, "array_upper", "array_lower", "array_length")
 	register(cardinality, "cardinality")
+	register(arrayDims, "array_dims", "array_ndims")
+	register(arrayReplace, "array_replace")
 	register(stringToArray, "string_to_array")
 	register(arrayRemove, "array_remove")
 }
@@ -326,43 +261,6 @@ func arrayToStringIn(t types.Type, z *types.Zone) evalFn {
 	}
 }
 
-// arrayDim builds array_upper / array_lower / array_length(arr, dim):
-// NULL for an empty array or a dimension other than 1.
-func arrayDim(name string, args []Expr) (Expr, error) {
-	if err := arrayArg(name, args, 2); err != nil {
-		return nil, err
-	}
-	t := args[0].Type()
-	dim, err := coerce(args[1], types.TInt32)
-	if err != nil {
-		return nil, functionError(name, exprTypes(args), resolveNone)
-	}
-	return &call{name: name, style: styleFunc, args: []Expr{args[0], dim}, typ: types.TInt32,
-		fn: func(a []types.Datum) (types.Datum, error) {
-			elems, err := elemsOf(a[0], t)
-			if err != nil || len(elems) == 0 || a[1].(int64) != 1 {
-				return nil, err
-			}
-			if name == "array_lower" {
-				return int64(1), nil
-			}
-			return int64(len(elems)), nil
-		}}, nil
-}
-
-// cardinality builds cardinality(arr): the number of elements.
-func cardinality(name string, args []Expr) (Expr, error) {
-	if err := arrayArg(name, args, 1); err != nil {
-		return nil, err
-	}
-	t := args[0].Type()
-	return &call{name: name, style: styleFunc, args: args, typ: types.TInt32,
-		fn: func(a []types.Datum) (types.Datum, error) {
-			elems, err := elemsOf(a[0], t)
-			return int64(len(elems)), err
-		}}, nil
-}
-
 // stringToArray builds string_to_array(s, sep): s split at each sep
 // (into characters when sep is NULL).
 func stringToArray(name string, args []Expr) (Expr, error) {
@@ -413,7 +311,7 @@ func arrayRemove(name string, args []Expr) (Expr, error) {
 			if a[0] == nil {
 				return nil, nil
 			}
-			elems, err := elemsOf(a[0], t)
+			elems, err := elems1D(a[0], t, pgerr.FeatureNotSupported, "removing elements from multidimensional arrays is not supported")
 			if err != nil {
 				return nil, err
 			}

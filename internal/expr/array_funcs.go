@@ -89,7 +89,7 @@ func arrayPosition(all bool) funcBuilder {
 					}
 					from = a[2].(int64)
 				}
-				elems, err := elemsOf(a[0], t)
+				elems, err := elems1D(a[0], t, pgerr.FeatureNotSupported, "searching for elements in multidimensional arrays is not supported")
 				if err != nil {
 					return nil, err
 				}

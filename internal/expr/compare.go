@@ -49,11 +49,12 @@ func compareArray(a, b string, t types.Type) int {
 	if a == b {
 		return 0
 	}
-	x, errX := types.ParseArray(a, t.ElemType())
-	y, errY := types.ParseArray(b, t.ElemType())
+	xa, errX := types.ParseArrayValue(a, t.ElemType())
+	ya, errY := types.ParseArrayValue(b, t.ElemType())
 	if errX != nil || errY != nil {
 		return strings.Compare(a, b)
 	}
+	x, y := xa.Elems, ya.Elems
 	for i := 0; i < len(x) && i < len(y); i++ {
 		switch {
 		case x[i] == nil && y[i] == nil:
@@ -67,7 +68,24 @@ func compareArray(a, b string, t types.Type) int {
 			}
 		}
 	}
-	return cmpInt(int64(len(x)), int64(len(y)))
+	if c := cmpInt(int64(len(x)), int64(len(y))); c != 0 {
+		return c
+	}
+	return compareShapes(xa.Dims, ya.Dims)
+}
+
+// compareShapes orders the shapes of arrays with equal elements, as
+// array_cmp does: by the number of dimensions, then by their lengths.
+func compareShapes(x, y []int) int {
+	if c := cmpInt(int64(len(x)), int64(len(y))); c != 0 {
+		return c
+	}
+	for i := range x {
+		if c := cmpInt(int64(x[i]), int64(y[i])); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 func cmpInt(a, b int64) int {

@@ -448,19 +448,33 @@ func ToJSONB(v types.Datum, t types.Type) (jsonb.Value, error) {
 	case types.IDTimestamp, types.IDTimestampTZ:
 		return jsonb.FromString(isoTimestamp(v.(types.Timestamp), t.ID == types.IDTimestampTZ)), nil
 	case types.IDArray:
-		elems, err := types.ParseArray(v.(string), t.ElemType())
+		a, err := types.ParseArrayValue(v.(string), t.ElemType())
 		if err != nil {
 			return jsonb.Value{}, err
 		}
-		vals := make([]jsonb.Value, len(elems))
-		for i, e := range elems {
+		vals := make([]jsonb.Value, len(a.Elems))
+		for i, e := range a.Elems {
 			if vals[i], err = ToJSONB(e, t.ElemType()); err != nil {
 				return jsonb.Value{}, err
 			}
 		}
-		return jsonb.NewArray(vals), nil
+		return nestJSONB(vals, a.Dims), nil
 	}
 	return jsonb.FromString(types.Format(v, t)), nil
+}
+
+// nestJSONB is the jsonb array of vals in the shape dims: nested arrays
+// for an array of several dimensions, as to_jsonb makes them.
+func nestJSONB(vals []jsonb.Value, dims []int) jsonb.Value {
+	if len(dims) < 2 {
+		return jsonb.NewArray(vals)
+	}
+	n := len(vals) / dims[0]
+	rows := make([]jsonb.Value, dims[0])
+	for i := range rows {
+		rows[i] = nestJSONB(vals[i*n:(i+1)*n], dims[1:])
+	}
+	return jsonb.NewArray(rows)
 }
 
 // JSONBArray is the jsonb array of vals, of type t, in their order (as

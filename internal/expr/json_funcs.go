@@ -150,24 +150,7 @@ func arrayToJSON(name string, args []Expr) (Expr, error) {
 			if len(a) == 1 || a[1] != true {
 				return arrayToJSONText(a[0], t)
 			}
-			elems, err := elemsOf(a[0], t)
-			if err != nil {
-				return nil, err
-			}
-			var b strings.Builder
-			b.WriteByte('[')
-			for i, e := range elems {
-				if i > 0 {
-					b.WriteString(",\n ")
-				}
-				s, err := toJSONText(e, t.ElemType())
-				if err != nil {
-					return nil, err
-				}
-				b.WriteString(s)
-			}
-			b.WriteByte(']')
-			return b.String(), nil
+			return arrayJSONText(a[0], t, ",\n ")
 		}}, nil
 }
 

@@ -108,20 +108,26 @@ func arrayConverter(from, to types.Type, explicit bool) convertFn {
 	}
 	conv := converter(fe, te, explicit)
 	return func(v types.Datum) (types.Datum, error) {
-		elems, err := types.ParseArray(v.(string), fe)
-		if err != nil {
+		return mapArray(v.(string), fe, te, conv)
+	}
+}
+
+// mapArray applies f to each non-NULL element of the array s of elements
+// of type from, keeping its shape; the result has elements of type to.
+func mapArray(s string, from, to types.Type, f convertFn) (types.Datum, error) {
+	a, err := types.ParseArrayValue(s, from)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range a.Elems {
+		if e == nil {
+			continue
+		}
+		if a.Elems[i], err = f(e); err != nil {
 			return nil, err
 		}
-		for i, e := range elems {
-			if e == nil {
-				continue
-			}
-			if elems[i], err = conv(e); err != nil {
-				return nil, err
-			}
-		}
-		return types.FormatArray(elems, te), nil
 	}
+	return types.FormatArrayValue(a, to), nil
 }
 
 func init() {

@@ -72,7 +72,7 @@ func (s subscriptNode) build() (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Subscript(a, i)
+	return Subscript(a, []SubscriptArg{{Lo: i}})
 }
 
 func (s subscriptNode) sql() string { return "(" + s.arr.sql() + ")[" + s.idx.sql() + "]" }

@@ -88,20 +88,7 @@ func zoneConverter(from, to types.Type, explicit bool) func(*types.Zone) convert
 		}
 		return func(z *types.Zone) convertFn {
 			conv := inner(z)
-			return func(v types.Datum) (types.Datum, error) {
-				elems, err := types.ParseArray(v.(string), fe)
-				if err != nil {
-					return nil, err
-				}
-				for i, e := range elems {
-					if e != nil {
-						if elems[i], err = conv(e); err != nil {
-							return nil, err
-						}
-					}
-				}
-				return types.FormatArray(elems, te), nil
-			}
+			return func(v types.Datum) (types.Datum, error) { return mapArray(v.(string), fe, te, conv) }
 		}
 	case (from.IsString() || from.ID == types.IDUnknown) && zoneParsed(to):
 		return func(z *types.Zone) convertFn {

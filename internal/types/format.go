@@ -27,8 +27,8 @@ func FormatIn(d Datum, t Type, z *Zone) string {
 		}
 	case t.ID == IDArray && t.Elem == IDTimestampTZ:
 		if s, ok := d.(string); ok {
-			if elems, err := ParseArray(s, TTimestampTZ); err == nil {
-				return FormatArrayIn(elems, TTimestampTZ, z)
+			if a, err := ParseArrayValue(s, TTimestampTZ); err == nil {
+				return FormatArrayValueIn(a, TTimestampTZ, z)
 			}
 		}
 	}
@@ -44,11 +44,11 @@ func ParseIn(s string, t Type, z *Zone) (Datum, error) {
 	case t.ID == IDTimestampTZ:
 		return ParseTimestampIn(s, z)
 	case t.ID == IDArray && t.Elem == IDTimestampTZ:
-		elems, err := parseArrayIn(s, TTimestampTZ, z)
+		a, err := parseArrayIn(s, TTimestampTZ, z)
 		if err != nil {
 			return nil, err
 		}
-		return FormatArray(elems, TTimestampTZ), nil
+		return FormatArrayValue(a, TTimestampTZ), nil
 	}
 	return parse(s, t)
 }

@@ -29,9 +29,11 @@ import (
 //
 // An array Datum is always in canonical form (what Postgres's array_out
 // prints), so two arrays of one type are equal exactly when their strings
-// are. Only one-dimensional arrays with the default lower bound 1 exist.
+// are. Arrays have up to six dimensions (array.go), each with the
+// default lower bound 1.
 
-// ArrayOf returns the type of one-dimensional arrays of elem.
+// ArrayOf returns the type of arrays of elem (of any number of
+// dimensions, as in Postgres, where int[] and int[][] are one type).
 func ArrayOf(elem ID) Type { return Type{ID: IDArray, Elem: elem} }
 
 // ElemType returns the element type of an array type.
@@ -242,11 +244,11 @@ func parseExt(s string, t Type) (Datum, error) {
 	case t.ID == IDArray && t.Vector:
 		return parseVector(s, t)
 	case t.ID == IDArray:
-		elems, err := ParseArray(s, t.ElemType())
+		a, err := ParseArrayValue(s, t.ElemType())
 		if err != nil {
 			return nil, err
 		}
-		return FormatArray(elems, t.ElemType()), nil
+		return FormatArrayValue(a, t.ElemType()), nil
 	case t.ID == IDJSON:
 		if err := jsonb.ValidateJSON(s); err != nil {
 			return nil, err
@@ -262,172 +264,4 @@ func parseExt(s string, t Type) (Datum, error) {
 		return ParseBytea(s)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot parse values of type %s", t)
-}
-
-// ParseArray reads the text form of a one-dimensional array ({a,"b c",NULL})
-// into its elements, each parsed as elem.
-func ParseArray(s string, elem Type) ([]Datum, error) { return parseArrayIn(s, elem, nil) }
-
-// parseArrayIn is ParseArray with timestamptz elements read in zone z.
-func parseArrayIn(s string, elem Type, z *Zone) ([]Datum, error) {
-	p := &arrayParser{s: strings.TrimSpace(s), elem: elem, zone: z}
-	return p.parse()
-}
-
-type arrayParser struct {
-	s    string
-	i    int
-	elem Type
-	zone *Zone
-}
-
-func (p *arrayParser) malformed(detail string) error {
-	e := pgerr.New(pgerr.InvalidTextRep, "malformed array literal: %q", p.s)
-	e.Detail = detail
-	return e
-}
-
-func (p *arrayParser) parse() ([]Datum, error) {
-	if strings.HasPrefix(p.s, "[") {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "array literals with dimensions are not supported")
-	}
-	if !strings.HasPrefix(p.s, "{") {
-		return nil, p.malformed(`Array value must start with "{" or dimension information.`)
-	}
-	p.i = 1
-	var out []Datum
-	p.skipSpace()
-	if p.eat('}') {
-		return p.end(out)
-	}
-	for {
-		p.skipSpace()
-		if p.i < len(p.s) && p.s[p.i] == '{' {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
-		}
-		v, err := p.element()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-		p.skipSpace()
-		switch {
-		case p.eat(','):
-		case p.eat('}'):
-			return p.end(out)
-		default:
-			return nil, p.malformed("Unexpected array element.")
-		}
-	}
-}
-
-func (p *arrayParser) end(out []Datum) ([]Datum, error) {
-	p.skipSpace()
-	if p.i != len(p.s) {
-		return nil, p.malformed("Junk after closing right brace.")
-	}
-	return out, nil
-}
-
-func (p *arrayParser) eat(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *arrayParser) skipSpace() {
-	for p.i < len(p.s) && isArraySpace(p.s[p.i]) {
-		p.i++
-	}
-}
-
-func isArraySpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
-// element reads one element: quoted, or unquoted up to , or }.
-func (p *arrayParser) element() (Datum, error) {
-	var b strings.Builder
-	quoted := p.eat('"')
-	for {
-		if p.i >= len(p.s) {
-			return nil, p.malformed("Unexpected end of input.")
-		}
-		c := p.s[p.i]
-		switch {
-		case c == '\\':
-			if p.i+1 >= len(p.s) {
-				return nil, p.malformed("Unexpected end of input.")
-			}
-			b.WriteByte(p.s[p.i+1])
-			p.i += 2
-			continue
-		case quoted && c == '"':
-			p.i++
-			return ParseIn(b.String(), p.elem, p.zone)
-		case !quoted && (c == ',' || c == '}'):
-			v := strings.TrimRight(b.String(), " \t\n\r\v\f")
-			if v == "" {
-				return nil, p.malformed("Unexpected array element.")
-			}
-			if strings.EqualFold(v, "null") {
-				return nil, nil
-			}
-			return ParseIn(v, p.elem, p.zone)
-		case !quoted && (c == '"' || c == '{'):
-			return nil, p.malformed("Unexpected array element.")
-		}
-		b.WriteByte(c)
-		p.i++
-	}
-}
-
-// FormatArray renders elements of type elem as Postgres's array_out does.
-func FormatArray(elems []Datum, elem Type) string { return FormatArrayIn(elems, elem, nil) }
-
-// FormatArrayIn is FormatArray with timestamptz elements rendered in zone z.
-func FormatArrayIn(elems []Datum, elem Type, z *Zone) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, e := range elems {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if e == nil {
-			b.WriteString("NULL")
-			continue
-		}
-		writeArrayElem(&b, FormatIn(e, elem, z))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func writeArrayElem(b *strings.Builder, s string) {
-	if !needsArrayQuotes(s) {
-		b.WriteString(s)
-		return
-	}
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' || s[i] == '\\' {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	b.WriteByte('"')
-}
-
-func needsArrayQuotes(s string) bool {
-	if s == "" || strings.EqualFold(s, "null") {
-		return true
-	}
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(`{}",\`, s[i]) >= 0 || isArraySpace(s[i]) {
-			return true
-		}
-	}
-	return false
 }

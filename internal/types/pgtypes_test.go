@@ -15,7 +15,7 @@ func TestArrayText(t *testing.T) {
 		{`{}`, TInt32, `{}`},
 		{` { 1 , 2,3 } `, TInt32, `{1,2,3}`},
 		{`{1,NULL,null}`, TInt64, `{1,NULL,NULL}`},
-		{`{a,"b c","",NULL,"NULL","x\"y","a\\b",{}`, TText, `0A000`},
+		{`{a,"b c","",NULL,"NULL","x\"y","a\\b",{}`, TText, `22P02`},
 		{`{a,"b c","","NULL","x\"y","a\\b"}`, TText, `{a,"b c","","NULL","x\"y","a\\b"}`},
 		{`{"a",b}`, TText, `{a,b}`},
 		{`{1.50,2}`, TNumeric, `{1.50,2}`},
@@ -25,8 +25,9 @@ func TestArrayText(t *testing.T) {
 		{`{1,,2}`, TInt32, `22P02`},
 		{`1,2`, TInt32, `22P02`},
 		{`{1} x`, TInt32, `22P02`},
-		{`{{1},{2}}`, TInt32, `0A000`},
-		{`[1:2]={1,2}`, TInt32, `0A000`},
+		{`{{1},{2}}`, TInt32, `{{1},{2}}`},
+		{`[1:2]={1,2}`, TInt32, `{1,2}`},
+		{`[0:1]={1,2}`, TInt32, `0A000`},
 		{`{16384}`, Type{ID: IDOid}, `{16384}`},
 	} {
 		got, err := Parse(c.in, ArrayOf(c.elem.ID))

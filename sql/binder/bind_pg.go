@@ -24,6 +24,8 @@ const (
 	markerAny       = "__sdb_any"
 	markerAll       = "__sdb_all"
 	markerSubscript = "__sdb_subscript"
+	markerSlice     = "__sdb_slice"
+	markerNoBound   = "__sdb_nobound"
 	markerICase     = "__sdb_icase"
 )
 
@@ -101,19 +103,61 @@ func emptyArrayCast(n ast.ExprNode, t types.Type) (expr.Expr, bool) {
 	return expr.NewConst(types.FormatArray(nil, t.ElemType()), t), true
 }
 
-// bindSubscript binds arr[i].
+// bindSubscript binds arr[i], arr[lo:hi] and chains of them
+// (arr[i][j], which the front end nests) as one subscript list.
 func (b *binder) bindSubscript(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
-	args, err := b.bindArgs(c, n.Args)
+	var subs []ast.ExprNode
+	for {
+		if len(n.Args) != 2 {
+			return nil, pgerr.New(pgerr.Internal, "binder: malformed subscript marker")
+		}
+		subs = append([]ast.ExprNode{n.Args[1]}, subs...)
+		inner, ok := n.Args[0].(*ast.FuncCallExpr)
+		if !ok || inner.FnName.L != markerSubscript {
+			break
+		}
+		n = inner
+	}
+	arr, err := b.bindExpr(c, n.Args[0])
 	if err != nil {
 		return nil, err
 	}
-	if len(args) != 2 {
-		return nil, pgerr.New(pgerr.Internal, "binder: malformed subscript marker")
+	args := make([]expr.SubscriptArg, len(subs))
+	for i, s := range subs {
+		if args[i], err = b.bindSubscriptArg(c, s); err != nil {
+			return nil, err
+		}
 	}
-	if args[1], err = b.decideParam(args[1], types.TInt32); err != nil {
-		return nil, err
+	return expr.Subscript(arr, args)
+}
+
+// bindSubscriptArg binds one subscript: an index, or __sdb_slice(lo, hi)
+// with __sdb_nobound() for a left-out bound.
+func (b *binder) bindSubscriptArg(c *exprCtx, n ast.ExprNode) (expr.SubscriptArg, error) {
+	bound := func(n ast.ExprNode) (expr.Expr, error) {
+		if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == markerNoBound {
+			return nil, nil
+		}
+		e, err := b.bindExpr(c, n)
+		if err != nil {
+			return nil, err
+		}
+		return b.decideParam(e, types.TInt32)
 	}
-	return expr.Subscript(args[0], args[1])
+	f, ok := n.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != markerSlice {
+		lo, err := bound(n)
+		return expr.SubscriptArg{Lo: lo}, err
+	}
+	if len(f.Args) != 2 {
+		return expr.SubscriptArg{}, pgerr.New(pgerr.Internal, "binder: malformed slice marker")
+	}
+	lo, err := bound(f.Args[0])
+	if err != nil {
+		return expr.SubscriptArg{}, err
+	}
+	hi, err := bound(f.Args[1])
+	return expr.SubscriptArg{Lo: lo, Hi: hi, Slice: true}, err
 }
 
 // functions returns the catalog's functions, if it has any.

@@ -11,11 +11,9 @@ import (
 // parseTypeName maps a Postgres type name as written ("varchar(20)",
 // "numeric(10,2)", "timestamp(3) with time zone", "int") to a Type.
 func parseTypeName(name string) (types.Type, error) {
-	if elem, ok := strings.CutSuffix(strings.TrimSpace(name), "[]"); ok {
-		// A one-dimensional array of a storable type: int[], text[].
-		if strings.HasSuffix(strings.TrimSpace(elem), "[]") {
-			return types.Type{}, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
-		}
+	if elem, ok := cutArraySuffixes(name); ok {
+		// An array of a storable type: int[], text[][] (one type, as in
+		// Postgres, whatever the dimensions).
 		t, err := parseTypeName(elem)
 		if err != nil {
 			return types.Type{}, err
@@ -45,10 +43,7 @@ func parseCastType(name string) (types.Type, error) {
 	if err != nil {
 		return types.Type{}, err
 	}
-	elem, isArray := strings.CutSuffix(base, "[]")
-	if strings.HasSuffix(elem, "[]") {
-		return types.Type{}, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
-	}
+	elem, isArray := cutArraySuffixes(base)
 	id, ok := types.ExprTypeByName(elem)
 	if !ok {
 		return types.Type{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", elem)
@@ -57,6 +52,18 @@ func parseCastType(name string) (types.Type, error) {
 		return types.ArrayOf(id), nil
 	}
 	return applyTypeMods(types.Type{ID: id}, mods)
+}
+
+// cutArraySuffixes returns name without its trailing "[]"s (the front end
+// drops array bounds: int[3][3] comes as int[][]); ok is false when it has
+// none.
+func cutArraySuffixes(name string) (string, bool) {
+	elem := strings.TrimSpace(name)
+	ok := false
+	for strings.HasSuffix(elem, "[]") {
+		elem, ok = strings.TrimSpace(strings.TrimSuffix(elem, "[]")), true
+	}
+	return elem, ok
 }
 
 // typeBase returns the name without modifiers, for error positions.
