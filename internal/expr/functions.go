@@ -52,4 +52,5 @@ func init() {
 	registerStrings()
 	registerDateTime()
 	registerSleep()
+	registerTrig()
 }
