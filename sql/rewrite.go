@@ -43,6 +43,7 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 		rewriteCasts,
 		rewriteFrameOffsets,
 		rewriteSubscripts,
+		rewritePower,
 		rewriteAtTimeZone,
 		rewriteJSONOps,
 		rewriteSimilar,

@@ -72,7 +72,7 @@ func checkToken(query string, toks []Token, i int) error {
 
 func checkOperator(query string, toks []Token, i int) error {
 	t := toks[i]
-	if passOps[t.Text] || jsonOps[t.Text] { // JSON operators: see rewriteJSONOps
+	if passOps[t.Text] || jsonOps[t.Text] || t.Text == "^" { // JSON operators: see rewriteJSONOps; ^: rewritePower
 		return nil
 	}
 	if _, ok := regexOps[t.Text]; ok {

@@ -20,6 +20,16 @@ func rewritePgSyntax(query string, toks []Token) ([]Token, error) {
 			toks = splice(toks, i, closing+1, toks[closing-1])
 		case toks[i].isWord("collate"):
 			toks = dropDefaultCollation(toks, i)
+		case i > 0 && toks[i-1].isWord("between") && toks[i].isWord("asymmetric"):
+			toks = splice(toks, i, i+1)
+		case i > 0 && toks[i-1].isWord("between") && toks[i].isWord("symmetric"):
+			and := betweenAnd(toks, i+1)
+			if and < 0 {
+				return nil, errAtIndex(query, toks, len(toks))
+			}
+			lo := append([]Token{raw(markerSymmetric, toks[i]), punct("(", toks[i])}, toks[i+1:and]...)
+			lo = append(lo, punct(")", toks[and]))
+			toks = splice(toks, i, and, lo...)
 		}
 	}
 	return toks, nil
@@ -54,4 +64,30 @@ func catalogCall(toks []Token, i int) bool {
 	return i+3 < len(toks) && toks[i].isWord("pg_catalog") && toks[i+1].isPunct(".") &&
 		toks[i+2].Kind == TokIdent && toks[i+3].isPunct("(") && !afterDot(toks, i) &&
 		(i == 0 || !toks[i-1].isWord("into"))
+}
+
+// markerSymmetric wraps the lower bound of x BETWEEN SYMMETRIC a AND b:
+// x BETWEEN __sdb_symmetric(a) AND b, which the binder reads back.
+const markerSymmetric = "__sdb_symmetric"
+
+// betweenAnd returns the index of the AND that ends a BETWEEN's lower
+// bound starting at i (at the same nesting, past any nested BETWEEN's
+// own AND), -1 when there is none.
+func betweenAnd(toks []Token, i int) int {
+	nested := 0
+	for k := i; k < len(toks); k++ {
+		switch t := toks[k]; {
+		case isOpen(t):
+			if k = matchForward(toks, k); k < 0 {
+				return -1
+			}
+		case t.isWord("between"):
+			nested++
+		case t.isWord("and") && nested > 0:
+			nested--
+		case t.isWord("and"):
+			return k
+		}
+	}
+	return -1
 }

@@ -261,10 +261,10 @@ func arrayToStringIn(t types.Type, z *types.Zone) evalFn {
 	}
 }
 
-// stringToArray builds string_to_array(s, sep): s split at each sep
-// (into characters when sep is NULL).
+// stringToArray builds string_to_array(s, sep [, null]): s split at each
+// sep (into characters when sep is NULL), the parts equal to null NULL.
 func stringToArray(name string, args []Expr) (Expr, error) {
-	if len(args) != 2 {
+	if len(args) != 2 && len(args) != 3 {
 		return nil, functionError(name, exprTypes(args), resolveNone)
 	}
 	coerced, err := coerceAll(args, types.TText)
@@ -289,7 +289,9 @@ func stringToArray(name string, args []Expr) (Expr, error) {
 			}
 			elems := make([]types.Datum, len(parts))
 			for i, p := range parts {
-				elems[i] = p
+				if len(a) < 3 || a[2] == nil || p != a[2].(string) {
+					elems[i] = p
+				}
 			}
 			return types.FormatArray(elems, types.TText), nil
 		}}, nil

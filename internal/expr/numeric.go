@@ -215,6 +215,15 @@ func numericPow(a []types.Datum) (types.Datum, error) {
 		return nil, errNumericOverflow
 	}
 	rscale := powScale(f, x, y)
+	if isInt && math.Abs(numericToFloat(y)) <= math.MaxInt32 {
+		// PostgreSQL 15's power_var takes an integer exponent's scale
+		// from the base alone (16 later releases take the
+		// result's weight into account, as for other exponents).
+		rscale = min(max(minSigDigits, types.NumericScale(x)), maxDisplayScale)
+		if f+1 < float64(-rscale) {
+			return types.RoundNumeric(apd.New(0, 0), rscale), nil
+		}
+	}
 	if f+1 < -maxDisplayScale {
 		return types.RoundNumeric(apd.New(0, 0), maxDisplayScale), nil
 	}

@@ -302,7 +302,11 @@ func (b *binder) bindBetween(c *exprCtx, n *ast.BetweenExpr) (expr.Expr, error) 
 	if err != nil {
 		return nil, err
 	}
-	lo, err := b.bindExpr(c, n.Left)
+	left, symmetric := n.Left, false
+	if f, ok := left.(*ast.FuncCallExpr); ok && f.FnName.L == markerSymmetric && len(f.Args) == 1 {
+		left, symmetric = f.Args[0], true
+	}
+	lo, err := b.bindExpr(c, left)
 	if err != nil {
 		return nil, err
 	}
@@ -310,8 +314,29 @@ func (b *binder) bindBetween(c *exprCtx, n *ast.BetweenExpr) (expr.Expr, error) 
 	if err != nil {
 		return nil, err
 	}
-	geOp, leOp, join := ">=", "<=", "AND"
+	if !symmetric {
+		return b.between(x, lo, hi, n.Not)
+	}
+	// x BETWEEN SYMMETRIC a AND b is x BETWEEN a AND b OR x BETWEEN b AND
+	// a; NOT BETWEEN SYMMETRIC is neither.
+	ab, err := b.between(x, lo, hi, n.Not)
+	if err != nil {
+		return nil, err
+	}
+	ba, err := b.between(x, hi, lo, n.Not)
+	if err != nil {
+		return nil, err
+	}
 	if n.Not {
+		return expr.Binary("AND", ab, ba)
+	}
+	return expr.Binary("OR", ab, ba)
+}
+
+// between is x [NOT] BETWEEN lo AND hi.
+func (b *binder) between(x, lo, hi expr.Expr, not bool) (expr.Expr, error) {
+	geOp, leOp, join := ">=", "<=", "AND"
+	if not {
 		geOp, leOp, join = "<", ">", "OR"
 	}
 	ge, err := b.binary(geOp, x, lo)

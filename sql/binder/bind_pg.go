@@ -27,6 +27,7 @@ const (
 	markerSlice     = "__sdb_slice"
 	markerNoBound   = "__sdb_nobound"
 	markerICase     = "__sdb_icase"
+	markerSymmetric = "__sdb_symmetric"
 )
 
 // bindRegexp binds x [NOT] REGEXP p, the front end's form of x ~ p and
