@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		"explain select 1",
 		"select 'unterminated",
 		"select j -> 'a' ->> 'b', j #>> '{a}' || 'x', not j ? 'k' from t where j @> $1 and (j -> 'c') ?| array['d']",
+		"select a[1:2][:3], a[2:], array[[1, 2], [3, 4]], -x ^ 2 ^ (y + 1), x between symmetric a and b from t",
 	} {
 		f.Add(q)
 	}

@@ -23,7 +23,7 @@ func TestRewriteSimilar(t *testing.T) {
 		{`select x = a similar to b, a similar to b = true, not a similar to b and c similar to d or e`,
 			`select x = __sdb_similar( a , b ) , __sdb_similar( a , b ) = true , not __sdb_similar( a , b ) and __sdb_similar( c , d ) or e`},
 		{`select x between a and b and c similar to d, x not between symmetric a and b or c similar to d`,
-			`select x between a and b and __sdb_similar( c , d ) , x not between symmetric a and b or __sdb_similar( c , d )`},
+			`select x between a and b and __sdb_similar( c , d ) , x not between __sdb_symmetric( a ) and b or __sdb_similar( c , d )`},
 		{`select a similar to b is true, a not similar to b isnull, (a similar to b) is not null`,
 			`select __sdb_similar( a , b ) is true , __sdb_not_similar( a , b ) isnull , ( __sdb_similar( a , b ) ) is not null`},
 		// Operands: calls, CASE, subqueries, parameters, JSON operators.

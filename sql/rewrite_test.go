@@ -83,6 +83,8 @@ func TestRewrite(t *testing.T) {
 		{`select c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default, pg_catalog.count(*)`, `select c.relname regexp '^(t)$' , count( * )`},
 		{`select array[1, 2], array(select 1), x = any(a), x <> all(array[y]), x = any(select 1)`, `select __sdb_array_lit( 1 , 2 ) , __sdb_array( ( select 1 ) ) , x = __sdb_any( a ) , x <> __sdb_all( __sdb_array_lit( y ) ) , x = any( select 1 )`},
 		{`select a[1], f(x)[i][j], b::int2[]`, `select __sdb_subscript( a , 1 ) , __sdb_subscript( __sdb_subscript( f( x ) , i ) , j ) , __sdb_cast( b , 'int2[]' )`},
+		{`select a[2:3], a[:n + 1][x:], array[[1, 2], [3]], 2 * -x ^ 2 ^ y`, `select __sdb_subscript( a , __sdb_slice( 2 , 3 ) ) , __sdb_subscript( __sdb_subscript( a , __sdb_slice( __sdb_nobound( ) , n + 1 ) ) , __sdb_slice( x , __sdb_nobound( ) ) ) , __sdb_array_lit( __sdb_array_lit( 1 , 2 ) , __sdb_array_lit( 3 ) ) , 2 * power( power( - x , 2 ) , y )`},
+		{`select x between symmetric a + 1 and b, y not between asymmetric 1 and 2`, `select x between __sdb_symmetric( a + 1 ) and b , y not between 1 and 2`},
 		// IS [NOT] DISTINCT FROM.
 		{`select a is distinct from b`, `select a <=> ( b ) is false`},
 		{`select a is not distinct from b + 1 and c`, `select a <=> ( b + 1 ) and c`},
@@ -192,7 +194,7 @@ func TestRewriteErrors(t *testing.T) {
 		{`select __sdb_cast(1, 'int')`, "42601", `identifier "__sdb_cast" is reserved: names starting with "__sdb_" are for internal use`, 8},
 		{`select "__SDB_x" from t`, "42601", `identifier "__SDB_x" is reserved: names starting with "__sdb_" are for internal use`, 8},
 		{`select 1 # 2`, "0A000", `operator is not supported: #`, 10},
-		{`select 2 ^ 3`, "0A000", `operator is not supported: ^`, 10},
+		{`select 2 ^`, "42601", `syntax error at or near "^"`, 10},
 		{`select ? b`, "42601", `syntax error at or near "?"`, 8},
 		{`select a ?? b`, "42601", `syntax error at or near "??"`, 10},
 		// JSON operators have no prefix forms, and need a right operand.
