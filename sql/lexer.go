@@ -144,8 +144,7 @@ func (l *lexer) next() error {
 	case c == '$':
 		return l.lexDollar()
 	case isDigit(c) || (c == '.' && l.pos+1 < len(l.src) && isDigit(l.src[l.pos+1])):
-		l.lexNumber()
-		return nil
+		return l.lexNumber()
 	case isIdentStart(c):
 		return l.lexWord()
 	case c == ':':
@@ -365,7 +364,10 @@ func (l *lexer) lexParam(start int) error {
 }
 
 // lexNumber lexes digits[.digits][e[+-]digits] or .digits[e...].
-func (l *lexer) lexNumber() {
+// lexNumber lexes a numeric literal. As in PostgreSQL 15, one that runs
+// into an identifier (1abc, 1_000, 0x1F, 2as) or an exponent without
+// digits (1e, 1e+) is "trailing junk", not a number and an alias.
+func (l *lexer) lexNumber() error {
 	start, i := l.pos, l.pos
 	i = skipDigits(l.src, i)
 	if i < len(l.src) && l.src[i] == '.' && !(i+1 < len(l.src) && l.src[i+1] == '.') {
@@ -376,11 +378,25 @@ func (l *lexer) lexNumber() {
 		if j < len(l.src) && (l.src[j] == '+' || l.src[j] == '-') {
 			j++
 		}
-		if j < len(l.src) && isDigit(l.src[j]) {
+		switch {
+		case j < len(l.src) && isDigit(l.src[j]):
 			i = skipDigits(l.src, j)
+		case j > i+1:
+			return l.trailingJunk(start, j)
 		}
 	}
+	if i < len(l.src) && isIdentStart(l.src[i]) {
+		for i < len(l.src) && isIdentCont(l.src[i]) {
+			i++
+		}
+		return l.trailingJunk(start, i)
+	}
 	l.emit(TokNumber, start, i, l.src[start:i])
+	return nil
+}
+
+func (l *lexer) trailingJunk(start, end int) error {
+	return lexError(l.src, start, "trailing junk after numeric literal at or near %q", l.src[start:end])
 }
 
 func skipDigits(s string, i int) int {

@@ -32,7 +32,7 @@ func TestLex(t *testing.T) {
 		{`'a\n'`, `str:a\n@0`},
 		{"'a'\n  'b'", `str:ab@0`},
 		{`$$it's$$ $tag$a$$b$tag$`, `str$:it's@0 str$:a$$b@9`},
-		{`1 1.5 .5 5. 1e5 1.5E-3 1e`, `num:1@0 num:1.5@2 num:.5@6 num:5.@9 num:1e5@12 num:1.5E-3@16 num:1@23 id:e@24`},
+		{`1 1.5 .5 5. 1e5 1.5E-3 1.e3`, `num:1@0 num:1.5@2 num:.5@6 num:5.@9 num:1e5@12 num:1.5E-3@16 num:1.e3@23`},
 		{`$1 + $12`, `param:1@0 op:+@3 param:12@5`},
 		{`a::int || b <> c != d <= e >= f`, `id:a@0 op:::@1 id:int@3 op:||@7 id:b@10 op:<>@12 id:c@15 op:!=@17 id:d@20 op:<=@22 id:e@25 op:>=@27 id:f@30`},
 		{`a=-1`, `id:a@0 op:=@1 op:-@2 num:1@3`},
@@ -63,6 +63,13 @@ func TestLexErrors(t *testing.T) {
 		code string
 	}{
 		{`select 'abc`, `unterminated quoted string at or near "'abc"`, 8, "42601"},
+		// PostgreSQL 15: a number running into a name is an error, not a
+		// number and an alias (1_000 and 0x1F are numbers from 16 on).
+		{`select 1_000`, `trailing junk after numeric literal at or near "1_000"`, 8, "42601"},
+		{`select 0x1F`, `trailing junk after numeric literal at or near "0x1F"`, 8, "42601"},
+		{`select 1 as a, 2as b`, `trailing junk after numeric literal at or near "2as"`, 16, "42601"},
+		{`select 1e`, `trailing junk after numeric literal at or near "1e"`, 8, "42601"},
+		{`select 1.5e+`, `trailing junk after numeric literal at or near "1.5e+"`, 8, "42601"},
 		{`select "abc`, `unterminated quoted identifier at or near ""abc"`, 8, "42601"},
 		{`select ""`, `zero-length delimited identifier at or near """"`, 8, "42601"},
 		{`select /* a /* b */`, `unterminated /* comment at or near "/*"`, 8, "42601"},

@@ -132,6 +132,7 @@ var funcCases = []exprCase{
 	{fn("replace", str("abc"), str(""), str("X")), "abc"},
 	{fn("concat", str("a"), null(), i4(1), lit("t", "bool"), num("1.50")), "a1t1.50"},
 	{fn("concat", null()), ""},
+	{fn("concat"), "ERROR 42883 function concat() does not exist"},
 	{fn("strpos", str("héllo"), str("llo")), "3"},
 	{fn("strpos", str("hello"), str("z")), "0"},
 	// position(substring IN string); Postgres has no comma form to check.

@@ -195,6 +195,9 @@ func splitPart(a []types.Datum) (types.Datum, error) {
 // buildConcat is concat(args...): the text of each non-NULL argument
 // (by its output format), NULLs ignored; never NULL.
 func buildConcat(name string, args []Expr) (Expr, error) {
+	if len(args) == 0 { // concat(VARIADIC "any") needs one
+		return nil, functionError(name, nil, resolveNone)
+	}
 	texts := make([]Expr, len(args))
 	for i, a := range args {
 		texts[i] = asText(a)
