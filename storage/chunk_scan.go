@@ -43,7 +43,7 @@ const (
 // ScanVnodeChunks returns a ChunkScan of the rows ScanVnode(r, vnode,
 // after) would return.
 func (t *Table) ScanVnodeChunks(r Reader, vnode uint16, after []types.Datum) *ChunkScan {
-	s := &ChunkScan{t: t, dec: NewRowDecoder(t.Types)}
+	s := &ChunkScan{t: t, dec: t.NewRowDecoder(nil)}
 	lower, upper, err := t.vnodeBounds(vnode, after)
 	if err != nil {
 		s.err = err
@@ -64,7 +64,7 @@ func (t *Table) ScanVnodeChunks(r Reader, vnode uint16, after []types.Datum) *Ch
 // all), appending NULL for the others; call it before the first
 // AppendTo. LastRow still decodes every column.
 func (s *ChunkScan) Reading(read []bool) *ChunkScan {
-	s.dec = NewRowDecoderReading(s.t.Types, read)
+	s.dec = s.t.NewRowDecoder(read)
 	return s
 }
 
@@ -201,7 +201,7 @@ func (s *ChunkScan) LastRow() ([]types.Datum, error) {
 		}
 	}
 	var err error
-	if s.row, err = DecodeRow(v, s.t.Types, s.row); err != nil {
+	if s.row, err = s.t.DecodeRow(v, s.row); err != nil {
 		s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
 	}
 	return s.row, s.err

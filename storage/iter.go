@@ -147,14 +147,14 @@ type tableIter struct {
 func (i *tableIter) ReadColumns(read []bool, chunked bool) {
 	i.read, i.lazy = read, chunked
 	if chunked {
-		i.dec = NewRowDecoderReading(i.table.Types, read)
+		i.dec = i.table.NewRowDecoder(read)
 	}
 }
 
 // AppendTo implements ColumnIterator.
 func (i *tableIter) AppendTo(b *chunk.Builder, op chunk.Op) error {
 	if i.dec == nil {
-		i.dec = NewRowDecoderReading(i.table.Types, i.read)
+		i.dec = i.table.NewRowDecoder(i.read)
 	}
 	v, err := i.it.ValueAndErr()
 	if err == nil {
@@ -187,7 +187,7 @@ func (i *tableIter) Next() bool {
 func (i *tableIter) decode() bool {
 	v, err := i.it.ValueAndErr()
 	if err == nil {
-		i.row, err = decodeRow(v, i.table.Types, i.read, i.row)
+		i.row, err = i.table.decodeRowReading(v, i.read, i.row)
 	}
 	if err != nil {
 		i.err = fmt.Errorf("storage: table %d scan: %w", i.table.ID, err)

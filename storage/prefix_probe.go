@@ -101,7 +101,7 @@ func (p *PrefixProbe) ScanKeys(key []byte, fn func(key []byte, row []types.Datum
 	for ok := p.it.SeekGE(key); ok && bytes.HasPrefix(p.it.Key(), key); ok = p.it.Next() {
 		v, err := p.it.ValueAndErr()
 		if err == nil {
-			p.row, err = DecodeRow(v, p.t.Types, p.row)
+			p.row, err = p.t.DecodeRow(v, p.row)
 		}
 		if err != nil {
 			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
@@ -128,7 +128,7 @@ func (p *PrefixProbe) Get(key []byte, fn func(row []types.Datum) error) error {
 	if p.it.SeekPrefixGE(key) && bytes.Equal(p.it.Key(), key) {
 		v, err := p.it.ValueAndErr()
 		if err == nil {
-			p.row, err = DecodeRow(v, p.t.Types, p.row)
+			p.row, err = p.t.DecodeRow(v, p.row)
 		}
 		if err != nil {
 			return fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)
@@ -186,7 +186,7 @@ func (p *PrefixProbe) GetAscendingInto(key []byte, dst []types.Datum) (row []typ
 	if ok && bytes.Equal(p.it.Key(), key) {
 		v, err := p.it.ValueAndErr()
 		if err == nil {
-			dst, err = DecodeRow(v, p.t.Types, dst)
+			dst, err = p.t.DecodeRow(v, dst)
 		}
 		if err != nil {
 			return dst, false, fmt.Errorf("storage: table %d probe: %w", p.t.ID, err)

@@ -206,7 +206,7 @@ func (i *rangeIter) enterVnode() (ok bool, err error) {
 func (i *rangeIter) decode() bool {
 	v, err := i.it.ValueAndErr()
 	if err == nil {
-		i.row, err = DecodeRow(v, i.t.Types, i.row)
+		i.row, err = i.t.DecodeRow(v, i.row)
 	}
 	if err != nil {
 		i.err = fmt.Errorf("storage: table %d range scan: %w", i.t.ID, err)

@@ -155,6 +155,12 @@ func zigzag(buf []byte) (int64, int) {
 // stageRow decodes the row buf (as written by EncodeRow) as the batch's
 // next row; the caller has sized the batch (beginBatch) for it.
 func (d *RowDecoder) stageRow(buf []byte) error {
+	if d.table != nil {
+		var err error
+		if buf, err = d.table.pad(buf); err != nil {
+			return err
+		}
+	}
 	var n uint64
 	if len(buf) > 0 && buf[0] < 0x80 {
 		n, buf = uint64(buf[0]), buf[1:]

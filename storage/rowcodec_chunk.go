@@ -19,8 +19,11 @@ import (
 // directly, through a decoding step chosen once per column; other types
 // take the Datum path. It is what a snapshot scan decodes rows with.
 type RowDecoder struct {
-	ts    []types.Type
-	read  []bool // the columns decoded (nil: all); others are skipped, NULL
+	ts   []types.Type
+	read []bool // the columns decoded (nil: all); others are skipped, NULL
+	// table, when not nil, pads the rows stored with fewer columns
+	// with its missing values (Table.NewRowDecoder).
+	table *Table
 	kinds []valueKind
 	// The typed column builders of the chunk.Builder last appended to
 	// (a Builder keeps its column builders across Build).
@@ -104,6 +107,12 @@ func (d *RowDecoder) bind(b *chunk.Builder) {
 // Append decodes buf into b as a row with operation op. On error the row
 // is left half appended: b must be discarded.
 func (d *RowDecoder) Append(b *chunk.Builder, op chunk.Op, buf []byte) error {
+	if d.table != nil {
+		var err error
+		if buf, err = d.table.pad(buf); err != nil {
+			return err
+		}
+	}
 	if b != d.bound {
 		d.bind(b)
 	} else if b.Len() == 0 {

@@ -21,6 +21,13 @@ type Table struct {
 	Types   []types.Type
 	PK      []int
 	DistKey []int
+	// Missing, when not empty, holds per column the value a row stored
+	// without that column reads for it (nil: NULL): the DEFAULT of a
+	// column added after the row was written (see missing.go).
+	Missing []types.Datum
+	// Prefix: rows may hold more columns than Types, of which only the
+	// first len(Types) are read (see missing.go).
+	Prefix bool
 }
 
 // Vnode returns the vnode of row (a full row of t). A row that does not fit
@@ -201,7 +208,7 @@ func (t *Table) getKey(pr pebble.Reader, key []byte) ([]types.Datum, bool, error
 		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
 	}
 	defer closer.Close()
-	row, err := DecodeRow(v, t.Types, nil)
+	row, err := t.DecodeRow(v, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
 	}

@@ -132,7 +132,7 @@ func (t *dmlTarget) commitStaged(ctx context.Context, stage *copyStage, check bo
 // PostgreSQL does): the storage key would show it normalized ('1 mon' for
 // '720 hours', 1 for 1.00).
 func (t *dmlTarget) rowDuplicate(encoded []byte) error {
-	row, err := storage.DecodeRow(encoded, t.layout.Types, nil)
+	row, err := t.layout.DecodeRow(encoded, nil)
 	if err != nil {
 		return err
 	}
