@@ -102,7 +102,8 @@ const (
 
 // TableLayout returns the storage layout of a relation's rows.
 func TableLayout(r *catalog.Relation) *storage.Table {
-	return &storage.Table{ID: r.ID, Types: r.ColumnTypes(), PK: r.PK, DistKey: r.DistKey}
+	return &storage.Table{ID: r.ID, Types: r.ColumnTypes(), PK: r.PK, DistKey: r.DistKey, Missing: r.MissingValues(),
+		Prefix: r.Narrowed}
 }
 
 // BuildTableJob returns the actor of a table or source. DML chunks and

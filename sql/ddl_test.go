@@ -176,7 +176,7 @@ func TestSetShow(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"set", "set x", "set x = ", "show", "show a b", "begin foo", "commit and chain",
-		"rollback to savepoint a", "flush x", "set x = 1 2", "alter table t rename to u", "cancel jobs", "set transaction read only"} {
+		"rollback to savepoint a", "flush x", "set x = 1 2", "alter table t rename to", "cancel jobs", "set transaction read only"} {
 		_, err := NewParser().Parse(q)
 		asPgErr(t, err)
 	}

@@ -106,7 +106,7 @@ func (s *stmtParser) parse(toks []Token) (Node, error) {
 	case first.isWord("explain"):
 		return s.parseExplain(c)
 	case first.isWord("alter"):
-		return parseAlter(c)
+		return s.parseAlter(c)
 	case first.isWord("cancel"):
 		return parseCancel(c)
 	case first.isWord("wait"):

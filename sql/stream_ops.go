@@ -8,9 +8,10 @@ import (
 )
 
 // parseAlter parses ALTER {TABLE | MATERIALIZED VIEW | SOURCE | INDEX} name
-// {PAUSE | RESUME | SET PARALLELISM {=|TO} n|DEFAULT|ADAPTIVE |
+// and what changes a relation's definition (AlterRelationStmt, see
+// alter_relation.go), or {PAUSE | RESUME | SET PARALLELISM {=|TO} n|DEFAULT|ADAPTIVE |
 // SET xxx_rate_limit {=|TO} n|DEFAULT}.
-func parseAlter(c *cursor) (Node, error) {
+func (s *stmtParser) parseAlter(c *cursor) (Node, error) {
 	c.advance() // ALTER
 	if c.acceptWord("system") {
 		return parseAlterSystem(c)
@@ -27,12 +28,18 @@ func parseAlter(c *cursor) (Node, error) {
 		a.Kind = ObjIndex
 	case c.acceptWord("sink"):
 		a.Kind = ObjSink
+	case c.acceptWord("view"):
+		a.Kind = ObjView // RENAME only (alter_relation.go)
 	default:
 		return nil, alterNotSupported(c)
 	}
+	ifExists := c.acceptWords("if", "exists")
 	var err error
 	if a.Name, err = c.qualifiedName(); err != nil {
 		return nil, err
+	}
+	if ifExists || a.Kind == ObjView || isRelationAlter(c) {
+		return s.parseAlterRelation(c, &AlterRelationStmt{Kind: a.Kind, Name: a.Name, IfExists: ifExists})
 	}
 	switch {
 	case c.acceptWord("pause"):

@@ -78,3 +78,20 @@ func nullUnread(c *chunk.Chunk, read []bool) *chunk.Chunk {
 	c.Release()
 	return out
 }
+
+// narrowTo returns c with its first n columns only, releasing c; c itself
+// when it has no more. The chunks of a table that gained columns (ALTER
+// TABLE ... ADD COLUMN) are wider than the layout the views created
+// before it were planned with: those read the columns they had, the
+// way a view's definition still binds to them (catalog/bound.go).
+func narrowTo(c *chunk.Chunk, n int) *chunk.Chunk {
+	if c == nil || int(c.Rec.NumCols()) <= n {
+		return c
+	}
+	md := c.Rec.Schema().Metadata()
+	fields := c.Rec.Schema().Fields()[:n]
+	out := &chunk.Chunk{Rec: array.NewRecordBatch(arrow.NewSchema(fields, &md), c.Rec.Columns()[:n], c.Rec.NumRows()),
+		Ops: c.Ops, Types: c.Types[:min(n, len(c.Types))]}
+	c.Release()
+	return out
+}

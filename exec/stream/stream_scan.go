@@ -253,6 +253,7 @@ func (s *StreamScan) follow(ctx context.Context) (Message, error) {
 			return Message{}, err
 		}
 	}
+	m.Chunk = narrowTo(m.Chunk, len(s.upstream.Types))
 	if invariants {
 		s.checkOwned(m)
 	}
@@ -595,7 +596,7 @@ func (s *StreamScan) openNextVnode() bool {
 			continue
 		}
 		if s.dec == nil {
-			s.dec = storage.NewRowDecoderReading(s.upstream.Types, s.opts.Read)
+			s.dec = s.upstream.NewRowDecoder(s.opts.Read)
 		}
 		s.iter = s.upstream.ScanVnodeChunks(s.snap, uint16(s.vnode), v.lastPK).Decoding(s.dec)
 		return true

@@ -5,6 +5,7 @@
 package catalog
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/streamdb/streamdb/internal/types"
@@ -82,7 +83,21 @@ type Column struct {
 	Default string `json:"default,omitempty"`
 	// Comment is the column's COMMENT ON COLUMN ("" for none).
 	Comment string `json:"comment,omitempty"`
+	// Dropped marks a column ALTER TABLE ... DROP COLUMN removed: its
+	// slot stays (rows keep their layout, nothing is rewritten), Hidden,
+	// renamed to DroppedName so no name finds it, and read as NULL, as
+	// PostgreSQL keeps a dropped attribute (attisdropped).
+	Dropped bool `json:"dropped,omitempty"`
+	// Missing, when not nil, is the value (types.Format of Type) the rows
+	// stored before the column was added (ALTER TABLE ... ADD COLUMN ...
+	// DEFAULT constant) read for it: they were not rewritten (see
+	// storage/missing.go). Nil: NULL.
+	Missing *string `json:"missing,omitempty"`
 }
+
+// DroppedName is the name a dropped column is given: PostgreSQL's, which
+// no identifier a user writes unquoted can match.
+func DroppedName(i int) string { return fmt.Sprintf("........pg.dropped.%d........", i+1) }
 
 // Watermark is a relation's WATERMARK FOR Column AS Expr: its watermark
 // is the greatest value of Expr over the rows it took, raised at each
@@ -195,6 +210,15 @@ type Relation struct {
 	// Comment is the relation's COMMENT ON ("" for none): pg_description
 	// and obj_description show it.
 	Comment string `json:"comment,omitempty"`
+	// Bound holds, for each relation the view's Definition reads that an
+	// ALTER has changed since the view was created (renamed it or its
+	// columns, added or dropped columns), that relation as the
+	// Definition names it: see bound.go.
+	Bound map[uint32]*BoundRel `json:"bound,omitempty"`
+	// Narrowed is set on a relation as a view created before columns
+	// were added to it knows it (AsBoundBy): its stored rows may hold
+	// more columns than Columns. Never stored.
+	Narrowed bool `json:"-"`
 }
 
 // SourceHeld reports whether the relation's connector is held: paused,

@@ -168,6 +168,7 @@ func (s *Session) describeUnbound(st *sql.Statement) ([]Column, bool) {
 	case *sql.CommentStmt, *sql.TruncateStmt:
 		return nil, true
 	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt, *sql.AlterSystemStmt,
+		*sql.AlterRelationStmt,
 		*sql.CopyStmt:
 		return nil, true
 	}

@@ -25,10 +25,12 @@ type jobEnv struct {
 	err      error
 }
 
-func (e *jobEnv) Store() *storage.Store                        { return e.db.store }
-func (e *jobEnv) NewActorID() stream.ActorID                   { return e.db.actorSeq.next() }
-func (e *jobEnv) Relation(id uint32) (*catalog.Relation, bool) { return e.db.RelationByID(id) }
-func (e *jobEnv) ErrorLog() stream.ErrorLog                    { return &e.db.viewErrors }
+func (e *jobEnv) Store() *storage.Store      { return e.db.store }
+func (e *jobEnv) NewActorID() stream.ActorID { return e.db.actorSeq.next() }
+func (e *jobEnv) Relation(id uint32) (*catalog.Relation, bool) {
+	return catalog.AsBoundBy(e.db, e.rel).RelationByID(id) // as the view knows it (bound.go)
+}
+func (e *jobEnv) ErrorLog() stream.ErrorLog { return &e.db.viewErrors }
 
 // WatermarkExpr binds r's watermark expression (planner.WatermarkBinder).
 func (e *jobEnv) WatermarkExpr(r *catalog.Relation) (expr.Expr, error) {
@@ -216,12 +218,12 @@ func (db *DB) buildJob(r *catalog.Relation, mode planner.ScanMode) (*planner.Str
 // planStored returns the stream plan of a stored view or index.
 func (db *DB) planStored(r *catalog.Relation) (*planner.ViewShape, error) {
 	if r.Kind != catalog.KindIndex {
-		return db.planView(r.Definition, r.SearchPath, r.TimeZone, r.Columns)
+		return db.planView(r, r.Definition, r.SearchPath, r.TimeZone, r.Columns)
 	}
 	if r.Index == nil {
 		return nil, errors.New("index without its definition")
 	}
-	on, ok := db.RelationByID(r.Index.Table)
+	on, ok := catalog.AsBoundBy(db, r).RelationByID(r.Index.Table)
 	if !ok {
 		return nil, fmt.Errorf("indexed relation %d does not exist", r.Index.Table)
 	}
@@ -229,9 +231,34 @@ func (db *DB) planStored(r *catalog.Relation) (*planner.ViewShape, error) {
 }
 
 // planView binds a stored view definition, with the search path and time
-// zone it was created under, and checks that it still has the stored
-// shape.
-func (db *DB) planView(def string, path []string, zone string, cols []catalog.Column) (*planner.ViewShape, error) {
+// zone it was created under and the relations it reads as it knows them
+// (catalog.AsBoundBy: v's bindings; v nil for none), and checks that it
+// still has the stored shape.
+func (db *DB) planView(v *catalog.Relation, def string, path []string, zone string, cols []catalog.Column) (*planner.ViewShape, error) {
+	q, err := db.bindStored(v, def, path, zone)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(cols))
+	for _, c := range cols {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	shape, err := planner.PlanView(q, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape.Columns) != len(cols) {
+		return nil, fmt.Errorf("view now plans to %d columns, stored %d", len(shape.Columns), len(cols))
+	}
+	return shape, nil
+}
+
+// bindStored binds a stored view definition def (of view v, nil for
+// none), with the search path and time zone it was created under and the
+// relations it reads as v knows them (catalog.AsBoundBy).
+func (db *DB) bindStored(v *catalog.Relation, def string, path []string, zone string) (*planner.Query, error) {
 	stmts, err := sql.NewParser().Parse(def)
 	if err != nil {
 		return nil, err
@@ -250,7 +277,7 @@ func (db *DB) planView(def string, path []string, zone string, cols []catalog.Co
 		}
 		cat = pathCatalog{DB: db, path: path, zone: z}
 	}
-	bound, err := binder.Bind(cat, stmts[0], binder.Options{View: true})
+	bound, err := binder.Bind(catalog.AsBoundBy(cat, v), stmts[0], binder.Options{View: true})
 	if err != nil {
 		return nil, err
 	}
@@ -258,20 +285,7 @@ func (db *DB) planView(def string, path []string, zone string, cols []catalog.Co
 	if !ok {
 		return nil, errors.New("view definition is not a query")
 	}
-	names := make([]string, 0, len(cols))
-	for _, c := range cols {
-		if !c.Hidden {
-			names = append(names, c.Name)
-		}
-	}
-	shape, err := planner.PlanView(q, names)
-	if err != nil {
-		return nil, err
-	}
-	if len(shape.Columns) != len(cols) {
-		return nil, fmt.Errorf("view now plans to %d columns, stored %d", len(shape.Columns), len(cols))
-	}
-	return shape, nil
+	return q, nil
 }
 
 // rebuildGraph is the coordinator's OnFailure hook: the failed graph is

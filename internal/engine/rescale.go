@@ -80,8 +80,16 @@ func (db *DB) alterParallelism(ctx context.Context, a *sql.AlterStmt, w ResultWr
 // its upstreams go on. Callers hold ddlMu; nothing else changes the graph
 // meanwhile, except a recovery, after which the rebuild is retried.
 func (db *DB) rescale(ctx context.Context, id uint32) error {
+	return db.rebuildJobs(ctx, id, false)
+}
+
+// rebuildJobs rebuilds the job of relation id and those downstream of it
+// as rescale does; with force, also when the job runs at its recorded
+// parallelism already (its catalog entry changed otherwise: ALTER TABLE
+// ... ADD COLUMN).
+func (db *DB) rebuildJobs(ctx context.Context, id uint32, force bool) error {
 	for attempt := 0; ; attempt++ {
-		err := db.rescaleOnce(ctx, id)
+		err := db.rescaleOnce(ctx, id, force)
 		if err == nil || !errors.Is(err, stream.ErrGraphFailed) {
 			return err
 		}
@@ -91,7 +99,7 @@ func (db *DB) rescale(ctx context.Context, id uint32) error {
 	}
 }
 
-func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
+func (db *DB) rescaleOnce(ctx context.Context, id uint32, force bool) error {
 	// The generation first: a rebuild after this makes the mutation
 	// stale (refused), one before it is what the runtime below shows.
 	gen := db.coord.Generation()
@@ -105,7 +113,7 @@ func (db *DB) rescaleOnce(ctx context.Context, id uint32) error {
 		runtime[k] = v
 	}
 	db.mu.RUnlock()
-	if rt := runtime[id]; rt != nil && rt.par == rel.Parallelism {
+	if rt := runtime[id]; rt != nil && rt.par == rel.Parallelism && !force {
 		return nil // already running so (or rebuilt so by a recovery)
 	}
 	affected := db.downstreamOf(id)

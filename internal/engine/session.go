@@ -161,6 +161,8 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		return s.db.alter(ctx, &a, w)
 	case *sql.AlterSystemStmt:
 		return s.db.alterSystem(ctx, n, w)
+	case *sql.AlterRelationStmt:
+		return s.alterRelation(ctx, st, n, w)
 	case *sql.WaitStmt:
 		if err := s.db.waitAllJobs(ctx); err != nil {
 			return err

@@ -71,7 +71,7 @@ func (b *binder) bindViewRef(r *catalog.Relation, alias string) (*rel, error) {
 	if len(stmts) != 1 || !ok {
 		return nil, pgerr.New(pgerr.Internal, "view %q has a definition that is not a query", r.Name)
 	}
-	vb := &binder{cat: b.cat, st: stmts[0], unknownParams: map[*expr.Const]int{}, inView: b.inView, viewDepth: b.viewDepth + 1,
+	vb := &binder{cat: catalog.AsBoundBy(b.cat, r), st: stmts[0], unknownParams: map[*expr.Const]int{}, inView: b.inView, viewDepth: b.viewDepth + 1,
 		path: r.SearchPath, zone: b.zone}
 	inner, err := vb.bindResultSet(sel.AST)
 	if err != nil {

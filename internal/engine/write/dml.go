@@ -75,6 +75,13 @@ func (w *Writer) lockTable(rel *catalog.Relation) (*dmlTarget, error) {
 		tab.Unlock()
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", rel.Name)
 	}
+	// Or altered: the statement was bound to its columns as they were.
+	if cur, ok := w.e.Relation(rel.ID); ok && !sameRowShape(cur, rel) {
+		tab.Unlock()
+		e := pgerr.New(pgerr.SerializationFailure, "table %q was altered while the statement waited for it", cur.Name)
+		e.Hint = "Run the statement again."
+		return nil, e
+	}
 	return &dmlTarget{w: w, rel: rel, tab: tab, layout: planner.TableLayout(rel),
 		snap: w.e.Store().Snapshot(), b: chunk.NewBuilder(rel.ColumnTypes())}, nil
 }
@@ -630,4 +637,21 @@ func (t *dmlTarget) checkMovedKeys(olds, news [][]types.Datum) error {
 		}
 	}
 	return nil
+}
+
+// sameRowShape reports whether relations a and b (two versions of one
+// table) write rows alike: the same column types, dropped columns and
+// NOT NULL constraints (ALTER TABLE changes them under the table's DML
+// lock, so a statement bound before it must not write).
+func sameRowShape(a, b *catalog.Relation) bool {
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i, c := range a.Columns {
+		d := b.Columns[i]
+		if c.Type != d.Type || c.Dropped != d.Dropped || c.NotNull != d.NotNull {
+			return false
+		}
+	}
+	return true
 }

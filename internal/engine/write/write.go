@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/batch"
 	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -28,6 +29,8 @@ type Engine interface {
 	// NextRowID returns a new hidden row id, larger than every one
 	// returned before, across restarts too.
 	NextRowID() int64
+	// Relation returns the catalog's current entry of relation id.
+	Relation(id uint32) (*catalog.Relation, bool)
 }
 
 // Table is a table's write state, which outlives graph rebuilds: the

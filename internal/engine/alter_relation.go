@@ -1,0 +1,461 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
+	"github.com/streamdb/streamdb/sql/binder"
+)
+
+// alterRelation runs the ALTERs that change a relation's definition, as
+// PostgreSQL does: ADD COLUMN, DROP COLUMN, RENAME COLUMN, RENAME TO,
+// ALTER COLUMN SET/DROP DEFAULT and SET/DROP NOT NULL.
+//
+// Each is one durable catalog write (the relation and the views that
+// read it, in one store batch): a crash leaves the old definition or the
+// new one. Views are bound to what they read, not to names: before a
+// relation changes, each view over it that has no record of it yet
+// records it as it was (catalog/bound.go), so renames leave views
+// working and a view created before an ADD COLUMN keeps its columns
+// (its SELECT * too) while new views see the new column. ADD COLUMN
+// rewrites no row: the rows stored before it read the column's constant
+// DEFAULT (storage/missing.go); it holds the table's DML while the
+// table's job and those downstream are rebuilt at one barrier (as
+// rescale does), so every row written after it carries the column. DROP
+// COLUMN keeps the column's slot, hidden and renamed, as PostgreSQL
+// does: rows keep their layout and nothing is rewritten.
+func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.AlterRelationStmt, w ResultWriter) error {
+	db := s.db
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	want := objectKinds[n.Kind]
+	tag := "ALTER " + strings.ToUpper(kindWord(want))
+	r, err := s.lookupRelation(n.Name)
+	if err != nil {
+		if n.IfExists {
+			if err := w.Notice("NOTICE", fmt.Sprintf("relation %q does not exist, skipping", n.Name)); err != nil {
+				return err
+			}
+			return w.Complete(tag)
+		}
+		return err
+	}
+	if r.Kind != want && !(n.Action == sql.AlterRename && n.Kind == sql.ObjTable && r.Kind != catalog.KindIndex && r.Kind != catalog.KindSink) {
+		// ALTER TABLE ... RENAME also renames views and sources, as in
+		// PostgreSQL.
+		return wrongKind("ALTER", r, want)
+	}
+	a := &relAlter{db: db, s: s, st: st, n: n, r: r, w: w}
+	switch n.Action {
+	case sql.AlterAddColumn:
+		err = a.addColumn(ctx)
+	case sql.AlterDropColumn:
+		err = a.dropColumn(ctx)
+	case sql.AlterRenameColumn:
+		err = a.renameColumn()
+	case sql.AlterRename:
+		err = a.rename()
+	default:
+		err = a.alterColumn()
+	}
+	if err != nil || a.done {
+		return err
+	}
+	return w.Complete(tag)
+}
+
+// relAlter is one ALTER of relation r, run under ddlMu.
+type relAlter struct {
+	db   *DB
+	s    *Session
+	st   *sql.Statement
+	n    *sql.AlterRelationStmt
+	r    *catalog.Relation
+	w    ResultWriter
+	done bool // completed already (a skipping IF [NOT] EXISTS)
+}
+
+// ownName is r's name without its schema, as PostgreSQL's messages show.
+func (a *relAlter) ownName() string {
+	_, own := catalog.SplitName(a.r.Name)
+	return own
+}
+
+// column finds the (not dropped, not hidden) column name of r, or
+// reports 42703.
+func (a *relAlter) column(name string) (int, error) {
+	for i, c := range a.r.Columns {
+		if c.Name == name && !c.Hidden {
+			return i, nil
+		}
+	}
+	return -1, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, a.ownName())
+}
+
+// taken reports whether r has a column called name (hidden included, as
+// a table's row id: PostgreSQL's system columns clash too).
+func (a *relAlter) taken(name string) bool {
+	for _, c := range a.r.Columns {
+		if c.Name == name && !c.Dropped {
+			return true
+		}
+	}
+	return false
+}
+
+// skip completes the statement with a NOTICE (IF [NOT] EXISTS).
+func (a *relAlter) skip(msg string) error {
+	a.done = true
+	if err := a.w.Notice("NOTICE", msg); err != nil {
+		return err
+	}
+	return a.w.Complete("ALTER " + strings.ToUpper(kindWord(a.r.Kind)))
+}
+
+// checkColumnsChangeable refuses ADD and DROP COLUMN where they cannot
+// be done right: on what is not a plain table, and while a view over the
+// table is still being created (its backfill reads the table's rows in
+// the layout it was planned with).
+func (a *relAlter) checkColumnsChangeable(verb string) error {
+	r := a.r
+	if r.Connector != nil {
+		e := pgerr.New(pgerr.FeatureNotSupported, "cannot %s columns of table %q: its rows come from a connector", verb, a.ownName())
+		e.Hint = "Drop and create the table again with the columns wanted."
+		return e
+	}
+	for _, d := range a.db.dependents(r.ID) {
+		switch {
+		case d.Kind == catalog.KindSubscription:
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot %s columns of table %q: subscription %q logs all its columns", verb, a.ownName(), d.Name)
+		case d.State == catalog.StateCreating:
+			e := pgerr.New("55006", "cannot %s columns of table %q while %s %q is being created", verb, a.ownName(), kindWord(d.Kind), d.Name)
+			e.Hint = "Wait for its backfill to finish (WAIT), or drop it."
+			return e
+		}
+	}
+	return nil
+}
+
+// lockDML holds r's DML (statements wait; those bound before the change
+// fail: see write.sameRowShape) until the returned func is called.
+func (a *relAlter) lockDML() func() {
+	a.db.mu.RLock()
+	rt := a.db.runtime[a.r.ID]
+	a.db.mu.RUnlock()
+	if rt == nil || rt.table == nil {
+		return func() {}
+	}
+	rt.table.Lock()
+	return rt.table.Unlock
+}
+
+func (a *relAlter) addColumn(ctx context.Context) error {
+	if err := a.checkColumnsChangeable("add"); err != nil {
+		return err
+	}
+	def := a.n.Def
+	if a.taken(def.Name) {
+		if a.n.IfNotExists {
+			return a.skip(fmt.Sprintf("column %q of relation %q already exists, skipping", def.Name, a.ownName()))
+		}
+		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", def.Name, a.ownName())
+	}
+	col, missing, err := binder.NewColumn(a.s.catalog(), a.st, def)
+	if err != nil {
+		return err
+	}
+	if missing != nil {
+		text := types.Format(missing, col.Type)
+		if back, err := types.Parse(text, col.Type); err != nil || types.Format(back, col.Type) != text {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot add column %q: its default of type %s cannot be kept", col.Name, col.Type)
+		}
+		col.Missing = &text
+	}
+	unlock := a.lockDML()
+	defer unlock()
+	if col.NotNull && missing == nil {
+		if empty, err := a.db.tableEmpty(a.r); err != nil {
+			return err
+		} else if !empty {
+			return pgerr.New(pgerr.NotNullViolation, "column %q of relation %q contains null values", col.Name, a.ownName())
+		}
+	}
+	next := *a.r
+	next.Columns = append(slices.Clone(a.r.Columns), col)
+	if err := a.db.commitAlter(&next); err != nil {
+		return err
+	}
+	return a.db.rebuildJobs(ctx, next.ID, true)
+}
+
+func (a *relAlter) dropColumn(ctx context.Context) error {
+	if err := a.checkColumnsChangeable("drop"); err != nil {
+		return err
+	}
+	c, err := a.column(a.n.Column)
+	if err != nil {
+		if a.n.ColumnIfExists {
+			return a.skip(fmt.Sprintf("column %q of relation %q does not exist, skipping", a.n.Column, a.ownName()))
+		}
+		return err
+	}
+	r := a.r
+	if slices.Contains(r.PK, c) || slices.Contains(r.DistKey, c) {
+		e := pgerr.New(pgerr.FeatureNotSupported, "cannot drop column %q of table %q because it is part of its primary key", a.n.Column, a.ownName())
+		e.Detail = "A table's rows are stored by their primary key."
+		return e
+	}
+	if r.Watermark != nil && r.Watermark.Column == c {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot drop column %q of table %q: it is the table's watermark column", a.n.Column, a.ownName())
+	}
+	users, err := a.db.columnUsers(r, c)
+	if err != nil {
+		return err
+	}
+	if len(users) > 0 && !a.n.Cascade {
+		return a.dependentsError(users)
+	}
+	for _, u := range users {
+		if cur, ok := a.db.RelationByID(u.ID); !ok || cur != u {
+			continue // dropped by the cascade of another
+		}
+		if err := a.w.Notice("NOTICE", fmt.Sprintf("drop cascades to %s %s", kindWord(u.Kind), u.Name)); err != nil {
+			return err
+		}
+		if err := a.db.dropRelation(ctx, u, true, a.w); err != nil {
+			return err
+		}
+	}
+	if r, _ = a.db.RelationByID(r.ID); r == nil {
+		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", a.n.Name)
+	}
+	unlock := a.lockDML()
+	defer unlock()
+	next := *r
+	next.Columns = slices.Clone(r.Columns)
+	next.Columns[c] = catalog.Column{Name: catalog.DroppedName(c), Type: r.Columns[c].Type, Hidden: true, Dropped: true}
+	// Nothing to rebuild: the rows keep their layout, the column's slot
+	// now written NULL.
+	return a.db.commitAlter(&next)
+}
+
+// dependentsError is PostgreSQL's 2BP01 for a DROP COLUMN the relations
+// users read.
+func (a *relAlter) dependentsError(users []*catalog.Relation) error {
+	e := pgerr.New(pgerr.DependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.n.Column, a.ownName())
+	lines := make([]string, len(users))
+	for i, u := range users {
+		lines[i] = fmt.Sprintf("%s %s depends on column %s of table %s", kindWord(u.Kind), u.Name, a.n.Column, a.ownName())
+	}
+	e.Detail = strings.Join(lines, "\n")
+	e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
+	return e
+}
+
+func (a *relAlter) renameColumn() error {
+	r := a.r
+	switch r.Kind {
+	case catalog.KindTable, catalog.KindMaterializedView, catalog.KindView:
+	default:
+		return pgerr.New(pgerr.WrongObjectType, "cannot rename columns of %s %q", kindWord(r.Kind), a.ownName())
+	}
+	c, err := a.column(a.n.Column)
+	if err != nil {
+		return pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", a.n.Column) // PostgreSQL's words here
+	}
+	if r.Connector != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot rename column %q of table %q: its connector reads the columns by name", a.n.Column, a.ownName())
+	}
+	if r.Watermark != nil && r.Watermark.Column == c {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot rename column %q of table %q: its watermark expression names it", a.n.Column, a.ownName())
+	}
+	if a.taken(a.n.NewName) {
+		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", a.n.NewName, a.ownName())
+	}
+	next := *r
+	next.Columns = slices.Clone(r.Columns)
+	next.Columns[c].Name = a.n.NewName
+	return a.db.commitAlter(&next)
+}
+
+func (a *relAlter) rename() error {
+	r := a.r
+	if r.Kind == catalog.KindSubscription || r.Kind == catalog.KindSystem {
+		return wrongKind("ALTER", r, objectKinds[a.n.Kind])
+	}
+	schema, _ := catalog.SplitName(r.Name)
+	name := catalog.QualifiedName(schema, a.n.NewName)
+	if _, ok := a.db.Relation(name); ok {
+		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", a.n.NewName)
+	}
+	next := *r
+	next.Name = name
+	return a.db.commitAlter(&next)
+}
+
+// alterColumn runs ALTER COLUMN ... SET/DROP DEFAULT and SET/DROP NOT
+// NULL. They change what DML checks and fills, not the rows stored.
+func (a *relAlter) alterColumn() error {
+	c, err := a.column(a.n.Column)
+	if err != nil {
+		return err
+	}
+	r := a.r
+	next := *r
+	next.Columns = slices.Clone(r.Columns)
+	col := &next.Columns[c]
+	switch a.n.Action {
+	case sql.AlterSetDefault:
+		if err := binder.ColumnDefault(a.s.catalog(), a.st, a.n, *col); err != nil {
+			return err
+		}
+		col.Default = a.n.DefaultText
+	case sql.AlterDropDefault:
+		col.Default = ""
+	case sql.AlterDropNotNull:
+		if slices.Contains(r.PK, c) {
+			return pgerr.New("42P16", "column %q is in a primary key", a.n.Column)
+		}
+		col.NotNull = false
+	case sql.AlterSetNotNull:
+		if col.NotNull {
+			return nil
+		}
+		col.NotNull = true
+		unlock := a.lockDML()
+		defer unlock()
+		if has, err := a.db.hasNull(r, c); err != nil {
+			return err
+		} else if has {
+			return pgerr.New(pgerr.NotNullViolation, "column %q of relation %q contains null values", a.n.Column, a.ownName())
+		}
+	}
+	return a.db.commitAlter(&next)
+}
+
+// commitAlter durably writes next, the new version of a relation, with
+// every relation that reads it recording it as it was (bound.go) unless
+// it did already, in one store write, and publishes them.
+func (db *DB) commitAlter(next *catalog.Relation) error {
+	prev, ok := db.RelationByID(next.ID)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "relation %d does not exist", next.ID)
+	}
+	changed := []*catalog.Relation{next}
+	for _, d := range db.dependents(next.ID) {
+		if d.Bound[prev.ID] != nil {
+			continue
+		}
+		nd := *d
+		nd.Bound = maps.Clone(d.Bound)
+		if nd.Bound == nil {
+			nd.Bound = map[uint32]*catalog.BoundRel{}
+		}
+		nd.Bound[prev.ID] = catalog.BindingOf(prev)
+		changed = append(changed, &nd)
+	}
+	puts := make(map[string][]byte, len(changed))
+	for _, r := range changed {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		puts[relKey(r.ID)] = b
+	}
+	if err := db.store.UpdateMeta(nil, puts); err != nil {
+		return err
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if prev.Name != next.Name {
+		delete(db.byName, prev.Name)
+	}
+	for _, r := range changed {
+		db.rels[r.ID] = r
+		db.byName[r.Name] = r
+	}
+	return nil
+}
+
+// tableEmpty reports whether table r holds no row (committed).
+func (db *DB) tableEmpty(r *catalog.Relation) (bool, error) {
+	snap := db.store.Snapshot()
+	defer snap.Close()
+	it := planner.TableLayout(r).Scan(snap)
+	has := it.Next()
+	if err := it.Close(); err != nil {
+		return false, err
+	}
+	return !has, nil
+}
+
+// hasNull reports whether a committed row of table r has column c NULL.
+func (db *DB) hasNull(r *catalog.Relation, c int) (bool, error) {
+	snap := db.store.Snapshot()
+	defer snap.Close()
+	it := planner.TableLayout(r).Scan(snap)
+	found := false
+	for !found && it.Next() {
+		found = it.Row()[c] == nil
+	}
+	if err := it.Close(); err != nil {
+		return false, err
+	}
+	return found, nil
+}
+
+// columnUsers returns the relations that read column c of relation r
+// directly: an index holding it, a view, materialized view or sink whose
+// plan reads it (planner.ScanReads, over the definition bound as the
+// view knows r: a view created before c was added cannot read it).
+func (db *DB) columnUsers(r *catalog.Relation, c int) ([]*catalog.Relation, error) {
+	var out []*catalog.Relation
+	for _, d := range db.dependents(r.ID) {
+		uses := false
+		switch d.Kind {
+		case catalog.KindIndex:
+			uses = d.Index != nil && d.Index.Table == r.ID && slices.Contains(d.Index.Columns, c)
+		case catalog.KindView, catalog.KindMaterializedView, catalog.KindSink:
+			q, err := db.bindStored(d, d.Definition, d.SearchPath, d.TimeZone)
+			if err != nil {
+				return nil, fmt.Errorf("streamdb: binding %s %q: %w", kindWord(d.Kind), d.Name, err)
+			}
+			uses = planReads(q.Plan, r.ID, c)
+		default:
+			uses = true
+		}
+		if uses {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// planReads reports whether the plan rooted at n reads column c of
+// relation id (a scan of it that reads every column reads c when it has
+// it: one of a view created before c was added does not).
+func planReads(n planner.Node, id uint32, c int) bool {
+	reads := planner.ScanReads(n)
+	found := false
+	var walk func(planner.Node)
+	walk = func(n planner.Node) {
+		if s, ok := n.(*planner.Scan); ok && s.Rel.ID == id && c < len(s.Rel.Columns) {
+			read, partial := reads[s]
+			found = found || !partial || read[c]
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(n)
+	return found
+}

@@ -1,0 +1,173 @@
+package sql
+
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
+// AlterRelationStmt is an ALTER that changes a relation's definition:
+// ALTER TABLE name {ADD | DROP | RENAME | ALTER} COLUMN ... and ALTER
+// {TABLE | MATERIALIZED VIEW | VIEW | SOURCE | SINK | INDEX} name RENAME
+// TO new (ALTER ... PAUSE | RESUME | SET ... is AlterStmt).
+type AlterRelationStmt struct {
+	Kind ObjectKind
+	Name string
+	// IfExists is ALTER ... IF EXISTS name: a missing relation is a
+	// notice, not an error.
+	IfExists bool
+	Action   AlterRelationAction
+	// Column is the column acted on (all but AlterRename and
+	// AlterAddColumn, whose column is Def).
+	Column string
+	// NewName is the new name of AlterRename and AlterRenameColumn.
+	NewName string
+	// Def is the column AlterAddColumn adds; IfNotExists is ADD COLUMN
+	// IF NOT EXISTS.
+	Def         ColumnDef
+	IfNotExists bool
+	// ColumnIfExists is DROP COLUMN IF EXISTS; Cascade is CASCADE.
+	ColumnIfExists bool
+	Cascade        bool
+	// Default and DefaultText are AlterSetDefault's expression.
+	Default     ast.ExprNode
+	DefaultText string
+}
+
+// AlterRelationAction is what an AlterRelationStmt does.
+type AlterRelationAction uint8
+
+// ALTER actions that change a relation's definition.
+const (
+	AlterAddColumn AlterRelationAction = iota
+	AlterDropColumn
+	AlterRenameColumn
+	AlterRename
+	AlterSetDefault
+	AlterDropDefault
+	AlterSetNotNull
+	AlterDropNotNull
+)
+
+// isRelationAlter reports whether the ALTER at the cursor, past its
+// object kind, name and IF EXISTS, changes the relation's definition.
+func isRelationAlter(c *cursor) bool {
+	t := c.peek()
+	return t.isWord("add") || t.isWord("drop") || t.isWord("rename") || t.isWord("alter")
+}
+
+// parseAlterRelation parses the action of an AlterRelationStmt, after
+// ALTER kind [IF EXISTS] name.
+func (s *stmtParser) parseAlterRelation(c *cursor, a *AlterRelationStmt) (Node, error) {
+	if a.Kind != ObjTable && !c.peek().isWord("rename") || !isRelationAlter(c) {
+		return nil, alterNotSupported(c)
+	}
+	var err error
+	switch {
+	case c.acceptWord("rename"):
+		err = parseRename(c, a)
+	case c.acceptWord("add"):
+		err = s.parseAddColumn(c, a)
+	case c.acceptWord("drop"):
+		err = parseDropColumn(c, a)
+	case c.acceptWord("alter"):
+		err = s.parseAlterColumn(c, a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.peek().isPunct(",") {
+		return nil, notSupportedAt(c.query, c.peek(), "several actions in one ALTER TABLE are not supported")
+	}
+	return a, c.expectEnd()
+}
+
+// parseRename parses, after RENAME, TO new | [COLUMN] col TO new.
+func parseRename(c *cursor, a *AlterRelationStmt) error {
+	var err error
+	if c.peek().isWord("to") && !c.peekAt(1).isWord("to") {
+		c.advance()
+		a.Action = AlterRename
+		a.NewName, err = c.ident()
+		return err
+	}
+	if a.Kind == ObjIndex || a.Kind == ObjSource || a.Kind == ObjSink {
+		return alterNotSupported(c)
+	}
+	c.acceptWord("column")
+	a.Action = AlterRenameColumn
+	if a.Column, err = c.ident(); err != nil {
+		return err
+	}
+	if err := c.expectWord("to"); err != nil {
+		return err
+	}
+	a.NewName, err = c.ident()
+	return err
+}
+
+// parseAddColumn parses, after ADD, [COLUMN] [IF NOT EXISTS] name type
+// [constraint ...].
+func (s *stmtParser) parseAddColumn(c *cursor, a *AlterRelationStmt) error {
+	if t := c.peek(); wordIn(t, addTableConstraint) {
+		return notSupportedAt(c.query, t, "ALTER TABLE ... ADD %s is not supported", c.query[t.Pos:t.End])
+	}
+	c.acceptWord("column") // reserved in PostgreSQL: never a column's name
+	a.Action = AlterAddColumn
+	a.IfNotExists = c.acceptWords("if", "not", "exists")
+	var err error
+	a.Def, err = s.parseColumnDef(c, &CreateTableStmt{Name: a.Name})
+	return err
+}
+
+var addTableConstraint = wordSet(`constraint primary unique check foreign exclude`)
+
+// parseDropColumn parses, after DROP, [COLUMN] [IF EXISTS] name
+// [CASCADE | RESTRICT].
+func parseDropColumn(c *cursor, a *AlterRelationStmt) error {
+	if t := c.peek(); wordIn(t, addTableConstraint) {
+		return notSupportedAt(c.query, t, "ALTER TABLE ... DROP %s is not supported", c.query[t.Pos:t.End])
+	}
+	c.acceptWord("column") // reserved in PostgreSQL: never a column's name
+	a.Action = AlterDropColumn
+	a.ColumnIfExists = c.acceptWords("if", "exists")
+	var err error
+	if a.Column, err = c.ident(); err != nil {
+		return err
+	}
+	if c.acceptWord("cascade") {
+		a.Cascade = true
+	} else {
+		c.acceptWord("restrict")
+	}
+	return nil
+}
+
+// parseAlterColumn parses, after ALTER, [COLUMN] name {SET DEFAULT expr |
+// DROP DEFAULT | SET NOT NULL | DROP NOT NULL}.
+func (s *stmtParser) parseAlterColumn(c *cursor, a *AlterRelationStmt) error {
+	c.acceptWord("column") // reserved in PostgreSQL: never a column's name
+	var err error
+	if a.Column, err = c.ident(); err != nil {
+		return err
+	}
+	switch {
+	case c.acceptWords("set", "default"):
+		a.Action = AlterSetDefault
+		var col ColumnDef
+		err = s.parseDefault(c, &col)
+		a.Default, a.DefaultText = col.Default, col.DefaultText
+		return err
+	case c.acceptWords("drop", "default"):
+		a.Action = AlterDropDefault
+	case c.acceptWords("set", "not", "null"):
+		a.Action = AlterSetNotNull
+	case c.acceptWords("drop", "not", "null"):
+		a.Action = AlterDropNotNull
+	default:
+		if c.eof() {
+			return c.errHere()
+		}
+		t := c.peek()
+		return notSupportedAt(c.query, t, "ALTER TABLE ... ALTER COLUMN ... %s is not supported", c.query[t.Pos:c.endOffset()])
+	}
+	return nil
+}
+
+func (*AlterRelationStmt) node() {}

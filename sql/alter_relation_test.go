@@ -1,0 +1,56 @@
+package sql
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParseAlterRelation(t *testing.T) {
+	for q, want := range map[string]*AlterRelationStmt{
+		"alter table t add column c int": {Kind: ObjTable, Name: "t", Action: AlterAddColumn,
+			Def: ColumnDef{Name: "c", TypeName: "int"}},
+		"ALTER TABLE IF EXISTS s.t ADD IF NOT EXISTS c text NOT NULL": {Kind: ObjTable, Name: "s.t", IfExists: true,
+			Action: AlterAddColumn, IfNotExists: true, Def: ColumnDef{Name: "c", TypeName: "text", NotNull: true}},
+		"alter table t drop c":                          {Kind: ObjTable, Name: "t", Action: AlterDropColumn, Column: "c"},
+		"alter table t drop column if exists c cascade": {Kind: ObjTable, Name: "t", Action: AlterDropColumn, Column: "c", ColumnIfExists: true, Cascade: true},
+		"alter table t drop column c restrict":          {Kind: ObjTable, Name: "t", Action: AlterDropColumn, Column: "c"},
+		"alter table t rename column a to b":            {Kind: ObjTable, Name: "t", Action: AlterRenameColumn, Column: "a", NewName: "b"},
+		"alter table t rename a to b":                   {Kind: ObjTable, Name: "t", Action: AlterRenameColumn, Column: "a", NewName: "b"},
+		"alter table t rename to u":                     {Kind: ObjTable, Name: "t", Action: AlterRename, NewName: "u"},
+		`alter table t rename to "U"`:                   {Kind: ObjTable, Name: "t", Action: AlterRename, NewName: "U"},
+		"alter materialized view v rename to w":         {Kind: ObjMaterializedView, Name: "v", Action: AlterRename, NewName: "w"},
+		"alter view v rename column a to b":             {Kind: ObjView, Name: "v", Action: AlterRenameColumn, Column: "a", NewName: "b"},
+		"alter index i rename to j":                     {Kind: ObjIndex, Name: "i", Action: AlterRename, NewName: "j"},
+		"alter sink k rename to j":                      {Kind: ObjSink, Name: "k", Action: AlterRename, NewName: "j"},
+		"alter source s rename to j":                    {Kind: ObjSource, Name: "s", Action: AlterRename, NewName: "j"},
+		"alter table t alter column c drop default":     {Kind: ObjTable, Name: "t", Action: AlterDropDefault, Column: "c"},
+		"alter table t alter c set not null":            {Kind: ObjTable, Name: "t", Action: AlterSetNotNull, Column: "c"},
+		"alter table t alter column c drop not null":    {Kind: ObjTable, Name: "t", Action: AlterDropNotNull, Column: "c"},
+	} {
+		got, ok := parseOne(t, q).Node.(*AlterRelationStmt)
+		if !ok {
+			t.Errorf("%s: got %T", q, parseOne(t, q).Node)
+			continue
+		}
+		if got.Def.Default != nil {
+			t.Errorf("%s: unexpected default", q)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %#v\nwant %#v", q, got, want)
+		}
+	}
+	st := parseOne(t, "alter table t alter column c set default 1 + 2").Node.(*AlterRelationStmt)
+	if st.Action != AlterSetDefault || st.Default == nil || st.DefaultText != "1 + 2" {
+		t.Errorf("SET DEFAULT: got %#v", st)
+	}
+	st = parseOne(t, "alter table t add c int default 'x' not null").Node.(*AlterRelationStmt)
+	if st.Def.Default == nil || st.Def.DefaultText != "'x'" || !st.Def.NotNull {
+		t.Errorf("ADD ... DEFAULT: got %#v", st.Def)
+	}
+	for _, q := range []string{"alter table t add", "alter table t add primary key (a)", "alter table t drop constraint x",
+		"alter table t alter column c type bigint", "alter table t add a int, add b int", "alter view v pause",
+		"alter index i rename column a to b", "alter table t rename column a", "alter table t drop column"} {
+		_, err := NewParser().Parse(q)
+		asPgErr(t, err)
+	}
+}
