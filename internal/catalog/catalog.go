@@ -215,6 +215,12 @@ type Relation struct {
 	// columns, added or dropped columns), that relation as the
 	// Definition names it: see bound.go.
 	Bound map[uint32]*BoundRel `json:"bound,omitempty"`
+	// ShownDefinition is Definition as SHOW CREATE and pg_get_viewdef
+	// show it once a relation it names was renamed: with the names as
+	// they are now (PostgreSQL shows a view's query from what it is
+	// bound to). Empty: Definition. It only shows; Definition and Bound
+	// are what binds.
+	ShownDefinition string `json:"shown_definition,omitempty"`
 	// Narrowed is set on a relation as a view created before columns
 	// were added to it knows it (AsBoundBy): its stored rows may hold
 	// more columns than Columns. Never stored.
@@ -234,6 +240,14 @@ func (r *Relation) VisibleColumns() []int {
 		}
 	}
 	return out
+}
+
+// Shown returns the definition to show (ShownDefinition).
+func (r *Relation) Shown() string {
+	if r.ShownDefinition != "" {
+		return r.ShownDefinition
+	}
+	return r.Definition
 }
 
 // ColumnTypes returns the types of all columns, hidden included.

@@ -350,17 +350,26 @@ func (db *DB) commitAlter(next *catalog.Relation) error {
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %d does not exist", next.ID)
 	}
+	renamed := prev.Name != next.Name
+	if renamed && next.Kind == catalog.KindIndex {
+		next.ShownDefinition = renamedIn(next, prev, next)
+	}
 	changed := []*catalog.Relation{next}
 	for _, d := range db.dependents(next.ID) {
-		if d.Bound[prev.ID] != nil {
+		if d.Bound[prev.ID] != nil && !renamed {
 			continue
 		}
 		nd := *d
-		nd.Bound = maps.Clone(d.Bound)
-		if nd.Bound == nil {
-			nd.Bound = map[uint32]*catalog.BoundRel{}
+		if d.Bound[prev.ID] == nil {
+			nd.Bound = maps.Clone(d.Bound)
+			if nd.Bound == nil {
+				nd.Bound = map[uint32]*catalog.BoundRel{}
+			}
+			nd.Bound[prev.ID] = catalog.BindingOf(prev)
 		}
-		nd.Bound[prev.ID] = catalog.BindingOf(prev)
+		if renamed {
+			nd.ShownDefinition = renamedIn(d, prev, next)
+		}
 		changed = append(changed, &nd)
 	}
 	puts := make(map[string][]byte, len(changed))
@@ -384,6 +393,17 @@ func (db *DB) commitAlter(next *catalog.Relation) error {
 		db.byName[r.Name] = r
 	}
 	return nil
+}
+
+// renamedIn returns the definition of d to show once relation prev is
+// renamed to next (sql.RenameRelationRefs).
+func renamedIn(d, prev, next *catalog.Relation) string {
+	if d.Shown() == "" {
+		return ""
+	}
+	_, old := catalog.SplitName(prev.Name)
+	_, now := catalog.SplitName(next.Name)
+	return sql.RenameRelationRefs(d.Shown(), old, now, d.Kind == catalog.KindIndex)
 }
 
 // tableEmpty reports whether table r holds no row (committed).

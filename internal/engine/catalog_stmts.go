@@ -83,18 +83,18 @@ func createSQL(r *catalog.Relation, rels catalog.Reader) string {
 	name := quoteName(r.Name)
 	switch r.Kind {
 	case catalog.KindMaterializedView:
-		q := "CREATE MATERIALIZED VIEW " + name + " AS " + r.Definition
+		q := "CREATE MATERIALIZED VIEW " + name + " AS " + r.Shown()
 		if r.EmitOnWindowClose {
 			q += " EMIT ON WINDOW CLOSE"
 		}
 		return q
 	case catalog.KindView:
-		return "CREATE VIEW " + name + " AS " + r.Definition
+		return "CREATE VIEW " + name + " AS " + r.Shown()
 	case catalog.KindIndex:
-		return r.Definition
+		return r.Shown()
 	case catalog.KindSink:
-		q := "CREATE SINK " + name + " AS " + r.Definition
-		if from, ok := strings.CutPrefix(r.Definition, "SELECT * FROM "); ok && len(r.Deps) == 1 {
+		q := "CREATE SINK " + name + " AS " + r.Shown()
+		if from, ok := strings.CutPrefix(r.Shown(), "SELECT * FROM "); ok && len(r.Deps) == 1 {
 			if dep, ok := rels.RelationByID(r.Deps[0]); ok {
 				from = quoteName(dep.Name)
 			}

@@ -80,7 +80,7 @@ func indexesViewRows(v *view) [][]types.Datum {
 // line-less form with a leading space and a closing semicolon (streamdb
 // keeps the query as written).
 func viewDefinition(r *catalog.Relation) string {
-	return " " + strings.TrimSpace(r.Definition) + ";"
+	return " " + strings.TrimSpace(r.Shown()) + ";"
 }
 
 // indexDef is the CREATE INDEX statement of a table's primary key index.
