@@ -73,6 +73,10 @@ func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.A
 	return w.Complete(tag)
 }
 
+// maxColumns is PostgreSQL's MaxHeapAttributeNumber: a table's columns,
+// dropped ones included, hidden ones too here.
+const maxColumns = 1600
+
 // relAlter is one ALTER of relation r, run under ddlMu.
 type relAlter struct {
 	db   *DB
@@ -168,6 +172,10 @@ func (a *relAlter) addColumn(ctx context.Context) error {
 			return a.skip(fmt.Sprintf("column %q of relation %q already exists, skipping", def.Name, a.ownName()))
 		}
 		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", def.Name, a.ownName())
+	}
+	if len(a.r.Columns) >= maxColumns {
+		// Dropped columns count, as in PostgreSQL: they keep their slot.
+		return pgerr.New("54011", "tables can have at most %d columns", maxColumns)
 	}
 	col, missing, err := binder.NewColumn(a.s.catalog(), a.st, def)
 	if err != nil {
