@@ -27,9 +27,10 @@ import (
 
 // pad returns buf, a row encoded by EncodeRow, with the columns it lacks
 // (those past its column count, up to len(t.Types)) appended as
-// t.Missing holds them; buf itself when it has every column or the table
-// has no missing values. The result is freshly allocated when padded.
-func (t *Table) pad(buf []byte) ([]byte, error) {
+// t.Missing holds them, or, with Prefix, cut to len(t.Types) columns; buf
+// itself when it fits already. A row it rewrites is appended to
+// dst[:0] (dst may be nil).
+func (t *Table) pad(dst, buf []byte) ([]byte, error) {
 	if len(t.Missing) == 0 && !t.Prefix {
 		return buf, nil
 	}
@@ -39,7 +40,7 @@ func (t *Table) pad(buf []byte) ([]byte, error) {
 	}
 	want := len(t.Types)
 	if n > uint64(want) && t.Prefix {
-		return t.cut(buf[k:], int(n))
+		return t.cut(dst[:0], buf[k:], int(n))
 	}
 	if n >= uint64(want) || len(t.Missing) == 0 {
 		return buf, nil
@@ -48,10 +49,12 @@ func (t *Table) pad(buf []byte) ([]byte, error) {
 	if len(buf) < k+oldNulls {
 		return nil, errCorrupt("row", "short null bitmap")
 	}
-	out := binary.AppendUvarint(make([]byte, 0, len(buf)+16), uint64(want))
+	out := binary.AppendUvarint(dst[:0], uint64(want))
 	start := len(out)
-	out = append(out, make([]byte, (want+7)/8)...)
-	copy(out[start:], buf[k:k+oldNulls])
+	out = append(out, buf[k:k+oldNulls]...)
+	for len(out) < start+(want+7)/8 {
+		out = append(out, 0)
+	}
 	out = append(out, buf[k+oldNulls:]...)
 	for i := int(n); i < want; i++ {
 		var d types.Datum
@@ -70,9 +73,9 @@ func (t *Table) pad(buf []byte) ([]byte, error) {
 	return out, nil
 }
 
-// cut returns the row of n columns whose null bitmap and values are rest
-// cut to its first len(t.Types) columns.
-func (t *Table) cut(rest []byte, n int) ([]byte, error) {
+// cut appends to dst the row of n columns whose null bitmap and values
+// are rest, cut to its first len(t.Types) columns.
+func (t *Table) cut(dst, rest []byte, n int) ([]byte, error) {
 	want := len(t.Types)
 	nulls := (n + 7) / 8
 	if len(rest) < nulls {
@@ -89,7 +92,7 @@ func (t *Table) cut(rest []byte, n int) ([]byte, error) {
 			return nil, fmt.Errorf("column %d: %w", i, err)
 		}
 	}
-	out := binary.AppendUvarint(make([]byte, 0, len(rest)), uint64(want))
+	out := binary.AppendUvarint(dst, uint64(want))
 	out = append(out, bitmap[:(want+7)/8]...)
 	if want%8 != 0 {
 		out[len(out)-1] &= byte(1)<<(want%8) - 1
@@ -100,7 +103,7 @@ func (t *Table) cut(rest []byte, n int) ([]byte, error) {
 // DecodeRow decodes a row of t (as DecodeRow does for t.Types), the
 // columns it was stored without read as t.Missing holds them.
 func (t *Table) DecodeRow(buf []byte, dst []types.Datum) ([]types.Datum, error) {
-	buf, err := t.pad(buf)
+	buf, err := t.pad(nil, buf)
 	if err != nil {
 		return dst, err
 	}
@@ -109,7 +112,7 @@ func (t *Table) DecodeRow(buf []byte, dst []types.Datum) ([]types.Datum, error) 
 
 // decodeRowReading is DecodeRowReading of a row of t, padded.
 func (t *Table) decodeRowReading(buf []byte, read []bool, dst []types.Datum) ([]types.Datum, error) {
-	buf, err := t.pad(buf)
+	buf, err := t.pad(nil, buf)
 	if err != nil {
 		return dst, err
 	}
@@ -121,8 +124,31 @@ func (t *Table) decodeRowReading(buf []byte, read []bool, dst []types.Datum) ([]
 // them.
 func (t *Table) NewRowDecoder(read []bool) *RowDecoder {
 	d := NewRowDecoderReading(t.Types, read)
-	if len(t.Missing) > 0 || t.Prefix {
+	if t.Prefix || t.readsMissing(read) {
 		d.table = t
 	}
 	return d
+}
+
+// readsMissing reports whether a reader of the columns read (nil: all)
+// reads a column with a missing value: a row without it must be padded.
+// Otherwise a short row decodes as it is (its missing tail NULL, as the
+// columns not read are).
+func (t *Table) readsMissing(read []bool) bool {
+	for i, d := range t.Missing {
+		if d != nil && (read == nil || i < len(read) && read[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// fit is pad for the rows the decoder reads, into its scratch buffer: the
+// values are copied into the builders before the next row.
+func (d *RowDecoder) fit(buf []byte) ([]byte, error) {
+	out, err := d.table.pad(d.padBuf, buf)
+	if err == nil && len(out) > 0 && len(buf) > 0 && &out[0] != &buf[0] {
+		d.padBuf = out[:0]
+	}
+	return out, err
 }

@@ -157,7 +157,7 @@ func zigzag(buf []byte) (int64, int) {
 func (d *RowDecoder) stageRow(buf []byte) error {
 	if d.table != nil {
 		var err error
-		if buf, err = d.table.pad(buf); err != nil {
+		if buf, err = d.fit(buf); err != nil {
 			return err
 		}
 	}

@@ -23,8 +23,9 @@ type RowDecoder struct {
 	read []bool // the columns decoded (nil: all); others are skipped, NULL
 	// table, when not nil, pads the rows stored with fewer columns
 	// with its missing values (Table.NewRowDecoder).
-	table *Table
-	kinds []valueKind
+	table  *Table
+	padBuf []byte
+	kinds  []valueKind
 	// The typed column builders of the chunk.Builder last appended to
 	// (a Builder keeps its column builders across Build).
 	bound *chunk.Builder
@@ -109,7 +110,7 @@ func (d *RowDecoder) bind(b *chunk.Builder) {
 func (d *RowDecoder) Append(b *chunk.Builder, op chunk.Op, buf []byte) error {
 	if d.table != nil {
 		var err error
-		if buf, err = d.table.pad(buf); err != nil {
+		if buf, err = d.fit(buf); err != nil {
 			return err
 		}
 	}
