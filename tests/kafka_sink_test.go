@@ -456,3 +456,46 @@ func TestKafkaSinkBackfill(t *testing.T) {
 	t.Logf("backfill delivered and folded in %v (%d messages)", time.Since(start), len(r.recs))
 	mustExec(t, db, "DROP SINK s")
 }
+
+// TestKafkaSinkAlterTable: a sink from a table keeps the columns it was
+// created with while the table gains a column (rows written after it
+// carry it, the sink's messages do not), refuses the drop of a column it
+// delivers (2BP01), and goes on delivering after the table and the sink
+// are renamed, also across a restart.
+func TestKafkaSinkAlterTable(t *testing.T) {
+	verifyNoLeaks(t)
+	_, addr := sinkCluster(t, "alt")
+	dir := t.TempDir()
+	db := openKafkaDB(t, dir)
+	mustExec(t, db, "CREATE TABLE t (id int PRIMARY KEY, v text, n numeric)")
+	mustExec(t, db, "INSERT INTO t SELECT g, 'r' || g, g FROM generate_series(1, 100) AS g")
+	mustExec(t, db, "CREATE SINK s FROM t WITH ("+sinkWith(addr, "alt", "")+") FORMAT UPSERT ENCODE JSON")
+	r := newTopicReader(t, addr, "alt")
+	waitFolded(t, r, upsertWant(t, db, "SELECT id, v, n FROM t"))
+
+	mustExec(t, db, "ALTER TABLE t ADD COLUMN extra int DEFAULT 7")
+	mustExec(t, db, "INSERT INTO t VALUES (101, 'new', 1.5, 8)")
+	mustExec(t, db, "UPDATE t SET extra = 9, n = n + 1 WHERE id <= 10")
+	waitFolded(t, r, upsertWant(t, db, "SELECT id, v, n FROM t"))
+	expectSQLState(t, db, pgerr.DependentObjects, "depend", "ALTER TABLE t DROP COLUMN v")
+	mustExec(t, db, "ALTER TABLE t DROP COLUMN extra")
+
+	mustExec(t, db, "ALTER TABLE t RENAME TO t2")
+	mustExec(t, db, "ALTER TABLE t2 RENAME COLUMN v TO label")
+	mustExec(t, db, "ALTER SINK s RENAME TO s2")
+	mustExec(t, db, "DELETE FROM t2 WHERE id > 90")
+	waitFolded(t, r, upsertWant(t, db, "SELECT id, label, n FROM t2"))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openKafkaDB(t, dir)
+	mustExec(t, db, "INSERT INTO t2 VALUES (500, 'after restart', 2)")
+	waitFolded(t, r, upsertWant(t, db, "SELECT id, label, n FROM t2"))
+	if got := queryRows(t, db, "SELECT name FROM streamdb_catalog.sinks"); len(got) != 1 || got[0] != "s2" {
+		t.Fatalf("sinks after the rename: %v", got)
+	}
+	mustExec(t, db, "DROP SINK s2")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
