@@ -146,6 +146,7 @@ func TestAlterTableErrors(t *testing.T) {
 		{"ALTER TABLE t ADD COLUMN a int", "42701"},
 		{"ALTER TABLE t ADD COLUMN c int NOT NULL", "23502"},
 		{"ALTER TABLE t ADD COLUMN c float DEFAULT random()", "0A000"},
+		{"ALTER TABLE t ADD COLUMN c timestamptz DEFAULT clock_timestamp()", "0A000"},
 		{"ALTER TABLE t ADD COLUMN c int DEFAULT 'x'", "22P02"},
 		{"ALTER TABLE t DROP COLUMN a", "2BP01"},
 		{"ALTER TABLE t DROP COLUMN id", "0A000"},

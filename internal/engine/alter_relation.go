@@ -177,7 +177,7 @@ func (a *relAlter) addColumn(ctx context.Context) error {
 		// Dropped columns count, as in PostgreSQL: they keep their slot.
 		return pgerr.New("54011", "tables can have at most %d columns", maxColumns)
 	}
-	col, missing, err := binder.NewColumn(a.s.catalog(), a.st, def)
+	col, missing, err := binder.NewColumn(a.s.catalog(), a.st, def, a.s.instants())
 	if err != nil {
 		return err
 	}

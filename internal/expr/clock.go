@@ -181,3 +181,19 @@ func mapChildren(e Expr, f func(Expr) Expr) Expr {
 	}
 	return e.WithChildren(nc)
 }
+
+// ReadsWallClock reports whether e calls clock_timestamp(), whose value
+// changes within a statement (PostgreSQL's volatile clock): unlike now()
+// and the other instants of a statement, one value of it cannot stand
+// for several rows.
+func ReadsWallClock(e Expr) bool {
+	if c, ok := e.(*call); ok && c.name == "clock_timestamp" {
+		return true
+	}
+	for _, c := range e.Children() {
+		if ReadsWallClock(c) {
+			return true
+		}
+	}
+	return false
+}

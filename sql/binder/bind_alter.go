@@ -9,11 +9,12 @@ import (
 )
 
 // NewColumn binds the column def of ALTER TABLE ... ADD COLUMN, of st:
-// its type and DEFAULT, which must be a constant (evaluated here: it is
-// what the rows already stored read for the column, see
-// storage/missing.go), and returns the column and that value (nil for
+// its type and DEFAULT, which must not be volatile: it is evaluated here,
+// once (now() and the like at the statement's instants at, as PostgreSQL
+// does), and is what the rows already stored read for the column (see
+// storage/missing.go). It returns the column and that value (nil for
 // NULL).
-func NewColumn(cat catalog.Reader, st *sql.Statement, def sql.ColumnDef) (catalog.Column, types.Datum, error) {
+func NewColumn(cat catalog.Reader, st *sql.Statement, def sql.ColumnDef, at *expr.Instants) (catalog.Column, types.Datum, error) {
 	b := newBinder(cat, st, Options{})
 	if def.PrimaryKey {
 		return catalog.Column{}, nil, notSupported("adding a primary key column")
@@ -30,13 +31,16 @@ func NewColumn(cat catalog.Reader, st *sql.Statement, def sql.ColumnDef) (catalo
 	if err != nil {
 		return col, nil, err
 	}
-	if b.readsClock || expr.IsVolatile(e) {
+	if expr.IsVolatile(e) || expr.ReadsWallClock(e) {
 		err := pgerr.New(pgerr.FeatureNotSupported, "cannot add column %q with a volatile DEFAULT", def.Name)
 		err.Detail = "The rows already stored would each need their own value."
 		err.Hint = "Add the column without a default (or with a constant one), then UPDATE the rows."
 		return col, nil, err
 	}
-	v, err := finishExpr(e, b.zone, nil).Eval(nil)
+	if !b.readsClock {
+		at = nil
+	}
+	v, err := finishExpr(e, b.zone, at).Eval(nil)
 	if err != nil {
 		return col, nil, err
 	}
