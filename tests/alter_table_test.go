@@ -66,9 +66,18 @@ func alterWrites(t *testing.T, db *streamdb.DB, rng *rand.Rand, next *int, table
 // view reads, RENAME COLUMN and RENAME TO. At every step, and after the
 // database is reopened, each view equals its query run as a batch
 // SELECT; a view created after the ADD over the new column does too.
+// With parallelism 4 the table's changes reach each view through a hash
+// exchange (4 scan actors), with 1 straight.
 func TestAlterTableUnderViews(t *testing.T) {
+	for _, par := range []int{1, 4} {
+		t.Run(fmt.Sprintf("parallelism=%d", par), func(t *testing.T) { testAlterTableUnderViews(t, par) })
+	}
+}
+
+func testAlterTableUnderViews(t *testing.T, par int) {
 	dir := t.TempDir()
-	db, err := streamdb.Open(dir, &streamdb.Options{NoSync: true})
+	opts := &streamdb.Options{NoSync: true, Parallelism: par}
+	db, err := streamdb.Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +132,7 @@ func TestAlterTableUnderViews(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if db, err = streamdb.Open(dir, &streamdb.Options{NoSync: true}); err != nil {
+	if db, err = streamdb.Open(dir, opts); err != nil {
 		t.Fatal(err)
 	}
 	views.check(t, db, "after reopen")
