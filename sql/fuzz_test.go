@@ -25,6 +25,8 @@ func FuzzParse(f *testing.F) {
 		"drop table if exists a, b cascade; show tables; set x to 1; begin; commit; flush",
 		"select E'\\x41', $$a$$, $t$b$t$ -- c\n /* d /* e */ */",
 		"explain select 1",
+		"alter table if exists s.t add column if not exists c int default 1 + 2 not null; alter table t drop column if exists c cascade",
+		"alter table t rename column a to b; alter materialized view v rename to w; alter table t alter column c set default now()",
 		"select 'unterminated",
 		"select j -> 'a' ->> 'b', j #>> '{a}' || 'x', not j ? 'k' from t where j @> $1 and (j -> 'c') ?| array['d']",
 		"select a[1:2][:3], a[2:], array[[1, 2], [3, 4]], -x ^ 2 ^ (y + 1), x between symmetric a and b from t",
