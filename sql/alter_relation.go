@@ -28,6 +28,10 @@ type AlterRelationStmt struct {
 	// Default and DefaultText are AlterSetDefault's expression.
 	Default     ast.ExprNode
 	DefaultText string
+	// More are the actions after this one of an ALTER TABLE listing
+	// several (ADD, DROP and ALTER COLUMN, separated by commas), run in
+	// order as one change.
+	More []*AlterRelationStmt
 }
 
 // AlterRelationAction is what an AlterRelationStmt does.
@@ -72,8 +76,26 @@ func (s *stmtParser) parseAlterRelation(c *cursor, a *AlterRelationStmt) (Node, 
 	if err != nil {
 		return nil, err
 	}
-	if c.peek().isPunct(",") {
-		return nil, notSupportedAt(c.query, c.peek(), "several actions in one ALTER TABLE are not supported")
+	for c.peek().isPunct(",") {
+		if a.Action == AlterRename || a.Action == AlterRenameColumn {
+			return nil, syntaxErrorAt(c.query, c.peek()) // RENAME stands alone
+		}
+		c.advance()
+		next := &AlterRelationStmt{Kind: a.Kind, Name: a.Name}
+		switch {
+		case c.acceptWord("add"):
+			err = s.parseAddColumn(c, next)
+		case c.acceptWord("drop"):
+			err = parseDropColumn(c, next)
+		case c.acceptWord("alter"):
+			err = s.parseAlterColumn(c, next)
+		default:
+			err = c.errHere()
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.More = append(a.More, next)
 	}
 	return a, c.expectEnd()
 }

@@ -47,8 +47,13 @@ func TestParseAlterRelation(t *testing.T) {
 	if st.Def.Default == nil || st.Def.DefaultText != "'x'" || !st.Def.NotNull {
 		t.Errorf("ADD ... DEFAULT: got %#v", st.Def)
 	}
+	st = parseOne(t, "alter table t add a int, drop column b cascade, alter c set not null").Node.(*AlterRelationStmt)
+	if st.Action != AlterAddColumn || len(st.More) != 2 || st.More[0].Action != AlterDropColumn || !st.More[0].Cascade ||
+		st.More[1].Action != AlterSetNotNull || st.More[1].Column != "c" || st.More[1].Name != "t" {
+		t.Errorf("several actions: got %#v", st)
+	}
 	for _, q := range []string{"alter table t add", "alter table t add primary key (a)", "alter table t drop constraint x",
-		"alter table t alter column c type bigint", "alter table t add a int, add b int", "alter view v pause",
+		"alter table t alter column c type bigint", "alter table t add a int, rename b to c", "alter table t rename b to c, add a int", "alter view v pause",
 		"alter index i rename column a to b", "alter table t rename column a", "alter table t drop column"} {
 		_, err := NewParser().Parse(q)
 		asPgErr(t, err)

@@ -54,38 +54,86 @@ func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.A
 		// PostgreSQL.
 		return wrongKind("ALTER", r, want)
 	}
-	a := &relAlter{db: db, s: s, st: st, n: n, r: r, w: w}
-	switch n.Action {
-	case sql.AlterAddColumn:
-		err = a.addColumn(ctx)
-	case sql.AlterDropColumn:
-		err = a.dropColumn(ctx)
-	case sql.AlterRenameColumn:
-		err = a.renameColumn()
-	case sql.AlterRename:
-		err = a.rename()
-	default:
-		err = a.alterColumn()
+	a := &relAlter{db: db, s: s, st: st, r: r, w: w, next: cloneRel(r)}
+	defer a.unlock()
+	acts := append([]*sql.AlterRelationStmt{n}, n.More...)
+	slices.SortStableFunc(acts, func(x, y *sql.AlterRelationStmt) int { return alterPass(x) - alterPass(y) })
+	for _, act := range acts {
+		if err := a.apply(ctx, act); err != nil {
+			return err
+		}
 	}
-	if err != nil || a.done {
+	if err := a.db.commitAlter(a.next); err != nil {
 		return err
 	}
+	if a.rebuild {
+		if err := a.db.rebuildJobs(ctx, r.ID, true); err != nil {
+			return err
+		}
+	}
 	return w.Complete(tag)
+}
+
+// apply makes the change of one action of the statement in a.next.
+func (a *relAlter) apply(ctx context.Context, n *sql.AlterRelationStmt) error {
+	a.n = n
+	switch n.Action {
+	case sql.AlterAddColumn:
+		return a.addColumn()
+	case sql.AlterDropColumn:
+		return a.dropColumn(ctx)
+	case sql.AlterRenameColumn:
+		return a.renameColumn()
+	case sql.AlterRename:
+		return a.rename()
+	}
+	return a.alterColumn()
+}
+
+// alterPass orders the actions of one ALTER TABLE as PostgreSQL runs
+// them (its AT_PASS_*): the drops (of columns, defaults and NOT NULL)
+// first, then the added columns, then SET NOT NULL, then SET DEFAULT, each
+// group in the order written; so ALTER c SET DEFAULT 1, ADD c int works.
+func alterPass(n *sql.AlterRelationStmt) int {
+	switch n.Action {
+	case sql.AlterAddColumn:
+		return 1
+	case sql.AlterSetNotNull:
+		return 2
+	case sql.AlterSetDefault:
+		return 3
+	}
+	return 0
+}
+
+// cloneRel returns a copy of r whose columns may be changed.
+func cloneRel(r *catalog.Relation) *catalog.Relation {
+	next := *r
+	next.Columns = slices.Clone(r.Columns)
+	return &next
 }
 
 // maxColumns is PostgreSQL's MaxHeapAttributeNumber: a table's columns,
 // dropped ones included, hidden ones too here.
 const maxColumns = 1600
 
-// relAlter is one ALTER of relation r, run under ddlMu.
+// relAlter is one ALTER of relation r, run under ddlMu: its actions (one,
+// or several of ADD, DROP and ALTER COLUMN in one ALTER TABLE) change
+// next, written in one catalog write at the end, as PostgreSQL runs them
+// in one transaction.
 type relAlter struct {
-	db   *DB
-	s    *Session
-	st   *sql.Statement
-	n    *sql.AlterRelationStmt
-	r    *catalog.Relation
-	w    ResultWriter
-	done bool // completed already (a skipping IF [NOT] EXISTS)
+	db *DB
+	s  *Session
+	st *sql.Statement
+	n  *sql.AlterRelationStmt // the action being applied
+	r  *catalog.Relation      // as the statement found it
+	w  ResultWriter
+	// next is r as the actions so far leave it; rebuild: an action
+	// added a column, so the jobs must be rebuilt (addColumn).
+	next    *catalog.Relation
+	rebuild bool
+	// unlockDML, when not nil, releases r's DML lock (lockDML).
+	unlockDML func()
 }
 
 // ownName is r's name without its schema, as PostgreSQL's messages show.
@@ -94,10 +142,10 @@ func (a *relAlter) ownName() string {
 	return own
 }
 
-// column finds the (not dropped, not hidden) column name of r, or
+// column finds the (not dropped, not hidden) column name of next, or
 // reports 42703.
 func (a *relAlter) column(name string) (int, error) {
-	for i, c := range a.r.Columns {
+	for i, c := range a.next.Columns {
 		if c.Name == name && !c.Hidden {
 			return i, nil
 		}
@@ -108,7 +156,7 @@ func (a *relAlter) column(name string) (int, error) {
 // taken reports whether r has a column called name (hidden included, as
 // a table's row id: PostgreSQL's system columns clash too).
 func (a *relAlter) taken(name string) bool {
-	for _, c := range a.r.Columns {
+	for _, c := range a.next.Columns {
 		if c.Name == name && !c.Dropped {
 			return true
 		}
@@ -116,13 +164,9 @@ func (a *relAlter) taken(name string) bool {
 	return false
 }
 
-// skip completes the statement with a NOTICE (IF [NOT] EXISTS).
+// skip skips the action with a NOTICE (IF [NOT] EXISTS).
 func (a *relAlter) skip(msg string) error {
-	a.done = true
-	if err := a.w.Notice("NOTICE", msg); err != nil {
-		return err
-	}
-	return a.w.Complete("ALTER " + strings.ToUpper(kindWord(a.r.Kind)))
+	return a.w.Notice("NOTICE", msg)
 }
 
 // checkColumnsChangeable refuses ADD and DROP COLUMN where they cannot
@@ -150,19 +194,28 @@ func (a *relAlter) checkColumnsChangeable(verb string) error {
 }
 
 // lockDML holds r's DML (statements wait; those bound before the change
-// fail: see write.sameRowShape) until the returned func is called.
-func (a *relAlter) lockDML() func() {
+// fail: see write.sameRowShape) until the statement ends (unlock).
+func (a *relAlter) lockDML() {
+	if a.unlockDML != nil {
+		return
+	}
 	a.db.mu.RLock()
 	rt := a.db.runtime[a.r.ID]
 	a.db.mu.RUnlock()
-	if rt == nil || rt.table == nil {
-		return func() {}
+	a.unlockDML = func() {}
+	if rt != nil && rt.table != nil {
+		rt.table.Lock()
+		a.unlockDML = rt.table.Unlock
 	}
-	rt.table.Lock()
-	return rt.table.Unlock
 }
 
-func (a *relAlter) addColumn(ctx context.Context) error {
+func (a *relAlter) unlock() {
+	if a.unlockDML != nil {
+		a.unlockDML()
+	}
+}
+
+func (a *relAlter) addColumn() error {
 	if err := a.checkColumnsChangeable("add"); err != nil {
 		return err
 	}
@@ -173,7 +226,7 @@ func (a *relAlter) addColumn(ctx context.Context) error {
 		}
 		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", def.Name, a.ownName())
 	}
-	if len(a.r.Columns) >= maxColumns {
+	if len(a.next.Columns) >= maxColumns {
 		// Dropped columns count, as in PostgreSQL: they keep their slot.
 		return pgerr.New("54011", "tables can have at most %d columns", maxColumns)
 	}
@@ -188,8 +241,7 @@ func (a *relAlter) addColumn(ctx context.Context) error {
 		}
 		col.Missing = &text
 	}
-	unlock := a.lockDML()
-	defer unlock()
+	a.lockDML()
 	if col.NotNull && missing == nil {
 		if empty, err := a.db.tableEmpty(a.r); err != nil {
 			return err
@@ -197,12 +249,9 @@ func (a *relAlter) addColumn(ctx context.Context) error {
 			return pgerr.New(pgerr.NotNullViolation, "column %q of relation %q contains null values", col.Name, a.ownName())
 		}
 	}
-	next := *a.r
-	next.Columns = append(slices.Clone(a.r.Columns), col)
-	if err := a.db.commitAlter(&next); err != nil {
-		return err
-	}
-	return a.db.rebuildJobs(ctx, next.ID, true)
+	a.next.Columns = append(a.next.Columns, col)
+	a.rebuild = true
+	return nil
 }
 
 func (a *relAlter) dropColumn(ctx context.Context) error {
@@ -216,7 +265,7 @@ func (a *relAlter) dropColumn(ctx context.Context) error {
 		}
 		return err
 	}
-	r := a.r
+	r := a.next
 	if slices.Contains(r.PK, c) || slices.Contains(r.DistKey, c) {
 		e := pgerr.New(pgerr.FeatureNotSupported, "cannot drop column %q of table %q because it is part of its primary key", a.n.Column, a.ownName())
 		e.Detail = "A table's rows are stored by their primary key."
@@ -225,35 +274,32 @@ func (a *relAlter) dropColumn(ctx context.Context) error {
 	if r.Watermark != nil && r.Watermark.Column == c {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot drop column %q of table %q: it is the table's watermark column", a.n.Column, a.ownName())
 	}
-	users, err := a.db.columnUsers(r, c)
-	if err != nil {
-		return err
+	var users []*catalog.Relation
+	if c < len(a.r.Columns) { // not one this statement added
+		if users, err = a.db.columnUsers(a.r, c); err != nil {
+			return err
+		}
 	}
 	if len(users) > 0 && !a.n.Cascade {
 		return a.dependentsError(users)
 	}
 	for _, u := range users {
-		if cur, ok := a.db.RelationByID(u.ID); !ok || cur != u {
+		cur, ok := a.db.RelationByID(u.ID)
+		if !ok {
 			continue // dropped by the cascade of another
 		}
 		if err := a.w.Notice("NOTICE", fmt.Sprintf("drop cascades to %s %s", kindWord(u.Kind), u.Name)); err != nil {
 			return err
 		}
-		if err := a.db.dropRelation(ctx, u, true, a.w); err != nil {
+		if err := a.db.dropRelation(ctx, cur, true, a.w); err != nil {
 			return err
 		}
 	}
-	if r, _ = a.db.RelationByID(r.ID); r == nil {
-		return pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", a.n.Name)
-	}
-	unlock := a.lockDML()
-	defer unlock()
-	next := *r
-	next.Columns = slices.Clone(r.Columns)
-	next.Columns[c] = catalog.Column{Name: catalog.DroppedName(c), Type: r.Columns[c].Type, Hidden: true, Dropped: true}
+	a.lockDML()
 	// Nothing to rebuild: the rows keep their layout, the column's slot
 	// now written NULL.
-	return a.db.commitAlter(&next)
+	r.Columns[c] = catalog.Column{Name: catalog.DroppedName(c), Type: r.Columns[c].Type, Hidden: true, Dropped: true}
+	return nil
 }
 
 // dependentsError is PostgreSQL's 2BP01 for a DROP COLUMN the relations
@@ -289,10 +335,8 @@ func (a *relAlter) renameColumn() error {
 	if a.taken(a.n.NewName) {
 		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", a.n.NewName, a.ownName())
 	}
-	next := *r
-	next.Columns = slices.Clone(r.Columns)
-	next.Columns[c].Name = a.n.NewName
-	return a.db.commitAlter(&next)
+	a.next.Columns[c].Name = a.n.NewName
+	return nil
 }
 
 func (a *relAlter) rename() error {
@@ -305,9 +349,8 @@ func (a *relAlter) rename() error {
 	if _, ok := a.db.Relation(name); ok {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", a.n.NewName)
 	}
-	next := *r
-	next.Name = name
-	return a.db.commitAlter(&next)
+	a.next.Name = name
+	return nil
 }
 
 // alterColumn runs ALTER COLUMN ... SET/DROP DEFAULT and SET/DROP NOT
@@ -317,10 +360,8 @@ func (a *relAlter) alterColumn() error {
 	if err != nil {
 		return err
 	}
-	r := a.r
-	next := *r
-	next.Columns = slices.Clone(r.Columns)
-	col := &next.Columns[c]
+	r := a.next
+	col := &r.Columns[c]
 	switch a.n.Action {
 	case sql.AlterSetDefault:
 		if err := binder.ColumnDefault(a.s.catalog(), a.st, a.n, *col); err != nil {
@@ -339,15 +380,16 @@ func (a *relAlter) alterColumn() error {
 			return nil
 		}
 		col.NotNull = true
-		unlock := a.lockDML()
-		defer unlock()
+		a.lockDML()
+		// The stored rows as next reads them (a column added by this
+		// statement: its missing value).
 		if has, err := a.db.hasNull(r, c); err != nil {
 			return err
 		} else if has {
 			return pgerr.New(pgerr.NotNullViolation, "column %q of relation %q contains null values", a.n.Column, a.ownName())
 		}
 	}
-	return a.db.commitAlter(&next)
+	return nil
 }
 
 // commitAlter durably writes next, the new version of a relation, with
