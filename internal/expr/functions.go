@@ -53,4 +53,5 @@ func init() {
 	registerDateTime()
 	registerSleep()
 	registerTrig()
+	registerLogs()
 }

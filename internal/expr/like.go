@@ -123,3 +123,36 @@ func foldCase(s string, fold bool) string {
 	}
 	return s
 }
+
+// likeEscape is like_escape(pattern, escape): pattern rewritten so that
+// backslash is its escape character, as x LIKE p ESCAPE e is x LIKE
+// like_escape(p, e) in PostgreSQL. An empty escape means none.
+func likeEscape(a []types.Datum) (types.Datum, error) {
+	p, esc := []rune(a[0].(string)), []rune(a[1].(string))
+	if len(esc) > 1 {
+		e := pgerr.New("22025", "invalid escape string")
+		e.Hint = "Escape string must be empty or one character."
+		return nil, e
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch {
+		case len(esc) == 1 && p[i] == esc[0]:
+			if i+1 == len(p) {
+				return nil, pgerr.New("22025", "LIKE pattern must not end with escape character")
+			}
+			i++
+			b.WriteByte('\\')
+			b.WriteRune(p[i])
+		case p[i] == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteRune(p[i])
+		}
+	}
+	return b.String(), nil
+}
+
+func init() {
+	register(overloads(fn2(tText, tText, tText, likeEscape)), "like_escape")
+}

@@ -378,9 +378,6 @@ func (b *binder) bindIn(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, error) {
 }
 
 func (b *binder) bindLike(c *exprCtx, n *ast.PatternLikeOrIlikeExpr) (expr.Expr, error) {
-	if n.EscapeExplicit && n.Escape != '\\' {
-		return nil, notSupported("LIKE ... ESCAPE")
-	}
 	x, err := b.bindExpr(c, n.Expr)
 	if err != nil {
 		return nil, err
@@ -388,6 +385,17 @@ func (b *binder) bindLike(c *exprCtx, n *ast.PatternLikeOrIlikeExpr) (expr.Expr,
 	p, err := b.bindExpr(c, n.Pattern)
 	if err != nil {
 		return nil, err
+	}
+	if n.EscapeExplicit && n.Escape != '\\' {
+		// x LIKE p ESCAPE e is x LIKE like_escape(p, e); the parser
+		// keeps e as one byte, 0 for ESCAPE ''.
+		esc := ""
+		if n.Escape != 0 {
+			esc = string(rune(n.Escape))
+		}
+		if p, err = expr.Func("like_escape", []expr.Expr{p, expr.NewConst(esc, types.TText)}); err != nil {
+			return nil, err
+		}
 	}
 	op := "LIKE"
 	if !n.IsLike {
