@@ -9,7 +9,9 @@ import "strings"
 const JSONOpFunc = "__sdb_op"
 
 // jsonOps are the operators rewriteJSONOps turns into JSONOpFunc calls.
-var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?& &&`)
+// # (integer xor) and ^@ (starts with) are of their level too, and
+// travel the same way.
+var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?& && # ^@`)
 
 // Operators around a JSON operator, by PostgreSQL's precedence
 // (sql-syntax-lexical.html#SQL-PRECEDENCE). The JSON operators are of the
@@ -22,7 +24,7 @@ var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?& &&`)
 var (
 	jsonTighterOps = wordSet(`+ - * / %`)
 	jsonPrefixOps  = wordSet(`+ - ~`)
-	jsonLevelOps   = wordSet(`|| & | << >> -> ->> #> #>> #- @> <@ ? ?| ?& &&`)
+	jsonLevelOps   = wordSet(`|| & | << >> -> ->> #> #>> #- @> <@ ? ?| ?& && # ^@`)
 )
 
 // rewriteJSONOps turns each binary use of a JSON operator into a marker

@@ -160,6 +160,7 @@ func TestRewrite(t *testing.T) {
 		// Operands: parenthesized, calls, subqueries, CASE, parameters; nesting.
 		{`select (j -> 'a') -> 'b', (j) -> 'a', f(j, 1) ->> 0, s.f(x) -> 'k', (select j from t) -> 'a', $1::jsonb ? $2`,
 			`select "__sdb_op"( '->' , ( "__sdb_op"( '->' , j , 'a' ) ) , 'b' ) , "__sdb_op"( '->' , ( j ) , 'a' ) , "__sdb_op"( '->>' , f( j , 1 ) , 0 ) , "__sdb_op"( '->' , s.f( x ) , 'k' ) , "__sdb_op"( '->' , ( select j from t ) , 'a' ) , "__sdb_op"( '?' , __sdb_cast( ? , 'jsonb' ) , ? )`},
+		{`select 1 + 2 # 3 # x, s ^@ 'a' and t`, `select "__sdb_op"( '#' , "__sdb_op"( '#' , 1 + 2 , 3 ) , x ) , "__sdb_op"( '^@' , s , 'a' ) and t`},
 		{`select j -> (k ->> 'a'), j -> f(k -> 'b'), coalesce(j -> 'a', k #> '{b}'), length(j ->> 'a')`,
 			`select "__sdb_op"( '->' , j , ( "__sdb_op"( '->>' , k , 'a' ) ) ) , "__sdb_op"( '->' , j , f( "__sdb_op"( '->' , k , 'b' ) ) ) , coalesce( "__sdb_op"( '->' , j , 'a' ) , "__sdb_op"( '#>' , k , '{b}' ) ) , length( "__sdb_op"( '->>' , j , 'a' ) )`},
 		{`select case when j ? 'a' then j -> 'a' else j end -> 'x', case j ->> 'k' when 'a' then 1 end, j -> case when c then 'a' else 'b' end`,
@@ -193,7 +194,8 @@ func TestRewriteErrors(t *testing.T) {
 	}{
 		{`select __sdb_cast(1, 'int')`, "42601", `identifier "__sdb_cast" is reserved: names starting with "__sdb_" are for internal use`, 8},
 		{`select "__SDB_x" from t`, "42601", `identifier "__SDB_x" is reserved: names starting with "__sdb_" are for internal use`, 8},
-		{`select 1 # 2`, "0A000", `operator is not supported: #`, 10},
+		{`select |/ 16`, "0A000", `operator is not supported: |/`, 8},
+		{`select # 2`, "42601", `syntax error at or near "#"`, 8},
 		{`select 2 ^`, "42601", `syntax error at or near "^"`, 10},
 		{`select ? b`, "42601", `syntax error at or near "?"`, 8},
 		{`select a ?? b`, "42601", `syntax error at or near "??"`, 10},

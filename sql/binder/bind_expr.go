@@ -167,6 +167,11 @@ var binaryOps = map[opcode.Op]string{
 	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.Mod: "%",
 	opcode.Xor:    "^", // Postgres's ^ is exponentiation; the parser reads it as xor
 	opcode.NullEQ: "IS NOT DISTINCT FROM",
+	// The bitwise operators: the parser gives them MySQL's precedence
+	// (| below & below << >>), where PostgreSQL has them all at one
+	// level, left to right; # (xor) comes as a marker call (sql's
+	// JSONOpFunc) at PostgreSQL's.
+	opcode.And: "&", opcode.Or: "|", opcode.LeftShift: "<<", opcode.RightShift: ">>",
 }
 
 func (b *binder) bindBinary(c *exprCtx, n *ast.BinaryOperationExpr) (expr.Expr, error) {
@@ -270,6 +275,8 @@ func (b *binder) bindUnary(c *exprCtx, n *ast.UnaryOperationExpr) (expr.Expr, er
 		return expr.Unary("-", e)
 	case opcode.Plus:
 		return expr.Unary("+", e)
+	case opcode.BitNeg:
+		return expr.Unary("~", e)
 	case opcode.Not, opcode.Not2:
 		if e, err = b.decideParam(e, types.TBool); err != nil {
 			return nil, err
