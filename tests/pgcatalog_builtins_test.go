@@ -150,6 +150,11 @@ func (p pgProcRow) callQuery() string {
 		args = []string{"'k'::text", "NULL::integer"} // a key must not be NULL
 	case p.name == "jsonb_object_agg" || p.name == "json_object_agg":
 		args = []string{"'k'::text", "NULL::integer"} // a key must not be NULL
+	case p.name == "array_fill":
+		args[1] = "ARRAY[1]" // the dimensions must not be NULL, in PostgreSQL too
+		if len(args) == 3 {
+			args[2] = "ARRAY[1]"
+		}
 	case p.variadic == anyOID:
 		// The fixed arguments, then two values of different types.
 		args = append(args[:len(args)-1], "NULL::integer", "NULL::text")

@@ -610,7 +610,7 @@ func TestCatalogQueryErrors(t *testing.T) {
 		{`SELECT 'nope'::regclass`, "42P01"},
 		{`SELECT 'nope'::regtype`, "42704"},
 		{`SELECT nope.f()`, "3F000"},
-		{`SELECT '{1,{2}}'::int[]`, "0A000"},
+		{`SELECT '{1,{2}}'::int[]`, "22P02"}, // malformed: a scalar beside a sub-array, as in PostgreSQL
 		{`SELECT 'x' ~ '('`, "2201B"},
 		{`SELECT c.oid + 1 FROM pg_class c`, "42883"},
 		{`SELECT (SELECT relname FROM pg_class)`, "21000"},

@@ -154,5 +154,33 @@ func likeEscape(a []types.Datum) (types.Datum, error) {
 }
 
 func init() {
-	register(overloads(fn2(tText, tText, tText, likeEscape)), "like_escape")
+	register(overloads(fn2(tText, tText, tText, likeEscape), fn2(tBytea, tBytea, tBytea, likeEscapeBytea)), "like_escape")
+}
+
+// likeEscapeBytea is like_escape of bytea: the pattern's bytes as
+// characters.
+func likeEscapeBytea(a []types.Datum) (types.Datum, error) {
+	p, esc := a[0].(string), a[1].(string)
+	if len(esc) > 1 {
+		e := pgerr.New("22025", "invalid escape string")
+		e.Hint = "Escape string must be empty or one character."
+		return nil, e
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch {
+		case len(esc) == 1 && p[i] == esc[0]:
+			if i+1 == len(p) {
+				return nil, pgerr.New("22025", "LIKE pattern must not end with escape character")
+			}
+			i++
+			b.WriteByte('\\')
+			b.WriteByte(p[i])
+		case p[i] == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(p[i])
+		}
+	}
+	return b.String(), nil
 }

@@ -191,18 +191,23 @@ func bucketOf(x, lo, hi float64, n int64) (types.Datum, error) {
 // arrayFill builds array_fill(value, dims int[]): an array of the shape
 // dims with every element value.
 func arrayFill(name string, args []Expr) (Expr, error) {
-	if len(args) != 2 || isArray(args[0]) {
+	if len(args) != 2 && len(args) != 3 || isArray(args[0]) || args[0].Type().ID == types.IDUnknown {
 		return nil, functionError(name, exprTypes(args), resolveNone)
 	}
-	dims, err := coerce(args[1], types.ArrayOf(types.IDInt32))
-	if err != nil || args[0].Type().ID == types.IDUnknown {
+	bounds, err := coerceAll(args[1:], types.ArrayOf(types.IDInt32))
+	if err != nil {
 		return nil, functionError(name, exprTypes(args), resolveNone)
 	}
 	et := args[0].Type()
-	return &call{name: name, style: styleFunc, args: []Expr{args[0], dims}, typ: types.ArrayOf(et.ID), nonStrict: true,
+	return &call{name: name, style: styleFunc, args: append([]Expr{args[0]}, bounds...), typ: types.ArrayOf(et.ID), nonStrict: true,
 		fn: func(a []types.Datum) (types.Datum, error) {
-			if a[1] == nil {
+			if a[1] == nil || len(a) == 3 && a[2] == nil {
 				return nil, pgerr.New(pgerr.NullValueNotAllowed, "dimension array or low bound array cannot be null")
+			}
+			if len(a) == 3 {
+				if err := defaultLowerBounds(a[2].(string)); err != nil {
+					return nil, err
+				}
 			}
 			ds, err := types.ParseArray(a[1].(string), types.TInt32)
 			if err != nil {
@@ -235,6 +240,24 @@ func arrayFill(name string, args []Expr) (Expr, error) {
 			}
 			return types.FormatArrayValue(out, et), nil
 		}}, nil
+}
+
+// defaultLowerBounds checks array_fill's lower bounds: streamdb's arrays
+// start at 1.
+func defaultLowerBounds(s string) error {
+	lbs, err := types.ParseArray(s, types.TInt32)
+	if err != nil {
+		return err
+	}
+	for _, lb := range lbs {
+		if lb == nil {
+			return pgerr.New(pgerr.NullValueNotAllowed, "dimension values cannot be null")
+		}
+		if lb.(int64) != 1 {
+			return pgerr.New(pgerr.FeatureNotSupported, "array lower bounds other than 1 are not supported")
+		}
+	}
+	return nil
 }
 
 // trimArray builds trim_array(arr, n): arr without its last n elements

@@ -400,7 +400,7 @@ func (b *binder) bindLike(c *exprCtx, n *ast.PatternLikeOrIlikeExpr) (expr.Expr,
 		if n.Escape != 0 {
 			esc = string(rune(n.Escape))
 		}
-		if p, err = expr.Func("like_escape", []expr.Expr{p, expr.NewConst(esc, types.TText)}); err != nil {
+		if p, err = expr.Func("like_escape", []expr.Expr{p, expr.NewConst(esc, types.TUnknown)}); err != nil {
 			return nil, err
 		}
 	}
