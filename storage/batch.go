@@ -154,6 +154,10 @@ func (w *WriteBatch) delete(key []byte) error {
 	if w.sizeHint > 0 {
 		w.presize()
 	}
+	if id, ok := tableOfKey(key); ok && w.s.hasBlocks(id) {
+		// A deletion would uncover a block's row: hide it (block_keys.go).
+		return w.b.Set(key, tombstoneValue, nil)
+	}
 	return w.b.Delete(key, nil)
 }
 
@@ -280,7 +284,10 @@ func (s *Store) prepareCommit(batches []*WriteBatch) (b *pebble.Batch, owned boo
 	if err != nil {
 		return nil, false, nil, err
 	}
-	if ingest, err = claimIngests(batches); err != nil && owned {
+	if ingest, err = claimIngests(batches); err == nil {
+		err = recordBlockTables(b, batches)
+	}
+	if err != nil && owned {
 		_ = b.Close()
 	}
 	return b, owned, ingest, err

@@ -1,9 +1,8 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
-
-	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/types"
@@ -16,9 +15,13 @@ import (
 // rows into chunks and needs the Datums of one row per chunk (its
 // position).
 type ChunkScan struct {
-	t       *Table
-	dec     *RowDecoder
-	it      *pebble.Iterator // nil once closed or failed to open
+	t   *Table
+	dec *RowDecoder
+	it  kvIter // nil once closed or failed to open
+	// merge is it when the table has blocks: AppendRows then appends a
+	// block's rows a column at a time where no row key falls among them.
+	merge   *mergeIter
+	blocks  *blockAppender
 	started bool
 	ended   bool // the iterator stepped past the last row
 	lastAt  lastPos
@@ -49,14 +52,16 @@ func (t *Table) ScanVnodeChunks(r Reader, vnode uint16, after []types.Datum) *Ch
 		s.err = err
 		return s
 	}
-	pr, err := r.reader()
+	it, err := t.newKV(r, lower, upper)
 	if err != nil {
+		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrWriteOnly) {
+			err = fmt.Errorf("storage: table %d scan: %w", t.ID, err)
+		}
 		s.err = err
 		return s
 	}
-	if s.it, err = pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper}); err != nil {
-		s.err = fmt.Errorf("storage: table %d scan: %w", t.ID, err)
-	}
+	s.it = it
+	s.merge, _ = it.(*mergeIter)
 	return s
 }
 
@@ -141,31 +146,71 @@ func (s *ChunkScan) AppendRows(b *chunk.Builder, op chunk.Op, max int) (int, err
 	}
 	d, room := s.dec, max-b.Len()
 	d.beginBatch(b, room)
+	// ran counts the rows appended block-wise (appendBlockRun).
+	ran := 0
 	// A row Next stepped on but not appended yet comes first.
 	pending := s.started && !s.ended && s.lastAt != lastAtIter
-	for d.batchRows < room {
+	for ran+d.batchRows < room {
 		if !pending && !s.step() {
 			if s.err != nil {
-				return d.batchRows, s.err
+				return ran + d.batchRows, s.err
 			}
-			if d.batchRows > 0 || s.lastAt == lastAtIter {
+			if ran+d.batchRows > 0 || s.lastAt == lastAtIter {
 				s.lastAt = lastAtEnd
 			}
 			break
 		}
 		pending = false
+		if s.merge != nil {
+			n, err := s.appendBlockRun(b, op, room-ran)
+			if err != nil {
+				return ran, err
+			}
+			if n > 0 {
+				ran += n
+				continue
+			}
+		}
 		v, err := s.it.ValueAndErr()
 		if err == nil {
 			err = d.stageRow(v)
 		}
 		if err != nil {
 			s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
-			return d.batchRows, s.err
+			return ran + d.batchRows, s.err
 		}
 		s.lastAt = lastAtIter
 	}
-	n := d.batchRows
+	n := ran + d.batchRows
 	d.flush(b, op)
+	return n, nil
+}
+
+// appendBlockRun appends the rows of the current block from the current
+// row on, at most room rows counting those staged, when no row key falls
+// among them (mergeIter.blockRun), straight to b's columns; the rows
+// staged so far are flushed first, so that rows keep their order, and a
+// batch is begun again for the room left. It returns how many rows it
+// appended, staged ones included (0: the current row must be staged).
+func (s *ChunkScan) appendBlockRun(b *chunk.Builder, op chunk.Op, room int) (int, error) {
+	d := s.dec
+	blk, from, to, ok := s.merge.blockRun(room - d.batchRows)
+	if !ok {
+		return 0, nil
+	}
+	staged := d.batchRows
+	d.flush(b, op)
+	if s.blocks == nil {
+		s.blocks = &blockAppender{ts: s.t.Types, read: d.read}
+	}
+	if err := s.blocks.appendRows(b, op, blk, from, to); err != nil {
+		s.err = fmt.Errorf("storage: table %d scan: %w", s.t.ID, err)
+		return 0, s.err
+	}
+	s.merge.ranRows(to)
+	s.lastAt = lastAtIter
+	n := staged + to - from
+	d.beginBatch(b, room-n)
 	return n, nil
 }
 

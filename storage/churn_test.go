@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"github.com/cockroachdb/pebble/v2"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func scanPoints(t *testing.T, s *Store, table *Table) (rows int, points uint64) 
 	if err := it.Err(); err != nil {
 		t.Fatal(err)
 	}
-	points = it.(*tableIter).it.Stats().InternalStats.PointCount
+	points = it.(*tableIter).it.(*pebble.Iterator).Stats().InternalStats.PointCount
 	if err := it.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -79,6 +79,9 @@ type Ingest struct {
 	bounds []fileBounds // of files, in order
 	rows   int64
 	state  atomic.Int32
+	// blockTables are the tables the files hold blocks of: the commit
+	// records them (block_keys.go).
+	blockTables []uint32
 }
 
 // fileBounds are the smallest and largest keys of a staged file.
@@ -130,6 +133,11 @@ func JoinIngests(ins ...*Ingest) *Ingest {
 		out.files = append(out.files, in.files...)
 		out.bounds = append(out.bounds, in.bounds...)
 		out.rows += in.rows
+		for _, id := range in.blockTables {
+			if !slices.Contains(out.blockTables, id) {
+				out.blockTables = append(out.blockTables, id)
+			}
+		}
 	}
 	return out
 }
@@ -142,7 +150,11 @@ type IngestWriter struct {
 	bounds []fileBounds
 	w      *sstable.Writer
 	rows   int64
+	keys   int64
 	done   bool
+	// blocks, when set, gathers the rows Add is given into blocks
+	// (WriteBlocks).
+	blocks *blockSink
 }
 
 // NewIngestWriter returns a writer of staged sstables; Finish or Abort it.
@@ -191,15 +203,28 @@ func (s *Store) stagedPath(name string) string { return s.fs.PathJoin(s.ingestDi
 
 // Add appends a row; keys must be strictly ascending.
 func (w *IngestWriter) Add(key, value []byte) error {
+	if w.blocks != nil {
+		return w.blocks.add(w, key, value)
+	}
+	w.rows++
 	return w.add(key, value, false)
 }
 
 // Delete appends the deletion of key (hiding the committed row of key, if
-// any); keys, those of Add included, must be strictly ascending.
+// any); keys, those of Add included, must be strictly ascending. In a
+// table with blocks the deletion is a tombstone (block_keys.go).
 func (w *IngestWriter) Delete(key []byte) error {
+	if w.blocks != nil {
+		return fmt.Errorf("%w: a deletion among blocks", ErrBadLayout)
+	}
+	w.rows++
+	if id, ok := tableOfKey(key); ok && w.s.hasBlocks(id) {
+		return w.add(key, tombstoneValue, false)
+	}
 	return w.add(key, nil, true)
 }
 
+// add appends one key to the current file.
 func (w *IngestWriter) add(key, value []byte, del bool) error {
 	if w.w == nil {
 		if err := w.open(); err != nil {
@@ -220,9 +245,9 @@ func (w *IngestWriter) add(key, value []byte, del bool) error {
 		b.first = append([]byte(nil), key...)
 	}
 	b.last = append(b.last[:0], key...)
-	w.rows++
-	// The size estimate is not free: look every so many rows.
-	if w.rows%1024 == 0 && w.w.Raw().EstimatedSize() >= ingestFileBytes {
+	w.keys++
+	// The size estimate is not free: look every so many keys.
+	if w.keys%1024 == 0 && w.w.Raw().EstimatedSize() >= ingestFileBytes {
 		return w.closeFile()
 	}
 	return nil
@@ -254,6 +279,12 @@ func (w *IngestWriter) closeFile() error {
 // Finish ends the writer and returns its rows as an Ingest (nil when it
 // holds none). The files are durable once it returns.
 func (w *IngestWriter) Finish() (*Ingest, error) {
+	if w.blocks != nil && !w.done {
+		if err := w.blocks.flush(w); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
 	if w.w != nil {
 		if err := w.closeFile(); err != nil {
 			w.Abort()
@@ -269,7 +300,11 @@ func (w *IngestWriter) Finish() (*Ingest, error) {
 		w.Abort()
 		return nil, err
 	}
-	return &Ingest{s: w.s, files: w.files, bounds: w.bounds, rows: w.rows}, nil
+	in := &Ingest{s: w.s, files: w.files, bounds: w.bounds, rows: w.rows}
+	if w.blocks != nil && w.blocks.wrote {
+		in.blockTables = []uint32{w.blocks.t.ID}
+	}
+	return in, nil
 }
 
 // Abort drops what the writer wrote. Harmless after Finish.

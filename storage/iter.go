@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -113,21 +114,21 @@ func (t *Table) vnodeBounds(vnode uint16, after []types.Datum) (lower, upper []b
 }
 
 func (t *Table) newIter(r Reader, lower, upper []byte, reverse bool) Iterator {
-	pr, err := r.reader()
-	if err != nil {
+	it, err := t.newKV(r, lower, upper)
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrWriteOnly) {
 		return errIter{err}
 	}
-	it, err := pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return errIter{fmt.Errorf("storage: table %d scan: %w", t.ID, err)}
 	}
 	return &tableIter{it: it, table: t, reverse: reverse, store: r.owner()}
 }
 
-// tableIter decodes rows from one bounded Pebble iterator, reusing its row
-// slice between calls to Next.
+// tableIter decodes rows from one bounded iterator (a Pebble iterator,
+// or the merge of a table's rows and blocks), reusing its row slice
+// between calls to Next.
 type tableIter struct {
-	it      *pebble.Iterator // nil once closed
+	it      kvIter // nil once closed
 	table   *Table
 	reverse bool
 	started bool
@@ -228,8 +229,10 @@ func (i *tableIter) Close() error {
 	if i.it == nil {
 		return nil
 	}
-	if st := i.it.Stats(); st.InternalStats.PointCount > uint64(churnRatio*i.rows+churnSlack) {
-		i.store.noteChurn()
+	if pi, ok := i.it.(*pebble.Iterator); ok {
+		if st := pi.Stats(); st.InternalStats.PointCount > uint64(churnRatio*i.rows+churnSlack) {
+			i.store.noteChurn()
+		}
 	}
 	err := i.it.Close()
 	i.it = nil

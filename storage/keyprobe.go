@@ -2,9 +2,9 @@ package storage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -19,7 +19,7 @@ func (t *Table) AppendRowKey(buf []byte, row []types.Datum) ([]byte, error) {
 // about one pass over the keys' neighbourhoods rather than a point read
 // each. Not safe for concurrent use; Close it.
 type KeyProbe struct {
-	it    *pebble.Iterator
+	it    kvIter
 	empty bool
 }
 
@@ -54,13 +54,12 @@ func (p *KeyProbe) Close() error { return p.it.Close() }
 
 // probeIter returns an iterator over all of the table's rows as r sees
 // them, positioned at the first; empty says there is none.
-func (t *Table) probeIter(r Reader) (it *pebble.Iterator, empty bool, err error) {
-	pr, err := r.reader()
-	if err != nil {
+func (t *Table) probeIter(r Reader) (it kvIter, empty bool, err error) {
+	lower := appendTablePrefix(nil, t.ID)
+	it, err = t.newKV(r, lower, prefixEnd(lower))
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrWriteOnly) {
 		return nil, false, err
 	}
-	lower := appendTablePrefix(nil, t.ID)
-	it, err = pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
 	if err != nil {
 		return nil, false, fmt.Errorf("storage: table %d probe: %w", t.ID, err)
 	}

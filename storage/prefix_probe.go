@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -62,7 +61,7 @@ func (t *Table) distLeadsPK() bool {
 // r did when the probe was made. Not safe for concurrent use; Close it.
 type PrefixProbe struct {
 	t     *Table
-	it    *pebble.Iterator
+	it    kvIter
 	empty bool
 	row   []types.Datum
 	// sought is the key GetAscending last sought, when ascending: the

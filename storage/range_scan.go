@@ -2,10 +2,10 @@ package storage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -60,6 +60,11 @@ func (t *Table) DeleteRangeIn(w *WriteBatch, kr KeyRange, vnodes []uint16) error
 	if len(kr.Eq) > len(t.PK) || kr.bounded() && len(kr.Eq) >= len(t.PK) {
 		return fmt.Errorf("%w: table %d: key range over %d pk columns", ErrBadLayout, t.ID, len(t.PK))
 	}
+	if w.s.hasBlocks(t.ID) {
+		// Range deletions would uncover block rows; only user tables,
+		// which no range deletion touches, get blocks.
+		return fmt.Errorf("%w: table %d: range deletion in a table with blocks", ErrBadLayout, t.ID)
+	}
 	for _, v := range vnodes {
 		lower, upper, empty, err := t.rangeBounds(v, kr)
 		if err != nil {
@@ -76,12 +81,11 @@ func (t *Table) DeleteRangeIn(w *WriteBatch, kr KeyRange, vnodes []uint16) error
 }
 
 func (t *Table) scanRange(r Reader, kr KeyRange, vnodes []uint16) Iterator {
-	pr, err := r.reader()
-	if err != nil {
+	lower := appendTablePrefix(nil, t.ID)
+	it, err := t.newKV(r, lower, prefixEnd(lower))
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrWriteOnly) {
 		return errIter{err}
 	}
-	lower := appendTablePrefix(nil, t.ID)
-	it, err := pr.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
 	if err != nil {
 		return errIter{fmt.Errorf("storage: table %d range scan: %w", t.ID, err)}
 	}
@@ -150,9 +154,9 @@ func (t *Table) rangeBounds(vnode uint16, kr KeyRange) (lower, upper []byte, emp
 type rangeIter struct {
 	t      *Table
 	kr     KeyRange
-	it     *pebble.Iterator // nil once closed
-	vnodes []uint16         // vnodes left to read, the current one first
-	inside bool             // the iterator is positioned within vnodes[0]
+	it     kvIter   // nil once closed
+	vnodes []uint16 // vnodes left to read, the current one first
+	inside bool     // the iterator is positioned within vnodes[0]
 	row    []types.Datum
 	err    error
 }

@@ -75,6 +75,8 @@ type Store struct {
 	ingestDirSynced atomic.Bool
 	// churnFlush is when noteChurn last asked for a flush (unix nanos).
 	churnFlush atomic.Int64
+	// blocks are the tables that may hold columnar blocks (block_keys.go).
+	blocks blockTables
 }
 
 // Open opens (creating if needed) the store in dir; dir ":memory:" or ""
@@ -111,6 +113,9 @@ func open(dir string, opts Options, fs vfs.FS) (*Store, error) {
 		s.writeOpts = pebble.NoSync
 	}
 	if err := s.loadEpoch(); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := s.loadBlockTables(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	if err := s.recoverIngest(); err != nil {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -196,18 +197,51 @@ func (t *Table) Get(r Reader, pk []types.Datum) (row []types.Datum, ok bool, err
 	if err != nil {
 		return nil, false, err
 	}
-	return t.getKey(pr, key)
+	return t.getKey(r, pr, key)
 }
 
-func (t *Table) getKey(pr pebble.Reader, key []byte) ([]types.Datum, bool, error) {
+// getKey reads the row of key: its row key (a tombstone: none) or, in a
+// table with blocks, the block row it falls in.
+func (t *Table) getKey(r Reader, pr pebble.Reader, key []byte) ([]types.Datum, bool, error) {
 	v, closer, err := pr.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, false, nil
+		// Checked after the read: a read that could see blocks merges.
+		if !r.owner().hasBlocks(t.ID) {
+			return nil, false, nil
+		}
+		return t.getBlockRow(r, key)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
 	}
 	defer closer.Close()
+	if isTombstone(v) {
+		return nil, false, nil
+	}
+	row, err := t.DecodeRow(v, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
+	}
+	return row, true, nil
+}
+
+// getBlockRow reads the row of key through the merge of rows and blocks.
+func (t *Table) getBlockRow(r Reader, key []byte) ([]types.Datum, bool, error) {
+	it, err := t.newKV(r, key, prefixEnd(key))
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
+	}
+	defer it.Close()
+	if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+		if err := it.Error(); err != nil {
+			return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
+		}
+		return nil, false, nil
+	}
+	v, err := it.ValueAndErr()
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
+	}
 	row, err := t.DecodeRow(v, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("storage: table %d get: %w", t.ID, err)
