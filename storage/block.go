@@ -31,8 +31,13 @@ import (
 //	[bitmap: ceil(rows/8) bytes, bit r set = row r is NULL] | values
 //
 // by kind:
-//   - blockInt (integers, dates, timestamps): rows * 8 bytes, each value
-//     an int64 little-endian (0 where NULL);
+//   - blockInt (integers, dates, timestamps): frame of reference: the
+//     least value (8 bytes little-endian), a width w (1, 2, 4 or 8) and
+//     rows * w bytes, each value less the least as an unsigned
+//     little-endian integer (0 where NULL): a block of ids or of small
+//     numbers loads a half or a quarter of the bytes of plain int64s,
+//     and a scan is bounded by loading and decompressing Pebble's
+//     blocks (BenchmarkScanCeiling/table-blocks);
 //   - blockFloat (real, double precision): rows * 8 bytes, the IEEE bits
 //     of the float64 little-endian, as the row codec keeps them;
 //   - blockVar (every other type): (rows+1) uint32 little-endian offsets
@@ -86,7 +91,8 @@ type BlockEncoder struct {
 type blockColEnc struct {
 	nulls []byte // bitmap, grown per row
 	any   bool   // a NULL was added
-	vals  []byte // fixed: 8 bytes a row; var: the values' bytes
+	vals  []byte // blockFloat: 8 bytes a row; blockVar: the values' bytes
+	ints  []int64
 	offs  []uint32
 }
 
@@ -108,7 +114,7 @@ func (e *BlockEncoder) Reset() {
 	e.rows = 0
 	for i := range e.cols {
 		c := &e.cols[i]
-		c.nulls, c.any, c.vals, c.offs = c.nulls[:0], false, c.vals[:0], append(c.offs[:0], 0)
+		c.nulls, c.any, c.vals, c.ints, c.offs = c.nulls[:0], false, c.vals[:0], c.ints[:0], append(c.offs[:0], 0)
 	}
 }
 
@@ -133,9 +139,12 @@ func (e *BlockEncoder) Add(row []byte) error {
 		if i >= int(n) || bitmap[i/8]&(1<<(i%8)) != 0 {
 			c.nulls[r/8] |= 1 << (r % 8)
 			c.any = true
-			if e.kinds[i] == blockVar {
+			switch e.kinds[i] {
+			case blockVar:
 				c.offs = append(c.offs, uint32(len(c.vals)))
-			} else {
+			case blockInt:
+				c.ints = append(c.ints, nullInt)
+			default:
 				c.vals = binary.LittleEndian.AppendUint64(c.vals, 0)
 			}
 			continue
@@ -152,7 +161,7 @@ func (e *BlockEncoder) Add(row []byte) error {
 			if k != len(v) {
 				return errColumn(i, errCorrupt("integer value", "bad varint"))
 			}
-			c.vals = binary.LittleEndian.AppendUint64(c.vals, uint64(x))
+			c.ints = append(c.ints, x)
 		case blockFloat:
 			c.vals = append(c.vals, v...)
 		default:
@@ -177,6 +186,9 @@ func (e *BlockEncoder) Finish(buf []byte) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(e.cols)))
 	for i := range e.cols {
 		c := &e.cols[i]
+		if e.kinds[i] == blockInt {
+			c.vals = appendFrame(c.vals[:0], c.ints, c.nulls)
+		}
 		size := 2 + len(c.vals)
 		if c.any {
 			size += len(c.nulls)
@@ -202,6 +214,57 @@ func (e *BlockEncoder) Finish(buf []byte) []byte {
 	return buf
 }
 
+// nullInt stands for a NULL among an integer column's values until
+// appendFrame stores it as the least value.
+const nullInt = math.MinInt64
+
+// appendFrame appends the frame of reference of vals (blockInt), the
+// rows whose bit is set in nulls being NULL.
+func appendFrame(buf []byte, vals []int64, nulls []byte) []byte {
+	lo, hi, any := int64(0), int64(0), false
+	for r, v := range vals {
+		if nulls[r/8]&(1<<(r%8)) != 0 {
+			continue
+		}
+		if !any || v < lo {
+			lo = v
+		}
+		if !any || v > hi {
+			hi = v
+		}
+		any = true
+	}
+	span := uint64(hi) - uint64(lo)
+	width := 8
+	switch {
+	case span <= math.MaxUint8:
+		width = 1
+	case span <= math.MaxUint16:
+		width = 2
+	case span <= math.MaxUint32:
+		width = 4
+	}
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(lo))
+	buf = append(buf, byte(width))
+	for r, v := range vals {
+		d := uint64(v) - uint64(lo)
+		if nulls[r/8]&(1<<(r%8)) != 0 {
+			d = 0
+		}
+		switch width {
+		case 1:
+			buf = append(buf, byte(d))
+		case 2:
+			buf = binary.LittleEndian.AppendUint16(buf, uint16(d))
+		case 4:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(d))
+		default:
+			buf = binary.LittleEndian.AppendUint64(buf, d)
+		}
+	}
+	return buf
+}
+
 // block is a decoded view of a block's bytes (it aliases them).
 type block struct {
 	rows int
@@ -214,6 +277,9 @@ type blockCol struct {
 	nulls []byte // nil when the column has no NULL
 	vals  []byte
 	offs  []byte // blockVar: (rows+1) uint32 offsets into vals
+	// base and width: blockInt's frame of reference (blockFloat: 0, 8).
+	base  int64
+	width int
 }
 
 // parseBlock reads the layout of buf (a block of rows of types ts) into
@@ -239,7 +305,7 @@ func parseBlock(b *block, buf []byte, ts []types.Type) error {
 		c := &b.cols[i]
 		if i >= int(ncols) {
 			// A column added after the block was written: all NULL.
-			*c = blockCol{kind: blockKindOf(ts[i]), nulls: allNulls(b.rows)}
+			*c = blockCol{kind: blockKindOf(ts[i]), nulls: allNulls(b.rows), width: 8}
 			if c.kind == blockVar {
 				c.offs = make([]byte, 4*(b.rows+1))
 			} else {
@@ -276,7 +342,7 @@ func (c *blockCol) parse(sec []byte, rows int, t types.Type) error {
 	if len(sec) < 2 || blockKind(sec[0]) != blockKindOf(t) {
 		return errCorrupt("block column", "bad kind")
 	}
-	c.kind, c.nulls, c.offs = blockKind(sec[0]), nil, nil
+	c.kind, c.nulls, c.offs, c.base, c.width = blockKind(sec[0]), nil, nil, 0, 8
 	nb := (rows + 7) / 8
 	switch sec[1] {
 	case 0:
@@ -289,8 +355,17 @@ func (c *blockCol) parse(sec []byte, rows int, t types.Type) error {
 	default:
 		return errCorrupt("block column", "bad nulls byte")
 	}
+	if c.kind == blockInt {
+		if len(sec) < 9 {
+			return errCorrupt("block column", "short frame")
+		}
+		c.base, c.width, sec = int64(binary.LittleEndian.Uint64(sec)), int(sec[8]), sec[9:]
+		if c.width != 1 && c.width != 2 && c.width != 4 && c.width != 8 {
+			return errCorrupt("block column", "bad width")
+		}
+	}
 	if c.kind != blockVar {
-		if len(sec) != 8*rows {
+		if len(sec) != c.width*rows {
 			return errCorrupt("block column", "bad values length")
 		}
 		c.vals = sec
@@ -316,7 +391,21 @@ func (c *blockCol) parse(sec []byte, rows int, t types.Type) error {
 
 func (c *blockCol) null(r int) bool { return c.nulls != nil && c.nulls[r/8]&(1<<(r%8)) != 0 }
 
-func (c *blockCol) word(r int) uint64 { return binary.LittleEndian.Uint64(c.vals[8*r:]) }
+// word returns row r's value of a fixed-width column.
+func (c *blockCol) word(r int) uint64 {
+	var d uint64
+	switch c.width {
+	case 1:
+		d = uint64(c.vals[r])
+	case 2:
+		d = uint64(binary.LittleEndian.Uint16(c.vals[2*r:]))
+	case 4:
+		d = uint64(binary.LittleEndian.Uint32(c.vals[4*r:]))
+	default:
+		d = binary.LittleEndian.Uint64(c.vals[8*r:])
+	}
+	return uint64(c.base) + d
+}
 
 func (c *blockCol) varValue(r int) []byte {
 	return c.vals[binary.LittleEndian.Uint32(c.offs[4*r:]):binary.LittleEndian.Uint32(c.offs[4*r+4:])]
@@ -422,17 +511,32 @@ func (a *blockAppender) validity(c *blockCol, from, to int) []bool {
 }
 
 // words returns the values of rows [from, to) of a fixed-width column
-// as int64s, copied into a.i64.
+// as int64s, in a.i64.
 func (a *blockAppender) words(c *blockCol, from, to int) []int64 {
 	out := sized(a.i64, to-from)
 	a.i64 = out
-	src := c.vals[8*from : 8*to]
-	if littleEndian && len(out) > 0 {
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), len(src)), src)
-		return out
-	}
-	for j := range out {
-		out[j] = int64(binary.LittleEndian.Uint64(src[8*j:]))
+	base := c.base
+	switch src := c.vals[c.width*from : c.width*to]; c.width {
+	case 1:
+		for j, b := range src {
+			out[j] = base + int64(b)
+		}
+	case 2:
+		for j := range out {
+			out[j] = base + int64(binary.LittleEndian.Uint16(src[2*j:]))
+		}
+	case 4:
+		for j := range out {
+			out[j] = base + int64(binary.LittleEndian.Uint32(src[4*j:]))
+		}
+	default:
+		if littleEndian && base == 0 && len(out) > 0 {
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), len(src)), src)
+			return out
+		}
+		for j := range out {
+			out[j] = base + int64(binary.LittleEndian.Uint64(src[8*j:]))
+		}
 	}
 	return out
 }

@@ -63,6 +63,9 @@ func vnodeIDs(n int) [][]int64 {
 type ceilingLayout struct {
 	rowsPerKey int
 	columnar   bool
+	// tableBlocks: the rows as a bulk load into an empty table writes
+	// them (IngestWriter.WriteBlocks), read by ChunkScan.
+	tableBlocks bool
 }
 
 // ceilingStore is a store in dir holding the rows, written by writer
@@ -88,6 +91,9 @@ func buildCeilingStore(b *testing.B, dir string, ids [][]int64, n int, layout ce
 	iw, err := s.NewIngestWriter()
 	if err != nil {
 		b.Fatal(err)
+	}
+	if layout.tableBlocks {
+		iw.WriteBlocks(scanBenchTable)
 	}
 	row := make([]types.Datum, 3)
 	var key, val []byte
@@ -489,6 +495,11 @@ func BenchmarkScanCeiling(b *testing.B) {
 				bm{name + "/chunk", cs, ceilingRun{level: levelChunk, layout: lay}})
 		}
 	}
+	tblocks := func(sb *testing.B) *ceilingStore {
+		return store(sb, "table-blocks", ceilingLayout{tableBlocks: true}, nil)
+	}
+	cases = append(cases, bm{"table-blocks/chunk", tblocks, ceilingRun{level: levelChunk}},
+		bm{"table-blocks/chunk-warm", tblocks, ceilingRun{level: levelChunk, warm: true}})
 	only := os.Getenv("STREAMDB_SCAN_CASES")
 	for _, c := range cases {
 		if only != "" && !slices.Contains(strings.Split(only, ","), c.name) {
