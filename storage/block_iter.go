@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -53,7 +54,7 @@ func (t *Table) newMerge(it *pebble.Iterator, lower, upper []byte) (*mergeIter, 
 		_ = it.Close()
 		return nil, err
 	}
-	return &mergeIter{ov: it, bl: &blockRows{t: t, it: bi, lo: lower, hi: upper}, lo: lower, hi: upper}, nil
+	return &mergeIter{ov: it, bl: &blockRows{t: t, it: bi}, table: tp, lo: lower, hi: upper, vnode: -1}, nil
 }
 
 // blockRows presents the rows of a table's blocks with keys in [lo, hi)
@@ -67,11 +68,16 @@ type blockRows struct {
 	blk    block
 	r      int // the current row of blk
 	ok     bool
-	key    []byte // the current row's key
-	val    []byte // its encoding, when valOK
-	valOK  bool
-	probe  []byte // scratch for keys of rows other than the current
-	err    error
+	// first and last are the keys of the block's first and last rows:
+	// what bounds checks and the merge compare while a whole block lies
+	// on one side, so that a row's key is made only when needed.
+	firstKey, lastKey []byte
+	key               []byte // the current row's key, when keyOK
+	keyOK             bool
+	val               []byte // its encoding, when valOK
+	valOK             bool
+	probe             []byte // scratch for keys of rows other than the current
+	err               error
 }
 
 // load parses the block the iterator is on.
@@ -80,11 +86,31 @@ func (b *blockRows) load() bool {
 	if err == nil {
 		err = parseBlock(&b.blk, v, b.t.Types)
 	}
+	if err == nil {
+		b.firstKey, err = b.rowKey(b.firstKey[:0], 0)
+	}
+	if err == nil {
+		b.lastKey, err = b.rowKey(b.lastKey[:0], b.blk.rows-1)
+	}
 	if err != nil {
 		b.err = fmt.Errorf("storage: table %d block %x: %w", b.t.ID, b.it.Key(), err)
 		return false
 	}
 	return true
+}
+
+// curKey returns the current row's key.
+func (b *blockRows) curKey() []byte {
+	if !b.keyOK {
+		var err error
+		if b.key, err = b.rowKey(b.key[:0], b.r); err != nil {
+			// The block's first and last keys were made: a row between
+			// them fails only if the block is corrupt.
+			b.err = fmt.Errorf("storage: table %d block: %w", b.t.ID, err)
+		}
+		b.keyOK = true
+	}
+	return b.key
 }
 
 // rowKey appends the key of row r of the current block to buf.
@@ -95,12 +121,7 @@ func (b *blockRows) rowKey(buf []byte, r int) ([]byte, error) {
 
 // setRow makes row r of the current block the current row.
 func (b *blockRows) setRow(r int) bool {
-	var err error
-	if b.key, err = b.rowKey(b.key[:0], r); err != nil {
-		b.err = fmt.Errorf("storage: table %d block: %w", b.t.ID, err)
-		return b.stop()
-	}
-	b.r, b.ok, b.valOK = r, true, false
+	b.r, b.ok, b.valOK, b.keyOK = r, true, false, false
 	return true
 }
 
@@ -157,18 +178,28 @@ func (b *blockRows) skipBack(ok bool) bool {
 
 // checkFwd bounds the row reached going forward by hi.
 func (b *blockRows) checkFwd() bool {
-	if b.hi != nil && bytes.Compare(b.key, b.hi) >= 0 {
+	if b.hi != nil && bytes.Compare(b.lastKey, b.hi) >= 0 && bytes.Compare(b.curKey(), b.hi) >= 0 {
 		return b.stop()
 	}
-	return true
+	return b.err == nil || b.stop()
 }
 
 // checkBack bounds the row reached going backward by lo.
 func (b *blockRows) checkBack() bool {
-	if b.lo != nil && bytes.Compare(b.key, b.lo) < 0 {
+	if b.lo != nil && bytes.Compare(b.firstKey, b.lo) < 0 && bytes.Compare(b.curKey(), b.lo) < 0 {
 		return b.stop()
 	}
-	return true
+	return b.err == nil || b.stop()
+}
+
+// before reports whether the current row's key is before k in direction
+// dir (1: less, -1: greater), and equal whether it equals k.
+func (b *blockRows) before(k []byte, dir int8) (before, equal bool) {
+	if dir > 0 && bytes.Compare(b.lastKey, k) < 0 || dir < 0 && bytes.Compare(b.firstKey, k) > 0 {
+		return true, false
+	}
+	c := bytes.Compare(b.curKey(), k) * int(dir)
+	return c < 0, c == 0
 }
 
 // seekGE moves to the first row with a key at least k (and lo).
@@ -309,17 +340,27 @@ func (b *blockRows) value() []byte {
 
 // mergeIter merges a table's rows (the overlay, ov) with its blocks (bl)
 // in key order: where both hold a key the row wins, and a tombstone row
-// hides the key. It implements kvIter. Changing direction re-seeks.
+// hides the key. It implements kvIter.
+//
+// It works a vnode at a time: both iterators are bounded to the vnode
+// it is in (ov to its rows, bl to its blocks), and a move past the
+// vnode's last row goes on in the next vnode (the one before, going
+// backward). Unbounded, a row iterator would step over the blocks of
+// every vnode between two rows, and a seek into a vnode without rows
+// after the key (every KeyProbe.Has of a table loaded as blocks) would
+// walk the whole table. Changing direction re-seeks.
 type mergeIter struct {
-	ov       *pebble.Iterator // nil once closed
-	bl       *blockRows
-	lo, hi   []byte
-	oOK      bool
-	dir      int8 // 1 forward, -1 backward, 0 unpositioned
-	cur      int8 // curNone, curRow, curBlock
-	err      error
-	scratch  []byte
-	lastSeek []byte
+	ov     *pebble.Iterator // nil once closed
+	bl     *blockRows
+	table  []byte // 't' | table
+	lo, hi []byte // the caller's bounds (nil: the table's)
+	vnode  int    // the vnode the iterators are bounded to (-1: none)
+	ovNone bool   // the vnode has no room for rows within lo, hi
+	oOK    bool
+	dir    int8 // 1 forward, -1 backward, 0 unpositioned
+	cur    int8 // curNone, curRow, curBlock
+	err    error
+	seek   []byte
 }
 
 const (
@@ -328,25 +369,73 @@ const (
 	curBlock
 )
 
-// ovFwd moves the row iterator forward past any block keys.
-func (m *mergeIter) ovFwd(ok bool) bool {
-	for ok && isBlockKey(m.ov.Key()) {
-		m.scratch = append(m.scratch[:0], m.ov.Key()[:tableKeyPrefixLen]...)
-		ok = m.ov.SeekGE(prefixEnd(m.scratch))
+// vnodeOf returns the vnode whose key range holds key (-1 before the
+// table's first, NumVnodes past its last).
+func (m *mergeIter) vnodeOf(key []byte) int {
+	if c := bytes.Compare(key, m.table); c < 0 {
+		if !bytes.HasPrefix(m.table, key) {
+			return -1
+		}
+		return 0
 	}
-	return ok
+	if !bytes.HasPrefix(key, m.table) {
+		return NumVnodes
+	}
+	// A key shorter than a vnode prefix (prefixEnd cuts its carry) is
+	// where the vnode its zero-padding names begins.
+	var vn [2]byte
+	copy(vn[:], key[len(m.table):])
+	return int(binary.BigEndian.Uint16(vn[:]))
 }
 
-// ovBack moves the row iterator backward past any block keys.
-func (m *mergeIter) ovBack(ok bool) bool {
-	for ok && isBlockKey(m.ov.Key()) {
-		m.scratch = append(append(m.scratch[:0], m.ov.Key()[:tableKeyPrefixLen]...), blockMarker)
-		ok = m.ov.SeekLT(m.scratch)
+// lastBelow returns the vnode holding the greatest keys less than key.
+func (m *mergeIter) lastBelow(key []byte) int {
+	v := m.vnodeOf(key)
+	if v >= 0 && bytes.HasPrefix(key, m.table) && len(key) <= tableKeyPrefixLen {
+		return min(v, NumVnodes) - 1 // key is where vnode v begins
 	}
-	return ok
+	return min(v, NumVnodes-1)
 }
 
-// settle picks the current row after a move in direction m.dir.
+// inBounds reports whether vnode v may hold keys within lo, hi.
+func (m *mergeIter) inBounds(v int) bool {
+	if v < 0 || v >= NumVnodes {
+		return false
+	}
+	if m.lo != nil && m.vnodeOf(m.lo) > v {
+		return false
+	}
+	return m.hi == nil || m.lastBelow(m.hi) >= v
+}
+
+// enter bounds both iterators to vnode v.
+func (m *mergeIter) enter(v int) {
+	m.vnode = v
+	start := binary.BigEndian.AppendUint16(append([]byte(nil), m.table...), uint16(v))
+	end := prefixEnd(start)
+	rowsEnd := append(append([]byte(nil), start...), blockMarker)
+	lo, hi := start, end
+	if m.lo != nil && bytes.Compare(m.lo, lo) > 0 {
+		lo = m.lo
+	}
+	if m.hi != nil && bytes.Compare(m.hi, hi) < 0 {
+		hi = m.hi
+	}
+	ovHi := rowsEnd
+	if bytes.Compare(hi, ovHi) < 0 {
+		ovHi = hi
+	}
+	m.ovNone = bytes.Compare(lo, ovHi) >= 0
+	if !m.ovNone {
+		m.ov.SetBounds(lo, ovHi)
+	}
+	m.bl.it.SetBounds(rowsEnd, end)
+	m.bl.lo, m.bl.hi, m.bl.ok = lo, hi, false
+	m.oOK = false
+}
+
+// settle picks the current row after a move in direction m.dir within
+// the current vnode.
 func (m *mergeIter) settle() bool {
 	for {
 		if m.err = m.ovErr(); m.err != nil {
@@ -359,12 +448,12 @@ func (m *mergeIter) settle() bool {
 			return false
 		}
 		if m.oOK && bOK {
-			c := bytes.Compare(m.ov.Key(), m.bl.key) * int(m.dir)
-			if c > 0 {
+			before, equal := m.bl.before(m.ov.Key(), m.dir)
+			if before {
 				m.cur = curBlock
 				return true
 			}
-			if c == 0 {
+			if equal {
 				// The row replaces (or its tombstone hides) the block's.
 				m.stepBlock()
 				continue
@@ -391,7 +480,7 @@ func (m *mergeIter) ovErr() error {
 	if m.bl.err != nil {
 		return m.bl.err
 	}
-	if !m.oOK {
+	if !m.oOK && !m.ovNone {
 		return m.ov.Error()
 	}
 	return nil
@@ -399,9 +488,9 @@ func (m *mergeIter) ovErr() error {
 
 func (m *mergeIter) stepRow() {
 	if m.dir > 0 {
-		m.oOK = m.ovFwd(m.ov.Next())
+		m.oOK = m.ov.Next()
 	} else {
-		m.oOK = m.ovBack(m.ov.Prev())
+		m.oOK = m.ov.Prev()
 	}
 }
 
@@ -413,40 +502,96 @@ func (m *mergeIter) stepBlock() {
 	}
 }
 
-// First implements kvIter.
-func (m *mergeIter) First() bool {
-	m.dir = 1
-	m.oOK = m.ovFwd(m.ov.First())
-	m.bl.first()
+// seekIn positions both iterators in vnode v, at key (nil: its first or
+// last row in direction m.dir), and settles.
+func (m *mergeIter) seekIn(v int, key []byte) bool {
+	m.enter(v)
+	switch {
+	case m.dir > 0 && key == nil:
+		m.oOK = !m.ovNone && m.ov.First()
+		m.bl.first()
+	case m.dir > 0:
+		m.oOK = !m.ovNone && m.ov.SeekGE(key)
+		m.bl.seekGE(key)
+	case key == nil:
+		m.oOK = !m.ovNone && m.ov.Last()
+		m.bl.last()
+	default:
+		m.oOK = !m.ovNone && m.ov.SeekLT(key)
+		m.bl.seekLT(key)
+	}
 	return m.settle()
 }
+
+// onward settles, and at the end of the current vnode goes on into the
+// next ones in direction m.dir.
+func (m *mergeIter) onward() bool {
+	if m.settle() {
+		return true
+	}
+	for m.err == nil {
+		v := m.vnode + int(m.dir)
+		if !m.inBounds(v) {
+			break
+		}
+		if m.seekIn(v, nil) {
+			return true
+		}
+	}
+	m.cur = curNone
+	return false
+}
+
+// from positions the iterator at key (nil: the first or last row) in
+// direction dir.
+func (m *mergeIter) from(dir int8, key []byte) bool {
+	m.dir, m.err = dir, nil
+	var v int
+	switch {
+	case dir > 0 && key == nil && m.lo == nil:
+		v = 0
+	case dir > 0 && key == nil:
+		v = m.vnodeOf(m.lo)
+	case dir > 0:
+		if m.lo != nil && bytes.Compare(key, m.lo) < 0 {
+			key = m.lo
+		}
+		v = m.vnodeOf(key)
+	case key == nil && m.hi == nil:
+		v = NumVnodes - 1
+	case key == nil:
+		v = m.lastBelow(m.hi)
+	default:
+		if m.hi != nil && bytes.Compare(key, m.hi) > 0 {
+			key = m.hi
+		}
+		v = m.lastBelow(key)
+	}
+	v = max(v, 0)
+	if v >= NumVnodes || !m.inBounds(v) {
+		m.cur = curNone
+		return false
+	}
+	if m.seekIn(v, key) {
+		return true
+	}
+	return m.onward()
+}
+
+// First implements kvIter.
+func (m *mergeIter) First() bool { return m.from(1, nil) }
 
 // Last implements kvIter.
-func (m *mergeIter) Last() bool {
-	m.dir = -1
-	m.oOK = m.ovBack(m.ov.Last())
-	m.bl.last()
-	return m.settle()
-}
+func (m *mergeIter) Last() bool { return m.from(-1, nil) }
 
 // SeekGE implements kvIter.
-func (m *mergeIter) SeekGE(key []byte) bool {
-	m.dir = 1
-	m.oOK = m.ovFwd(m.ov.SeekGE(key))
-	m.bl.seekGE(key)
-	return m.settle()
-}
+func (m *mergeIter) SeekGE(key []byte) bool { return m.from(1, key) }
 
 // SeekPrefixGE implements kvIter: SeekGE (callers check the key found).
 func (m *mergeIter) SeekPrefixGE(key []byte) bool { return m.SeekGE(key) }
 
 // SeekLT implements kvIter.
-func (m *mergeIter) SeekLT(key []byte) bool {
-	m.dir = -1
-	m.oOK = m.ovBack(m.ov.SeekLT(key))
-	m.bl.seekLT(key)
-	return m.settle()
-}
+func (m *mergeIter) SeekLT(key []byte) bool { return m.from(-1, key) }
 
 // Next implements kvIter.
 func (m *mergeIter) Next() bool {
@@ -457,14 +602,14 @@ func (m *mergeIter) Next() bool {
 		}
 		return false
 	case m.dir < 0:
-		m.lastSeek = append(append(m.lastSeek[:0], m.Key()...), 0)
-		return m.SeekGE(m.lastSeek)
+		m.seek = append(append(m.seek[:0], m.Key()...), 0)
+		return m.SeekGE(m.seek)
 	case m.cur == curRow:
 		m.stepRow()
 	default:
 		m.stepBlock()
 	}
-	return m.settle()
+	return m.onward()
 }
 
 // Prev implements kvIter.
@@ -476,21 +621,20 @@ func (m *mergeIter) Prev() bool {
 		}
 		return false
 	case m.dir > 0:
-		m.lastSeek = append(m.lastSeek[:0], m.Key()...)
-		return m.SeekLT(m.lastSeek)
+		m.seek = append(m.seek[:0], m.Key()...)
+		return m.SeekLT(m.seek)
 	case m.cur == curRow:
 		m.stepRow()
 	default:
 		m.stepBlock()
 	}
-	return m.settle()
+	return m.onward()
 }
 
 // SetBounds implements kvIter; the iterator is left unpositioned.
 func (m *mergeIter) SetBounds(lower, upper []byte) {
-	m.ov.SetBounds(lower, upper)
-	m.lo, m.hi, m.bl.lo, m.bl.hi = lower, upper, lower, upper
-	m.cur, m.dir, m.oOK, m.bl.ok = curNone, 0, false, false
+	m.lo, m.hi = lower, upper
+	m.cur, m.dir, m.oOK, m.bl.ok, m.vnode = curNone, 0, false, false, -1
 }
 
 // Key implements kvIter.
@@ -499,7 +643,7 @@ func (m *mergeIter) Key() []byte {
 	case curRow:
 		return m.ov.Key()
 	case curBlock:
-		return m.bl.key
+		return m.bl.curKey()
 	}
 	return nil
 }
@@ -550,9 +694,13 @@ func (m *mergeIter) blockRun(max int) (b *block, from, to int, ok bool) {
 	}
 	bl := m.bl
 	from, to = bl.r, min(bl.blk.rows, bl.r+max)
-	var err error
-	if bl.probe, err = bl.rowKey(bl.probe[:0], to-1); err != nil {
-		return nil, 0, 0, false
+	if to == bl.blk.rows {
+		bl.probe = append(bl.probe[:0], bl.lastKey...)
+	} else {
+		var err error
+		if bl.probe, err = bl.rowKey(bl.probe[:0], to-1); err != nil {
+			return nil, 0, 0, false
+		}
 	}
 	if m.hi != nil && bytes.Compare(bl.probe, m.hi) >= 0 {
 		return nil, 0, 0, false

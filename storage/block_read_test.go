@@ -206,6 +206,7 @@ func checkBlockReaders(t *testing.T, r Reader, rng source, model blockModel) {
 		want = model.sorted(inVnode)
 		sameRows(t, "ScanVnode", collect(t, blockTable.ScanVnode(r, vnode, after)), want)
 		sameRows(t, "ScanVnodeChunks", scanBlockChunks(t, r, rng, vnode, after), want)
+		sameRows(t, "ScanVnodeChunks resumed", scanResumed(t, r, rng, vnode, after), want)
 	}
 	// Point reads, present and absent, and the probes.
 	var keys [][]byte
@@ -281,4 +282,31 @@ func scanBlockChunks(t *testing.T, r Reader, rng source, vnode uint16, after []t
 		}
 	}
 	return rows
+}
+
+// scanResumed reads a vnode as a backfill does across barriers: a
+// ChunkScan from the last row read, for one chunk of a random size,
+// again and again.
+func scanResumed(t *testing.T, r Reader, rng source, vnode uint16, after []types.Datum) [][]types.Datum {
+	t.Helper()
+	bld := chunk.NewBuilder(blockTable.Types)
+	defer bld.Release()
+	var rows [][]types.Datum
+	for {
+		sc := blockTable.ScanVnodeChunks(r, vnode, after)
+		n, err := sc.AppendRows(bld, chunk.Insert, 1+rng.intn(300))
+		mustDo(t, err)
+		if n > 0 {
+			last, err := sc.LastRow()
+			mustDo(t, err)
+			after = slices.Clone(last[:2])
+		}
+		mustDo(t, sc.Close())
+		c := bld.Build()
+		rows = append(rows, c.Rows()...)
+		c.Release()
+		if n == 0 {
+			return rows
+		}
+	}
 }
