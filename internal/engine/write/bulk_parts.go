@@ -37,6 +37,10 @@ var ingestParts = 0
 // goroutine (a variable so tests can cut small statements too).
 var ingestPartRows int64 = 64 << 10
 
+// writeBlocks: a bulk ingest into a table with no key writes blocks (a
+// variable so tests and benchmarks can compare with rows).
+var writeBlocks = true
+
 // ingestPartsHook, when set (by tests), gets the number of ranges of
 // each bulk ingest.
 var ingestPartsHook func(n int)
@@ -61,6 +65,14 @@ func (t *dmlTarget) ingestStaged(ctx context.Context, keys *keySorter, rows int6
 			return nil, nil, -1, err
 		}
 	}
+	// Into a table that holds no key at all (its first load, as most
+	// bulk loads are), the rows go in columnar blocks (storage/block.go):
+	// the DML lock keeps every other write out until they commit.
+	blocks, err := t.layout.HoldsNoKey(t.snap)
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	blocks = blocks && writeBlocks
 	bounds := keys.parts(partCount(rows))
 	parts := make([]ingestPart, len(bounds)-1)
 	if ingestPartsHook != nil {
@@ -71,6 +83,9 @@ func (t *dmlTarget) ingestStaged(ctx context.Context, keys *keySorter, rows int6
 		if err != nil {
 			abortParts(parts[:i])
 			return nil, nil, -1, err
+		}
+		if blocks {
+			w.WriteBlocks(t.layout)
 		}
 		parts[i] = ingestPart{w: w, m: keys.mergeRange(bounds[i], bounds[i+1])}
 	}

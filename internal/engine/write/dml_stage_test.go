@@ -38,6 +38,7 @@ func TestUpdateDeleteSpilled(t *testing.T) {
 			t.Fatalf("%s: t_by %s, the query gives %s", what, got, want)
 		}
 	}
+	check("after the load")
 	res, err := db.Exec(ctx, "UPDATE t SET v = v + 1, s = s || '!' WHERE id % 3 <> 0")
 	if err != nil || res.RowsAffected != n-n/3-1 {
 		t.Fatalf("UPDATE: %+v, %v", res, err)
