@@ -283,8 +283,10 @@ type blockCol struct {
 }
 
 // parseBlock reads the layout of buf (a block of rows of types ts) into
-// b, reusing its columns.
-func parseBlock(b *block, buf []byte, ts []types.Type) error {
+// b, reusing its columns. A column added after the block was written
+// reads as missing holds it (the table's Missing values, see
+// missing.go; nil or short: NULL).
+func parseBlock(b *block, buf []byte, ts []types.Type, missing []types.Datum) error {
 	if len(buf) < 1 || buf[0] != blockVersion {
 		return errCorrupt("block", "unknown version")
 	}
@@ -295,7 +297,7 @@ func parseBlock(b *block, buf []byte, ts []types.Type) error {
 	}
 	buf = buf[k:]
 	ncols, k := binary.Uvarint(buf)
-	if k <= 0 || ncols > uint64(len(ts)) {
+	if k <= 0 || ncols > 1600 {
 		return errCorrupt("block", "bad column count")
 	}
 	buf = buf[k:]
@@ -323,9 +325,57 @@ func parseBlock(b *block, buf []byte, ts []types.Type) error {
 			return errColumn(i, err)
 		}
 	}
+	// Columns past ts (a reader that knows the table as it was before an
+	// ADD COLUMN, Table.Prefix) are skipped.
+	for i := len(ts); i < int(ncols); i++ {
+		size, k := binary.Uvarint(buf)
+		if k <= 0 || size > uint64(len(buf)-k) {
+			return errCorrupt("block", "bad column length")
+		}
+		buf = buf[k+int(size):]
+	}
 	if len(buf) != 0 {
 		return errCorrupt("block", "trailing bytes")
 	}
+	if int(ncols) < len(ts) && hasMissing(missing, int(ncols)) {
+		return fillMissing(b, ts, missing, int(ncols))
+	}
+	return nil
+}
+
+// hasMissing reports whether missing holds a value for a column from
+// the from'th on.
+func hasMissing(missing []types.Datum, from int) bool {
+	for i := from; i < len(missing); i++ {
+		if missing[i] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// fillMissing sets the columns of b from the from'th on, which its block
+// was written without, to the table's missing values: it encodes a block
+// of b.rows copies of them and takes its columns. Only blocks older than
+// an ALTER TABLE ... ADD COLUMN with a DEFAULT take this step.
+func fillMissing(b *block, ts []types.Type, missing []types.Datum, from int) error {
+	tail := make([]types.Datum, len(ts)-from)
+	copy(tail, missing[min(from, len(missing)):])
+	row, err := EncodeRow(nil, ts[from:], tail)
+	if err != nil {
+		return fmt.Errorf("missing values: %w", err)
+	}
+	enc := NewBlockEncoder(ts[from:])
+	for range b.rows {
+		if err := enc.Add(row); err != nil {
+			return fmt.Errorf("missing values: %w", err)
+		}
+	}
+	var filled block
+	if err := parseBlock(&filled, enc.Finish(nil), ts[from:], nil); err != nil {
+		return fmt.Errorf("missing values: %w", err)
+	}
+	copy(b.cols[from:], filled.cols)
 	return nil
 }
 

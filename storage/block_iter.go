@@ -84,7 +84,7 @@ type blockRows struct {
 func (b *blockRows) load() bool {
 	v, err := b.it.ValueAndErr()
 	if err == nil {
-		err = parseBlock(&b.blk, v, b.t.Types)
+		err = parseBlock(&b.blk, v, b.t.Types, b.t.Missing)
 	}
 	if err == nil {
 		b.firstKey, err = b.rowKey(b.firstKey[:0], 0)

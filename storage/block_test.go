@@ -57,7 +57,7 @@ func TestBlockMatchesRowCodec(t *testing.T) {
 		}
 		buf := e.Finish(nil)
 		var b block
-		if err := parseBlock(&b, buf, ts); err != nil {
+		if err := parseBlock(&b, buf, ts, nil); err != nil {
 			t.Fatalf("types %v: parse: %v", ts, err)
 		}
 		if b.rows != n {
@@ -121,7 +121,7 @@ func TestBlockCorrupt(t *testing.T) {
 		buf := e.Finish(nil)
 		try := func(bad []byte) {
 			var b block
-			if parseBlock(&b, bad, ts) != nil {
+			if parseBlock(&b, bad, ts, nil) != nil {
 				return
 			}
 			for r := range b.rows {
@@ -139,7 +139,7 @@ func TestBlockCorrupt(t *testing.T) {
 		}
 	}
 	var b block
-	if err := parseBlock(&b, []byte{9, 1, 1}, allTypes[:1]); err == nil {
+	if err := parseBlock(&b, []byte{9, 1, 1}, allTypes[:1], nil); err == nil {
 		t.Fatal("a block of an unknown version parsed")
 	}
 }
