@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"testing"
 )
@@ -19,20 +18,8 @@ func TestAddColumnOverBlocks(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	s := db.NewSession()
-	ctx := context.Background()
 	const n = 40_000
-	query := func(q string) string {
-		t.Helper()
-		rows, err := s.Query(ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		var out [][]any
-		for rows.Next() {
-			out = append(out, rows.Values())
-		}
-		return fmt.Sprint(out)
-	}
+	query := func(q string) string { t.Helper(); return queryText(t, s, q) }
 	mustExec(t, s,
 		"CREATE TABLE t (id bigint PRIMARY KEY, k int, v bigint)",
 		fmt.Sprintf("INSERT INTO t SELECT g, g %% 10, g FROM generate_series(1, %d) AS g", n))

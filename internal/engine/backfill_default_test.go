@@ -16,18 +16,7 @@ import (
 func TestBackfillRateDefaultAdaptive(t *testing.T) {
 	db, s := openCursorDB(t, 1000)
 	ctx := context.Background()
-	query := func(q string) string {
-		t.Helper()
-		rows, err := s.Query(ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		var out [][]any
-		for rows.Next() {
-			out = append(out, rows.Values())
-		}
-		return fmt.Sprint(out)
-	}
+	query := func(q string) string { t.Helper(); return queryText(t, s, q) }
 	show := func() string { return query("SHOW backfill_rate_limit") }
 	type want struct {
 		adaptive bool
@@ -113,4 +102,18 @@ func TestBackfillRateDefaultAdaptive(t *testing.T) {
 	if got := query("SELECT count(*) FROM v_held"); got != "[[1000]]" {
 		t.Fatalf("v_held has %s rows, want 1000", got)
 	}
+}
+
+// queryText runs q on s and returns its rows as fmt prints [][]any.
+func queryText(t *testing.T, s *Session, q string) string {
+	t.Helper()
+	rows, err := s.Query(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	var out [][]any
+	for rows.Next() {
+		out = append(out, rows.Values())
+	}
+	return fmt.Sprint(out)
 }

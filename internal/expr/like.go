@@ -128,7 +128,13 @@ func foldCase(s string, fold bool) string {
 // backslash is its escape character, as x LIKE p ESCAPE e is x LIKE
 // like_escape(p, e) in PostgreSQL. An empty escape means none.
 func likeEscape(a []types.Datum) (types.Datum, error) {
-	p, esc := []rune(a[0].(string)), []rune(a[1].(string))
+	return rewriteEscape([]rune(a[0].(string)), []rune(a[1].(string)), func(b *strings.Builder, c rune) { b.WriteRune(c) })
+}
+
+// rewriteEscape writes pattern p with its escape character esc (none
+// when empty) replaced by backslash: like_escape of text (runes) and of
+// bytea (bytes).
+func rewriteEscape[E rune | byte](p, esc []E, write func(*strings.Builder, E)) (types.Datum, error) {
 	if len(esc) > 1 {
 		e := pgerr.New("22025", "invalid escape string")
 		e.Hint = "Escape string must be empty or one character."
@@ -143,11 +149,11 @@ func likeEscape(a []types.Datum) (types.Datum, error) {
 			}
 			i++
 			b.WriteByte('\\')
-			b.WriteRune(p[i])
+			write(&b, p[i])
 		case p[i] == '\\':
 			b.WriteString(`\\`)
 		default:
-			b.WriteRune(p[i])
+			write(&b, p[i])
 		}
 	}
 	return b.String(), nil
@@ -160,27 +166,5 @@ func init() {
 // likeEscapeBytea is like_escape of bytea: the pattern's bytes as
 // characters.
 func likeEscapeBytea(a []types.Datum) (types.Datum, error) {
-	p, esc := a[0].(string), a[1].(string)
-	if len(esc) > 1 {
-		e := pgerr.New("22025", "invalid escape string")
-		e.Hint = "Escape string must be empty or one character."
-		return nil, e
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		switch {
-		case len(esc) == 1 && p[i] == esc[0]:
-			if i+1 == len(p) {
-				return nil, pgerr.New("22025", "LIKE pattern must not end with escape character")
-			}
-			i++
-			b.WriteByte('\\')
-			b.WriteByte(p[i])
-		case p[i] == '\\':
-			b.WriteString(`\\`)
-		default:
-			b.WriteByte(p[i])
-		}
-	}
-	return b.String(), nil
+	return rewriteEscape([]byte(a[0].(string)), []byte(a[1].(string)), func(b *strings.Builder, c byte) { b.WriteByte(c) })
 }
