@@ -247,7 +247,7 @@ func newFieldEncoder(dt arrow.DataType, t types.Type) (*fieldEncoder, error) {
 	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
 		arrow.UINT64, arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW,
 		arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY, arrow.DATE32, arrow.DATE64,
-		arrow.TIMESTAMP, arrow.DECIMAL128, arrow.DECIMAL256, arrow.INTERVAL_MONTH_DAY_NANO, arrow.NULL:
+		arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DECIMAL128, arrow.DECIMAL256, arrow.INTERVAL_MONTH_DAY_NANO, arrow.NULL:
 		return &fieldEncoder{target: t}, nil
 	}
 	return nil, &Error{Code: pgerr.DatatypeMismatch, Message: fmt.Sprintf("streamdb: Append: Arrow type %s is not supported (column of type %s)", dt, t)}
@@ -415,6 +415,10 @@ func arrowValue(col arrow.Array, i int) (types.Datum, types.Type, error) {
 		return types.Date(floorDiv(int64(c.Value(i)), 86_400_000)), types.TDate, nil
 	case *array.Timestamp:
 		return timestampValue(c, i)
+	case *array.Time32:
+		return timeOfDay(int64(c.Value(i)), c.DataType().(*arrow.Time32Type).Unit)
+	case *array.Time64:
+		return timeOfDay(int64(c.Value(i)), c.DataType().(*arrow.Time64Type).Unit)
 	case *array.Decimal128:
 		n := c.Value(i).BigInt()
 		scale := c.DataType().(*arrow.Decimal128Type).Scale
@@ -464,6 +468,9 @@ func decimalOf(n *big.Int, scale int32) *apd.Decimal {
 // where both hold the same kind of value, else through its text, as
 // COPY's text format would read it.
 func coerce(d types.Datum, from, to types.Type) (types.Datum, error) {
+	if v, ok, err := coerceExt(d, from, to); ok {
+		return v, err
+	}
 	switch {
 	case to.IsInteger():
 		if n, ok := d.(int64); ok {
@@ -511,4 +518,54 @@ func coerce(d types.Datum, from, to types.Type) (types.Datum, error) {
 		}
 	}
 	return types.ParseIn(types.Format(d, from), to, nil)
+}
+
+// timeOfDay is an Arrow time32 / time64 value in unit as a time Datum
+// (microseconds since midnight; nanoseconds truncated).
+func timeOfDay(v int64, unit arrow.TimeUnit) (types.Datum, types.Type, error) {
+	switch unit {
+	case arrow.Second:
+		v *= 1_000_000
+	case arrow.Millisecond:
+		v *= 1_000
+	case arrow.Nanosecond:
+		v = floorDiv(v, 1_000)
+	}
+	if v < 0 || v > types.MicrosPerDay {
+		return nil, types.TTime, &Error{Code: pgerr.DatetimeFieldOverflow, Message: "streamdb: Append: time out of range"}
+	}
+	return v, types.TTime, nil
+}
+
+// coerceExt is coerce into uuid, time, character(n), inet and cidr
+// columns: a uuid from its 16 bytes (fixed_size_binary[16], binary) or
+// its text, a time from an Arrow time, a character(n) from a string,
+// padded, an inet or cidr from its text; ok is false for other columns.
+func coerceExt(d types.Datum, from, to types.Type) (types.Datum, bool, error) {
+	switch to.ID {
+	case types.IDUUID:
+		s, isStr := d.(string)
+		switch {
+		case isStr && from.ID == types.IDBytea && len(s) == 16:
+			return s, true, nil
+		case isStr && from.ID == types.IDText:
+			v, err := types.ParseUUID(s)
+			return v, true, err
+		}
+	case types.IDTime:
+		if n, isInt := d.(int64); isInt && from.ID == types.IDTime {
+			return types.RoundTime(n, to), true, nil
+		}
+	case types.IDBpchar:
+		if s, isStr := d.(string); isStr && from.ID == types.IDText {
+			v, err := types.CheckBpchar(s, to, false)
+			return v, true, err
+		}
+	case types.IDInet, types.IDCidr:
+		if s, isStr := d.(string); isStr && from.ID == types.IDText {
+			v, err := types.ParseInet(s, to.ID == types.IDCidr)
+			return v, true, err
+		}
+	}
+	return nil, false, nil
 }

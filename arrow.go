@@ -33,6 +33,9 @@ const ArrowBatchRows = 8192
 //	timestamp                   timestamp[us] (no time zone: the wall-clock reading)
 //	timestamp with time zone    timestamp[us, UTC]
 //	interval                    month_day_nano_interval
+//	time                        time64[us]
+//	uuid                        fixed_size_binary[16]
+//	character(n)                utf8 (blank-padded)
 //	any other type              utf8, its Postgres text
 func arrowType(t types.Type) arrow.DataType {
 	switch t.ID {
@@ -54,6 +57,10 @@ func arrowType(t types.Type) arrow.DataType {
 		}
 	case types.IDBytea:
 		return arrow.BinaryTypes.Binary
+	case types.IDTime:
+		return arrow.FixedWidthTypes.Time64us
+	case types.IDUUID:
+		return &arrow.FixedSizeBinaryType{ByteWidth: 16}
 	case types.IDDate:
 		return arrow.FixedWidthTypes.Date32
 	case types.IDTimestamp:
@@ -224,6 +231,10 @@ func appendArrow(fb array.Builder, d types.Datum, t types.Type) error {
 		}
 	case *array.Date32Builder:
 		b.Append(arrow.Date32(d.(types.Date)))
+	case *array.Time64Builder:
+		b.Append(arrow.Time64(d.(int64)))
+	case *array.FixedSizeBinaryBuilder:
+		b.Append([]byte(d.(string)))
 	case *array.TimestampBuilder:
 		b.Append(arrow.Timestamp(d.(types.Timestamp)))
 	case *array.MonthDayNanoIntervalBuilder:

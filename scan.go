@@ -23,6 +23,10 @@ import (
 //	text, varchar, json(b)     *string, *[]byte
 //	bytea                      *[]byte (a copy), *string
 //	date, timestamp(tz)        *time.Time (UTC)
+//	uuid                       *string, *[]byte (its text), *[16]byte (its bytes)
+//	time                       *string (its text), *time.Duration (since midnight)
+//	time with time zone        *string, *[]byte (its text)
+//	character(n)               *string, *[]byte (blank-padded, as Postgres sends it)
 //	any type                   *string (its Postgres text), *any (as Values), a sql.Scanner
 //	                           (sql.NullInt64, sql.NullString ... receive what Values gives)
 //
@@ -71,6 +75,9 @@ func scanValue(dest any, d types.Datum, t types.Type) error {
 	if d == nil {
 		return scanNull(dest)
 	}
+	if t.ID == types.IDUUID || t.ID == types.IDTime || t.ID == types.IDTimeTZ {
+		return scanUUIDOrTime(dest, d, t)
+	}
 	switch p := dest.(type) {
 	case *string:
 		*p = textOf(d, t)
@@ -111,10 +118,37 @@ func scanValue(dest any, d types.Datum, t types.Type) error {
 // textOf is d as a string: a text's own value, a bytea's raw bytes, and
 // any other type's Postgres text (in UTC for timestamptz).
 func textOf(d types.Datum, t types.Type) string {
-	if s, ok := d.(string); ok {
+	if s, ok := d.(string); ok && (t.ID == types.IDBytea || !t.IsRawBytes()) {
 		return s
 	}
 	return types.Format(d, t)
+}
+
+// scanUUIDOrTime stores a non-NULL uuid or time in dest: a uuid as its
+// text (*string, *[]byte) or its 16 bytes (*[16]byte), a time as its
+// text or as the time.Duration since midnight.
+func scanUUIDOrTime(dest any, d types.Datum, t types.Type) error {
+	switch p := dest.(type) {
+	case *string:
+		*p = types.Format(d, t)
+	case *[]byte:
+		*p = []byte(types.Format(d, t))
+	case *[16]byte:
+		s, ok := d.(string)
+		if !ok || len(s) != 16 {
+			return mismatch(d, t, dest)
+		}
+		copy(p[:], s)
+	case *time.Duration:
+		v, ok := d.(int64)
+		if !ok || t.ID != types.IDTime {
+			return mismatch(d, t, dest)
+		}
+		*p = time.Duration(v) * time.Microsecond
+	default:
+		return mismatch(d, t, dest)
+	}
+	return nil
 }
 
 func timeOf(d types.Datum) (time.Time, bool) {

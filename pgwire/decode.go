@@ -96,6 +96,9 @@ func (c *conn) decodeParam(format int16, v []byte, t types.Type) (types.Datum, e
 // decodeBinary decodes a binary parameter value of type t with pgtype.
 func (c *conn) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
 	scan := func(dst any) error { return c.types().Scan(t.OID(), binaryFormat, v, dst) }
+	if d, ok, err := pgcopy.DecodeBinaryExt(v, t); ok {
+		return d, err
+	}
 	switch t.ID {
 	case types.IDArray:
 		return pgcopy.DecodeBinaryArray(v, t, func(e []byte) (types.Datum, error) { return c.decodeBinary(e, t.ElemType()) })

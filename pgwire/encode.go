@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/streamdb/streamdb/internal/pgcopy"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
@@ -45,8 +46,12 @@ func typeSize(t types.Type) int16 {
 		return 2
 	case types.IDInt32, types.IDFloat32, types.IDDate:
 		return 4
-	case types.IDInt64, types.IDFloat64, types.IDTimestamp, types.IDTimestampTZ:
+	case types.IDInt64, types.IDFloat64, types.IDTimestamp, types.IDTimestampTZ, types.IDTime:
 		return 8
+	case types.IDUUID:
+		return 16
+	case types.IDTimeTZ:
+		return 12
 	case types.IDInterval:
 		return 16
 	case types.IDUnknown:
@@ -56,15 +61,7 @@ func typeSize(t types.Type) int16 {
 }
 
 // typeModifier is the atttypmod Postgres reports for t (-1: none).
-func typeModifier(t types.Type) int32 {
-	switch {
-	case t.ID == types.IDVarchar && t.Width > 0:
-		return int32(t.Width) + 4
-	case t.ID == types.IDNumeric && t.Precision > 0:
-		return int32(t.Precision<<16|t.Scale) + 4
-	}
-	return -1
-}
+func typeModifier(t types.Type) int32 { return t.Typmod() }
 
 // resultFormats expands the result format codes of a Bind to one per
 // column (nil when all are text).
@@ -119,6 +116,9 @@ func (c *conn) encodeRow(row []types.Datum, cols []Column, formats []int16) ([][
 func (c *conn) encodeValue(d types.Datum, t types.Type, format int16) ([]byte, error) {
 	if format == textFormat || t.ID == types.IDUnknown || t.ID == types.IDJSON {
 		return []byte(types.FormatIn(d, t, c.zone())), nil
+	}
+	if b, ok := pgcopy.AppendBinaryExt(nil, d, t); ok {
+		return b, nil
 	}
 	switch t.ID {
 	case types.IDJSONB:

@@ -57,6 +57,13 @@ type TxStatuser interface {
 	TxStatus() byte
 }
 
+// BackendPIDSetter may be implemented by a Session that reports its
+// backend process ID (pg_backend_pid()): the server gives it the ID of
+// the cancel key it sent the client (BackendKeyData), so the two agree.
+type BackendPIDSetter interface {
+	SetBackendPID(pid uint32)
+}
+
 // Backend creates sessions; it is the database as seen by the server.
 // NewSession is called concurrently from many connection goroutines.
 type Backend interface {

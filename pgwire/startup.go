@@ -192,6 +192,9 @@ func (c *conn) startSession(p *startupPacket) bool {
 		return false
 	}
 	c.sess, c.user = sess, user
+	if ps, ok := sess.(BackendPIDSetter); ok {
+		ps.SetBackendPID(c.key.pid)
+	}
 	if err := c.startupZone(p.params); err != nil {
 		c.fatal(err)
 		return false

@@ -54,6 +54,10 @@ func BuildBatch(n Node, src batch.Source) (batch.Executor, error) {
 		return buildBatchReplicate(n, src)
 	case *Window:
 		return buildBatchWindow(n, src)
+	case *RecursiveUnion:
+		return buildRecursiveUnion(n, src)
+	case *WorkTableScan:
+		return buildWorkTableScan(n, src)
 	}
 	return nil, fmt.Errorf("planner: no batch executor for %T", n)
 }

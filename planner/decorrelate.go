@@ -121,6 +121,14 @@ func decorrelateOne(cur Node, s Subquery) (Node, expr.Expr, error) {
 			return nil, nil, notInView("a correlated IN subquery")
 		}
 		return inJoin(cur, s)
+	case QuantifiedSubquery:
+		if s.Row != nil {
+			return nil, nil, notInView("a row compared with a subquery (%s %s)", s.Op, quantifier(s.All))
+		}
+		if s.Outer != nil {
+			return correlatedQuantifiedJoin(cur, s)
+		}
+		return quantifiedJoin(cur, s)
 	}
 	return nil, nil, notInView("an ARRAY subquery")
 }
@@ -463,6 +471,7 @@ func nodeExprs(n Node) []expr.Expr {
 			if s.Probe != nil {
 				es = append(es, s.Probe)
 			}
+			es = append(es, s.Row...)
 		}
 		return es
 	case *Values:

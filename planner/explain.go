@@ -107,6 +107,13 @@ func describe(n Node) string {
 		return fmt.Sprintf("Limit %d offset %d", n.Count, n.Offset)
 	case *UnionAll:
 		return "Union All"
+	case *RecursiveUnion:
+		if n.Distinct {
+			return fmt.Sprintf("Recursive Union %s (distinct)", n.Work.Name)
+		}
+		return fmt.Sprintf("Recursive Union %s", n.Work.Name)
+	case *WorkTableScan:
+		return fmt.Sprintf("WorkTable Scan on %s", n.Work.Name)
 	case *Expand:
 		return fmt.Sprintf("Expand (%d rows per input row)", len(n.Projections))
 	case *Replicate:

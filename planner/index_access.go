@@ -315,7 +315,7 @@ func equalityKeyType(t types.Type) bool {
 	switch t.ID {
 	case types.IDBool, types.IDInt16, types.IDInt32, types.IDInt64, types.IDFloat32, types.IDFloat64,
 		types.IDNumeric, types.IDText, types.IDVarchar, types.IDDate, types.IDTimestamp, types.IDTimestampTZ,
-		types.IDInterval, types.IDJSONB, types.IDBytea:
+		types.IDInterval, types.IDJSONB, types.IDBytea, types.IDUUID, types.IDTime, types.IDTimeTZ, types.IDBpchar:
 		return true
 	}
 	return false

@@ -24,7 +24,46 @@ type Query struct {
 type Insert struct {
 	Rel    *catalog.Relation
 	Source Node
+	// OnConflict is the ON CONFLICT clause; nil without one.
+	OnConflict *OnConflict
+	// Rules, when not nil, are the table's generated columns and CHECK
+	// constraints, applied to each row.
+	Rules *RowRules
 	Returning
+}
+
+// OnConflict is INSERT's ON CONFLICT on Rel's primary key: a proposed row
+// whose key a row already has (committed, or added by the same statement)
+// is skipped (DoNothing) or updates that row. Set[i] computes the new
+// value of column Cols[i], and Where (nil: always) whether the row is
+// updated, from the existing row followed by the proposed one (EXCLUDED):
+// 2*len(Rel.Columns) values.
+type OnConflict struct {
+	DoNothing bool
+	Cols      []int
+	Set       []expr.Expr
+	Where     expr.Expr
+}
+
+// RowRules are what a table computes and checks on each row written
+// (INSERT, UPDATE, COPY): its generated columns (computed first) and its
+// CHECK constraints; every expression reads the table's full row.
+type RowRules struct {
+	Generated []GeneratedColumn
+	Checks    []BoundCheck
+}
+
+// GeneratedColumn is a column GENERATED ALWAYS AS (Expr) STORED.
+type GeneratedColumn struct {
+	Col  int
+	Expr expr.Expr
+}
+
+// BoundCheck is a CHECK constraint: a row for which Expr is false is
+// refused.
+type BoundCheck struct {
+	Name string
+	Expr expr.Expr
 }
 
 // Returning is a DML statement's RETURNING list, over the rows it leaves
@@ -44,6 +83,14 @@ type Update struct {
 	Indexes []*catalog.Relation
 	Cols    []int
 	Set     []expr.Expr
+	// From, for UPDATE ... FROM, is the plan of the target's rows joined
+	// with the FROM items and filtered by WHERE (Filter is then nil): each
+	// row is the target's row (its catalog columns) followed by the FROM
+	// items' columns. Set and Returning evaluate over such rows (the
+	// target's part new, for Returning).
+	From Node
+	// Rules: see Insert.
+	Rules *RowRules
 	Returning
 }
 
@@ -53,7 +100,22 @@ type Delete struct {
 	Filter expr.Expr
 	// Indexes are Rel's indexes the scan for Filter's rows may read.
 	Indexes []*catalog.Relation
+	// Using, for DELETE ... USING, is the plan of the target's rows
+	// joined with the USING items and filtered by WHERE (Filter is then
+	// nil), as Update.From's; Returning evaluates over its rows.
+	Using Node
 	Returning
+}
+
+// CreateTableAs is CREATE TABLE ... AS query and SELECT ... INTO: Table
+// (columns from the query, no primary key) filled with Query's rows
+// unless NoData.
+type CreateTableAs struct {
+	Table  *CreateTable
+	Query  *Query
+	NoData bool
+	// SelectInto: the statement was SELECT ... INTO (its command tag).
+	SelectInto bool
 }
 
 // CreateTable creates a table. PK empty means a hidden row id is added.
@@ -74,6 +136,13 @@ type CreateTable struct {
 	// FOR (checked; its State is allocated when the table is created).
 	AppendOnly bool
 	Watermark  *catalog.Watermark
+	// Sequences are the sequences the table's serial and identity columns
+	// own, created with it.
+	Sequences []*CreateSequence
+	// Checks are the table's CHECK constraints; Uniques its UNIQUE
+	// constraints (their indexes are created with the table).
+	Checks  []catalog.Check
+	Uniques []catalog.Unique
 }
 
 // CreateView creates a materialized view from a bound query.
@@ -128,6 +197,8 @@ type CreateIndex struct {
 	Include []int
 	// With holds the checked WITH (...) options, as CreateView's.
 	With map[string]string
+	// Unique: the index of a UNIQUE constraint.
+	Unique bool
 }
 
 // DMLScan is the plan that finds the rows an UPDATE or DELETE changes:
@@ -149,4 +220,23 @@ type CreateSubscription struct {
 	IfNotExists bool
 	From        *catalog.Relation
 	Retention   time.Duration
+}
+
+// CreateSequence creates a sequence (CREATE SEQUENCE, or the one a serial
+// or identity column owns: then Seq.OwnedColumn names the column and the
+// table's id fills Seq.OwnedBy).
+type CreateSequence struct {
+	Name        string
+	IfNotExists bool
+	Seq         catalog.Sequence
+}
+
+// AlterSequence replaces a sequence's options (ALTER SEQUENCE); Restart,
+// when not nil, is the value its next nextval returns.
+type AlterSequence struct {
+	Name    string
+	Seq     catalog.Sequence
+	Restart *int64
+	// Missing: IF EXISTS found no sequence (a notice).
+	Missing bool
 }

@@ -290,6 +290,9 @@ func PlanView(q *Query, names []string) (*ViewShape, error) {
 	if err := checkConstantRows(plan); err != nil {
 		return nil, err
 	}
+	if err := checkRandomUUID(plan); err != nil {
+		return nil, err
+	}
 	if err := checkTimeFuncs(plan); err != nil {
 		return nil, err
 	}
@@ -638,6 +641,8 @@ func nodeName(n Node) string {
 		return "VALUES"
 	case *GenerateSeries:
 		return "a table function"
+	case *RecursiveUnion, *WorkTableScan:
+		return "WITH RECURSIVE"
 	}
 	return fmt.Sprintf("%T", n)
 }

@@ -21,6 +21,9 @@ const (
 	// ArraySubquery is ARRAY(SELECT ...): the values of its column, in
 	// order, as an array.
 	ArraySubquery
+	// QuantifiedSubquery is Probe Op ANY|ALL (SELECT ...), three-valued
+	// (for = ANY and <> ALL the binder makes an InSubquery).
+	QuantifiedSubquery
 )
 
 // Subquery is a subquery of an Apply. An uncorrelated one's plan does not
@@ -35,6 +38,16 @@ type Subquery struct {
 	Probe expr.Expr
 	// Not is NOT IN.
 	Not bool
+	// Op and All are, for Quantified, the comparison (=, <>, <, <=, >,
+	// >=) and whether it is ALL (else ANY); Plan's column is of Probe's
+	// type.
+	Op  string
+	All bool
+	// Row and Cmp are, for Quantified with a row on the left ((a, b) IN
+	// (SELECT x, y ...)), the row's elements (Probe is nil) and the
+	// comparison over them followed by a row of Plan.
+	Row []expr.Expr
+	Cmp expr.Expr
 	// Outer is set for a correlated subquery.
 	Outer *expr.OuterRow
 }
@@ -63,7 +76,24 @@ func (n *Apply) Inputs() []Node {
 
 var batchSubqueryKinds = [...]batch.SubqueryKind{
 	ScalarSubquery: batch.ScalarSubquery, InSubquery: batch.InSubquery, ExistsSubquery: batch.ExistsSubquery,
-	ArraySubquery: batch.ArraySubquery,
+	ArraySubquery: batch.ArraySubquery, QuantifiedSubquery: batch.QuantifiedSubquery,
+}
+
+// batchSpec is the part of s's batch spec that does not depend on
+// whether it is correlated.
+func batchSpec(s Subquery) (batch.SubquerySpec, error) {
+	spec := batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Probe: s.Probe, Not: s.Not, Elem: arrayElem(s), All: s.All}
+	if s.Kind == QuantifiedSubquery && s.Row != nil {
+		spec.Probes, spec.Cmp = s.Row, s.Cmp
+	} else if s.Kind == QuantifiedSubquery {
+		t := s.Probe.Type()
+		cmp, err := expr.Binary(s.Op, expr.NewColumn(0, t, "x"), expr.NewColumn(1, t, "y"))
+		if err != nil {
+			return spec, err
+		}
+		spec.Cmp = cmp
+	}
+	return spec, nil
 }
 
 // arrayElem is the element type of an Array subquery's result.
@@ -87,12 +117,16 @@ func buildApply(n *Apply, src batch.Source) (batch.Executor, error) {
 		}
 	}
 	for _, s := range n.Subs {
+		spec, err := batchSpec(s)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
 		if s.Outer != nil {
 			plan := s.Plan
-			spec := batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Probe: s.Probe, Not: s.Not,
-				Elem: arrayElem(s), Outer: s.Outer,
-				Build: func() (batch.Executor, error) { return BuildBatch(plan, src) }}
-			if cols, pure := outerColumns(plan, s.Outer); pure && s.Kind != InSubquery {
+			spec.Outer = s.Outer
+			spec.Build = func() (batch.Executor, error) { return BuildBatch(plan, src) }
+			if cols, pure := outerColumns(plan, s.Outer); pure && s.Kind != InSubquery && s.Kind != QuantifiedSubquery {
 				spec.Memo = true
 				spec.OuterCols = cols
 			}
@@ -104,8 +138,8 @@ func buildApply(n *Apply, src batch.Source) (batch.Executor, error) {
 			closeAll()
 			return nil, err
 		}
-		specs = append(specs, batch.SubquerySpec{Kind: batchSubqueryKinds[s.Kind], Plan: e, Probe: s.Probe, Not: s.Not,
-			Elem: arrayElem(s)})
+		spec.Plan = e
+		specs = append(specs, spec)
 	}
 	in, err := BuildBatch(n.Input, src)
 	if err != nil {

@@ -128,3 +128,22 @@ func (b *jobBuilder) buildValues(n *Values) (*fragment, error) {
 	f.dist, f.distOK = nil, true
 	return f, nil
 }
+
+// checkRandomUUID refuses gen_random_uuid() anywhere in a view's plan: a
+// view keeps its rows up to date by re-evaluating its query on each
+// change, and a value that differs on every evaluation could not be
+// retracted when its row goes away. A column DEFAULT of gen_random_uuid()
+// is the way: the table stores the value, and views read it.
+func checkRandomUUID(n Node) error {
+	var err error
+	walkPlan(n, func(m Node) {
+		for _, e := range nodeExprs(m) {
+			if expr.CallsFunc(e, "gen_random_uuid") && err == nil {
+				e := pgerr.New(pgerr.FeatureNotSupported, "gen_random_uuid() is not supported in a materialized view")
+				e.Hint = "Give the table a column DEFAULT gen_random_uuid() and read that column in the view."
+				err = e
+			}
+		}
+	})
+	return err
+}

@@ -28,6 +28,12 @@ type AlterRelationStmt struct {
 	// Default and DefaultText are AlterSetDefault's expression.
 	Default     ast.ExprNode
 	DefaultText string
+	// Check and Unique are the constraint AlterAddConstraint adds;
+	// Constraint names the one AlterDropConstraint drops (its IF EXISTS
+	// is ColumnIfExists).
+	Check      *CheckDef
+	Unique     *UniqueDef
+	Constraint string
 	// More are the actions after this one of an ALTER TABLE listing
 	// several (ADD, DROP and ALTER COLUMN, separated by commas), run in
 	// order as one change.
@@ -47,6 +53,8 @@ const (
 	AlterDropDefault
 	AlterSetNotNull
 	AlterDropNotNull
+	AlterAddConstraint
+	AlterDropConstraint
 )
 
 // isRelationAlter reports whether the ALTER at the cursor, past its
@@ -128,7 +136,7 @@ func parseRename(c *cursor, a *AlterRelationStmt) error {
 // [constraint ...].
 func (s *stmtParser) parseAddColumn(c *cursor, a *AlterRelationStmt) error {
 	if t := c.peek(); wordIn(t, addTableConstraint) {
-		return notSupportedAt(c.query, t, "ALTER TABLE ... ADD %s is not supported", c.query[t.Pos:t.End])
+		return s.parseAddConstraint(c, a)
 	}
 	c.acceptWord("column") // reserved in PostgreSQL: never a column's name
 	a.Action = AlterAddColumn
@@ -140,9 +148,51 @@ func (s *stmtParser) parseAddColumn(c *cursor, a *AlterRelationStmt) error {
 
 var addTableConstraint = wordSet(`constraint primary unique check foreign exclude`)
 
+// parseAddConstraint parses, after ADD, [CONSTRAINT name] {CHECK (expr)
+// | UNIQUE (columns)}; other table constraints are not supported.
+func (s *stmtParser) parseAddConstraint(c *cursor, a *AlterRelationStmt) error {
+	var name string
+	if c.acceptWord("constraint") {
+		var err error
+		if name, err = c.ident(); err != nil {
+			return err
+		}
+	}
+	a.Action = AlterAddConstraint
+	switch t := c.peek(); {
+	case c.acceptWord("check"):
+		chk, err := s.parseCheck(c, name)
+		a.Check = &chk
+		return err
+	case c.acceptWord("unique"):
+		if c.peek().isWord("nulls") && !c.acceptWords("nulls", "distinct") {
+			return notSupportedAt(c.query, c.peek(), "UNIQUE NULLS NOT DISTINCT is not supported")
+		}
+		cols, err := c.parenIdentList()
+		a.Unique = &UniqueDef{Name: name, Columns: cols}
+		return err
+	case c.eof():
+		return c.errHere()
+	default:
+		return notSupportedAt(c.query, t, "ALTER TABLE ... ADD %s is not supported", c.query[t.Pos:t.End])
+	}
+}
+
 // parseDropColumn parses, after DROP, [COLUMN] [IF EXISTS] name
 // [CASCADE | RESTRICT].
 func parseDropColumn(c *cursor, a *AlterRelationStmt) error {
+	if c.acceptWord("constraint") {
+		a.Action = AlterDropConstraint
+		a.ColumnIfExists = c.acceptWords("if", "exists")
+		var err error
+		if a.Constraint, err = c.ident(); err != nil {
+			return err
+		}
+		if !c.acceptWord("restrict") {
+			a.Cascade = c.acceptWord("cascade")
+		}
+		return nil
+	}
 	if t := c.peek(); wordIn(t, addTableConstraint) {
 		return notSupportedAt(c.query, t, "ALTER TABLE ... DROP %s is not supported", c.query[t.Pos:t.End])
 	}

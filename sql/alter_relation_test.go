@@ -52,7 +52,14 @@ func TestParseAlterRelation(t *testing.T) {
 		st.More[1].Action != AlterSetNotNull || st.More[1].Column != "c" || st.More[1].Name != "t" {
 		t.Errorf("several actions: got %#v", st)
 	}
-	for _, q := range []string{"alter table t add", "alter table t add primary key (a)", "alter table t drop constraint x",
+	st = parseOne(t, "alter table t add constraint c check (a > 0), add unique (a, b), drop constraint if exists x cascade").Node.(*AlterRelationStmt)
+	if st.Action != AlterAddConstraint || st.Check == nil || st.Check.Name != "c" || st.Check.Text != "a > 0" || len(st.More) != 2 ||
+		st.More[0].Unique == nil || !reflect.DeepEqual(st.More[0].Unique.Columns, []string{"a", "b"}) ||
+		st.More[1].Action != AlterDropConstraint || st.More[1].Constraint != "x" || !st.More[1].ColumnIfExists || !st.More[1].Cascade {
+		t.Errorf("constraints: got %#v", st)
+	}
+	for _, q := range []string{"alter table t add", "alter table t add primary key (a)", "alter table t drop constraint",
+		"alter table t add foreign key (a) references u", "alter table t add unique nulls not distinct (a)",
 		"alter table t alter column c type bigint", "alter table t add a int, rename b to c", "alter table t rename b to c, add a int", "alter view v pause",
 		"alter index i rename column a to b", "alter table t rename column a", "alter table t drop column"} {
 		_, err := NewParser().Parse(q)

@@ -46,7 +46,12 @@ type CommentStmt struct {
 
 // TruncateStmt is TRUNCATE [TABLE] [ONLY] name [*], ... [CONTINUE
 // IDENTITY | RESTART IDENTITY] [CASCADE | RESTRICT].
-type TruncateStmt struct{ Names []string }
+type TruncateStmt struct {
+	Names []string
+	// RestartIdentity: RESTART IDENTITY, the sequences the tables'
+	// columns own start over.
+	RestartIdentity bool
+}
 
 func (*ShowCreateStmt) node()  {}
 func (*DescribeStmt) node()    {}
@@ -188,7 +193,7 @@ func parseTruncate(c *cursor) (Node, error) {
 		}
 	}
 	if !c.acceptWords("continue", "identity") {
-		c.acceptWords("restart", "identity")
+		st.RestartIdentity = c.acceptWords("restart", "identity")
 	}
 	if !c.acceptWord("cascade") {
 		c.acceptWord("restrict")

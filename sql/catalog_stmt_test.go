@@ -25,7 +25,7 @@ func TestCatalogStatements(t *testing.T) {
 		{`COMMENT ON COLUMN s.t."C" IS ''`, &CommentStmt{IsColumn: true, Name: "s.t", Column: "C", Null: true}},
 		{`COMMENT ON COLUMN t.c IS E'a\nb'`, &CommentStmt{IsColumn: true, Name: "t", Column: "c", Text: "a\nb"}},
 		{`TRUNCATE t`, &TruncateStmt{Names: []string{"t"}}},
-		{`TRUNCATE TABLE ONLY t, s.u * RESTART IDENTITY CASCADE`, &TruncateStmt{Names: []string{"t", "s.u"}}},
+		{`TRUNCATE TABLE ONLY t, s.u * RESTART IDENTITY CASCADE`, &TruncateStmt{Names: []string{"t", "s.u"}, RestartIdentity: true}},
 		{`SHOW create`, &ShowStmt{What: "create"}},
 	} {
 		if got := parseOne(t, tc.q).Node; !reflect.DeepEqual(got, tc.want) {

@@ -20,6 +20,8 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 		return s.parseCreateTable(c, true)
 	case c.acceptWord("schema"):
 		return parseCreateSchema(c)
+	case c.acceptWord("sequence"):
+		return parseCreateSequence(c)
 	case c.acceptWord("subscription"):
 		return parseCreateSubscription(c)
 	case c.acceptWord("sink"):
@@ -79,8 +81,10 @@ func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 	if ct.Name, err = c.qualifiedName(); err != nil {
 		return nil, err
 	}
-	if c.peek().isWord("as") {
-		return nil, notSupportedAt(s.query, c.peek(), "CREATE TABLE AS is not supported")
+	if !source {
+		if n, ok, err := s.parseCreateTableAs(c, ct.Name, ct.IfNotExists); ok {
+			return n, err
+		}
 	}
 	// Without elements (a connector whose schema gives the columns, as
 	// ENCODE AVRO's registry does), WITH or INCLUDE follows the name.
@@ -191,13 +195,32 @@ func parseFormatEncode(c *cursor, ct *CreateTableStmt) error {
 // parseTableElement parses a column definition or a table constraint.
 func (s *stmtParser) parseTableElement(c *cursor, ct *CreateTableStmt) error {
 	start := c.peek()
+	var name string
 	if c.acceptWord("constraint") {
-		if _, err := c.ident(); err != nil {
+		var err error
+		if name, err = c.ident(); err != nil {
 			return err
 		}
 	}
 	if c.acceptWords("primary", "key") {
 		return s.tablePrimaryKey(c, ct, start)
+	}
+	if c.acceptWord("check") {
+		chk, err := s.parseCheck(c, name)
+		ct.Checks = append(ct.Checks, chk)
+		return err
+	}
+	if c.acceptWord("unique") {
+		u := UniqueDef{Name: name}
+		if c.acceptWords("nulls", "distinct") || c.peek().isWord("nulls") {
+			if !c.acceptWords("nulls", "distinct") {
+				return notSupportedAt(s.query, c.peek(), "UNIQUE NULLS NOT DISTINCT is not supported")
+			}
+		}
+		cols, err := c.parenIdentList()
+		u.Columns = cols
+		ct.Uniques = append(ct.Uniques, u)
+		return err
 	}
 	if start.isWord("watermark") && c.peekAt(1).isWord("for") {
 		return s.parseWatermark(c, ct)
@@ -238,7 +261,7 @@ func (s *stmtParser) parseWatermark(c *cursor, ct *CreateTableStmt) error {
 	return nil
 }
 
-var unsupportedConstraints = wordSet(`unique check foreign references exclude generated`)
+var unsupportedConstraints = wordSet(`foreign references exclude`)
 
 func (s *stmtParser) tablePrimaryKey(c *cursor, ct *CreateTableStmt, at Token) error {
 	if ct.PrimaryKey != nil || hasColumnPK(ct) {
@@ -285,12 +308,26 @@ func (s *stmtParser) parseColumnDef(c *cursor, ct *CreateTableStmt) (ColumnDef, 
 // DEFAULT expr, optionally named by CONSTRAINT name.
 func (s *stmtParser) parseColumnConstraint(c *cursor, ct *CreateTableStmt, col *ColumnDef) error {
 	at := c.peek()
+	var name string
 	if c.acceptWord("constraint") {
-		if _, err := c.ident(); err != nil {
+		var err error
+		if name, err = c.ident(); err != nil {
 			return err
 		}
 	}
 	switch {
+	case c.acceptWord("check"):
+		chk, err := s.parseCheck(c, name)
+		col.Checks = append(col.Checks, chk)
+		return err
+	case c.acceptWord("unique"):
+		if c.acceptWords("nulls", "not") {
+			return notSupportedAt(s.query, at, "UNIQUE NULLS NOT DISTINCT is not supported")
+		}
+		c.acceptWords("nulls", "distinct")
+		col.Unique, col.UniqueName = true, name
+	case c.acceptWord("generated"):
+		return s.parseGenerated(c, col)
 	case c.acceptWords("not", "null"):
 		col.NotNull = true
 	case c.acceptWord("null"):
@@ -312,6 +349,70 @@ func (s *stmtParser) parseColumnConstraint(c *cursor, ct *CreateTableStmt, col *
 
 // constraintWords end a DEFAULT expression.
 var constraintWords = wordSet(`not null primary constraint check unique references default collate generated`)
+
+// parseCheck parses (expr) after CHECK [NO INHERIT].
+func (s *stmtParser) parseCheck(c *cursor, name string) (CheckDef, error) {
+	chk := CheckDef{Name: name}
+	if err := c.expectPunct("("); err != nil {
+		return chk, err
+	}
+	e, text, err := s.parseExprUntil(c, func(int) bool { return false })
+	if err != nil {
+		return chk, err
+	}
+	chk.Expr, chk.Text = e, text
+	if err := c.expectPunct(")"); err != nil {
+		return chk, err
+	}
+	if c.peek().isWord("no") && c.peekAt(1).isWord("inherit") {
+		c.i += 2
+	}
+	return chk, nil
+}
+
+// parseGenerated parses, after GENERATED, {ALWAYS | BY DEFAULT} AS
+// IDENTITY [(sequence options)] or ALWAYS AS (expr) STORED.
+func (s *stmtParser) parseGenerated(c *cursor, col *ColumnDef) error {
+	kind := "a"
+	if !c.acceptWord("always") {
+		if err := c.expectWord("by"); err != nil {
+			return err
+		}
+		if err := c.expectWord("default"); err != nil {
+			return err
+		}
+		kind = "d"
+	}
+	if err := c.expectWord("as"); err != nil {
+		return err
+	}
+	if c.acceptWord("identity") {
+		col.Identity = kind
+		if c.acceptPunct("(") {
+			if err := parseSequenceOptions(c, &col.IdentityOpts, false, func() bool { return c.eof() || c.peek().isPunct(")") }); err != nil {
+				return err
+			}
+			return c.expectPunct(")")
+		}
+		return nil
+	}
+	if kind != "a" || !c.peek().isPunct("(") {
+		return c.errHere()
+	}
+	c.advance()
+	e, text, err := s.parseExprUntil(c, func(int) bool { return false })
+	if err != nil {
+		return err
+	}
+	col.Generated, col.GeneratedText = e, text
+	if err := c.expectPunct(")"); err != nil {
+		return err
+	}
+	if !c.acceptWord("stored") {
+		return notSupportedAt(s.query, c.peek(), "a generated column must be STORED")
+	}
+	return nil
+}
 
 // parseDefault parses the expression after DEFAULT.
 func (s *stmtParser) parseDefault(c *cursor, col *ColumnDef) error {

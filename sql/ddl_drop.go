@@ -20,6 +20,8 @@ func parseDrop(c *cursor) (Node, error) {
 		d.Kind = ObjSubscription
 	case c.acceptWord("sink"):
 		d.Kind = ObjSink
+	case c.acceptWord("sequence"):
+		d.Kind = ObjSequence
 	case c.acceptWord("index"):
 		d.Kind = ObjIndex
 		c.acceptWord("concurrently") // an index is always dropped so

@@ -17,6 +17,8 @@ type CreateIndexStmt struct {
 	Keys        []IndexElem
 	Include     []string
 	With        map[string]string
+	// Unique: CREATE UNIQUE INDEX.
+	Unique bool
 }
 
 // IndexElem is one key column of CREATE INDEX.
@@ -38,13 +40,8 @@ var indexMethods = wordSet(`hash gist gin spgist brin`)
 // CREATE token's successor (UNIQUE or INDEX), unique whether UNIQUE was
 // written.
 func (s *stmtParser) parseCreateIndex(c *cursor, at Token, unique bool) (Node, error) {
-	if unique {
-		e := pgerr.New(pgerr.FeatureNotSupported, "UNIQUE indexes are not supported")
-		e.Hint = "streamdb keeps a table's rows unique on its primary key only."
-		return nil, e.WithPosition(position(s.query, at.Pos))
-	}
 	c.acceptWord("concurrently")
-	st := &CreateIndexStmt{IfNotExists: acceptIfNotExists(c)}
+	st := &CreateIndexStmt{IfNotExists: acceptIfNotExists(c), Unique: unique}
 	var err error
 	if st.IfNotExists || !c.peek().isWord("on") {
 		if st.Name, err = c.ident(); err != nil {
@@ -142,7 +139,9 @@ func parseIndexTail(c *cursor, st *CreateIndexStmt) error {
 		}
 	}
 	if t := c.peek(); t.isWord("nulls") {
-		return notSupportedAt(c.query, t, "NULLS [NOT] DISTINCT is not supported: streamdb has no UNIQUE indexes")
+		if !st.Unique || !c.acceptWords("nulls", "distinct") {
+			return notSupportedAt(c.query, t, "NULLS NOT DISTINCT is not supported")
+		}
 	}
 	if st.With, err = parseWithOptions(c); err != nil {
 		return err

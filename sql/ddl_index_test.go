@@ -20,21 +20,22 @@ func TestCreateIndex(t *testing.T) {
 		}
 	}
 	for q, code := range map[string]string{
-		`create unique index on t (a)`:             "0A000",
-		`create index on t ((a + 1))`:              "0A000",
-		`create index on t (lower(a))`:             "0A000",
-		`create index on t (a collate "C")`:        "0A000",
-		`create index on t (a text_pattern_ops)`:   "0A000",
-		`create index on t (a) where a > 1`:        "0A000",
-		`create index on t using hash (a)`:         "0A000",
-		`create index on t using nope (a)`:         "42704",
-		`create index on t (a) nulls not distinct`: "0A000",
-		`create index on t (a) tablespace x`:       "0A000",
-		`create index on t ()`:                     "42601",
-		`create index on t (a nulls)`:              "42601",
-		`create index if not exists on t (a)`:      "42601",
-		`create index i on t (a) extra`:            "42601",
-		`create index i t (a)`:                     "42601",
+		`create unique index on t (a) nulls not distinct`: "0A000",
+		`create index on t (a) nulls distinct`:            "0A000",
+		`create index on t ((a + 1))`:                     "0A000",
+		`create index on t (lower(a))`:                    "0A000",
+		`create index on t (a collate "C")`:               "0A000",
+		`create index on t (a text_pattern_ops)`:          "0A000",
+		`create index on t (a) where a > 1`:               "0A000",
+		`create index on t using hash (a)`:                "0A000",
+		`create index on t using nope (a)`:                "42704",
+		`create index on t (a) nulls not distinct`:        "0A000",
+		`create index on t (a) tablespace x`:              "0A000",
+		`create index on t ()`:                            "42601",
+		`create index on t (a nulls)`:                     "42601",
+		`create index if not exists on t (a)`:             "42601",
+		`create index i on t (a) extra`:                   "42601",
+		`create index i t (a)`:                            "42601",
 	} {
 		_, err := NewParser().Parse(q)
 		if pe := asPgErr(t, err); pe.Code != code {

@@ -27,6 +27,7 @@ package sql
 //
 // # Rewrite passes, in order
 //
+//	rewriteNamedArgs   f(a => x, b := y) -> f(__sdb_named_arg('a', x), __sdb_named_arg('b', y))
 //	checkTokens        reject __sdb_ identifiers, operators TiDB reads differently
 //	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings;
 //	                   the JSON operators (#>, ?, @>, ...) pass, for rewriteJSONOps
@@ -42,13 +43,19 @@ package sql
 //	                   x op ANY|SOME|ALL (arr) -> x op __sdb_any|__sdb_all(arr) (not over a subquery)
 //	rewriteOperators   ~ -> regexp, !~ -> not regexp, ~* / !~* -> [not] regexp __sdb_icase(pattern),
 //	                   ~~ / ~~* -> like / ilike (+ not)
+//	rewriteRowOfOne    ROW(x) -> (x) (TiDB has no row of one element)
 //	rewriteDistinct    a IS [NOT] DISTINCT FROM b -> a <=> (b) [is false]
 //	                   (the right operand ends at a clause keyword; left(/right( are calls)
 //	rewriteCasts       ::, CAST(.. AS ..), typed literals -> __sdb_cast(x, 'type')
+//	rewriteOverlaps    (a, b) OVERLAPS [ROW](c, d) -> overlaps(a, b, c, d)
+//	rewriteFrameOffsets / rewriteFrameExclude  frame offsets as expressions; EXCLUDE m ->
+//	                   a leading PARTITION BY __sdb_frame_exclude('m') of its window
 //	rewriteSubscripts  x[i] -> __sdb_subscript(x, i) (after the casts took type names' [])
 //	rewriteAtTimeZone  x AT TIME ZONE z -> timezone(z, x) (PostgreSQL's own reading; the
 //	                   operands are the primaries around it, chains left-associative)
-//	rewriteJSONOps     a -> b, ->>, #>, #>>, #-, @>, <@, ?, ?|, ?& -> __sdb_op('->', a, b)
+//	rewritePrefixOps   |/ x, ||/ x, @ x -> __sdb_prefix_op('|/', x) (the operand extends over + - * / %)
+//	rewriteJSONOps     a -> b, ->>, #>, #>>, #-, @>, <@, ?, ?|, ?& and the bitwise # & | << >>
+//	                   -> __sdb_op('->', a, b)
 //	                   (Postgres precedence: operands extend over :: [] + - * / %,
 //	                   left-associative with || and each other)
 //	rewriteSimilar     a [NOT] SIMILAR TO b [ESCAPE e] -> __sdb_[not_]similar(a, b [, e])
@@ -63,7 +70,8 @@ package sql
 //	                   order -> LIMIT c OFFSET n (no count: LIMIT 9223372036854775807,
 //	                   which the binder reads as no limit)
 //	(then, as the statement is parsed, with the tokens in context)
-//	rewriteTableFuncs  f(args) [AS] a[(cols)] in FROM -> __sdb_tf_N AS "a"
+//	rewriteTableFuncs  f(args) [AS] a[(cols)] in FROM -> __sdb_tf_N AS "a" (cols may be a
+//	                   column definition list, (a int, b text), kept as TableFunc.ColumnTypes)
 //	rewriteDerivedColumns  (SELECT ..) [AS] s(p, q) -> LATERAL (SELECT ..) AS s(__sdb_derived, p, q);
 //	                   t [AS] x(a) -> LATERAL (SELECT * FROM t) AS x(__sdb_derived, a)
 //

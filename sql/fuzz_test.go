@@ -30,6 +30,17 @@ func FuzzParse(f *testing.F) {
 		"select 'unterminated",
 		"select j -> 'a' ->> 'b', j #>> '{a}' || 'x', not j ? 'k' from t where j @> $1 and (j -> 'c') ?| array['d']",
 		"select a[1:2][:3], a[2:], array[[1, 2], [3, 4]], -x ^ 2 ^ (y + 1), x between symmetric a and b from t",
+		"insert into t as x values (1, 'a') on conflict (id) where id > 0 do update set v = excluded.v where x.v <> 'b' returning *; insert into t select * from u on conflict on constraint t_pkey do nothing",
+		"update t as x set v = u.w from u join generate_series(1, 3) g(n) on u.id = g.n, (values (1)) s(a) where x.id = u.id returning x.*, u.w; delete from t using u where t.id = u.id returning *",
+		"with s(a) as (select 1), r as materialized (select 2) insert into t (a) select a from s on conflict (a) do nothing; with s as (select 1) update t set a = s.a from s; with s as (select 1 x) delete from t using s",
+		"create table if not exists c (a, b) as select 1, 2 with no data; select a, b into table d from u where a is distinct from b",
+		"with recursive r(n) as (select 1 union all select n + 1 from r where n < 3) table r",
+		"select make_interval(days => 3, secs := 1), |/ 25 + 11, @ -x, 4 | 1 & 2 << 1, (a, b) overlaps row(c, d)",
+		"select * from jsonb_to_record($1) as t(a int, b text[]), unnest(a, b) with ordinality u(x, y, o)",
+		"select (a, b) < all (select x, y from u), count(*) over (order by a groups between 1 preceding and current row) from t",
+		"create sequence if not exists s as int increment by -2 minvalue -9 no maxvalue start with -1 cache 5 cycle owned by t.a; alter sequence s restart with 3; select nextval('s'), setval('s', 1, false), lastval()",
+		"create table t (id bigint generated always as identity (start 5), s serial, b int generated always as (id * 2) stored, c int constraint c check (c > 0) unique, check (b < c), unique (b, c))",
+		"insert into t (c) overriding system value values (1); insert into t default values returning id; alter table t add constraint x check (c < 9), drop constraint if exists y",
 	} {
 		f.Add(q)
 	}

@@ -95,3 +95,26 @@ func identText(name string) string {
 	}
 	return quoteIdent(name)
 }
+
+// RenameColumnRefs returns the expression text e (a generation
+// expression or CHECK constraint, over one table's columns) with its
+// references to column old renamed to new: every name old that is not
+// called as a function.
+func RenameColumnRefs(e, old, new string) string {
+	toks, err := Lex(e)
+	if err != nil {
+		return e
+	}
+	var b strings.Builder
+	last := 0
+	for i, t := range toks {
+		if !isName(t, old) || i+1 < len(toks) && (toks[i+1].isPunct("(") || toks[i+1].isPunct(".")) {
+			continue
+		}
+		b.WriteString(e[last:t.Pos])
+		b.WriteString(identText(new))
+		last = t.End
+	}
+	b.WriteString(e[last:])
+	return b.String()
+}

@@ -29,6 +29,7 @@ const (
 // functions are handled later, when the tokens are parsed (see tablefunc).
 func rewrite(query string, toks []Token) ([]Token, error) {
 	passes := []func(string, []Token) ([]Token, error){
+		rewriteNamedArgs,
 		checkTokens,
 		rewriteGroupingSets,
 		rewriteWithinGroup,
@@ -39,12 +40,16 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 		rewritePgSyntax,
 		rewriteArrays,
 		rewriteOperators,
+		rewriteRowOfOne,
 		rewriteDistinct,
 		rewriteCasts,
+		rewriteOverlaps,
 		rewriteFrameOffsets,
+		rewriteFrameExclude,
 		rewriteSubscripts,
 		rewritePower,
 		rewriteAtTimeZone,
+		rewritePrefixOps,
 		rewriteJSONOps,
 		rewriteSimilar,
 		rewriteNullsOrder,

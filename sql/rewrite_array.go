@@ -104,6 +104,14 @@ func rewriteSubscripts(query string, toks []Token) ([]Token, error) {
 			out = append(out, t)
 			continue
 		}
+		if i+1 < len(toks) && toks[i+1].isPunct("]") && len(out) > 0 && out[len(out)-1].Kind == TokIdent {
+			// name[]: an array type a later step reads (a table
+			// function's column definition list, AS t(b text[])); no
+			// subscript is empty.
+			out = append(out, t, toks[i+1])
+			i++
+			continue
+		}
 		start := -1
 		if len(out) > 0 && endsOperand(out[len(out)-1]) {
 			start = operandStart(out, len(out)-1)

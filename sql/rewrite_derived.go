@@ -12,7 +12,7 @@ package sql
 // functions.
 func (s *stmtParser) rewriteDerivedColumns(toks []Token) ([]Token, error) {
 	e := newEdits()
-	stack := []fromFrame{{}}
+	stack := []fromFrame{initialFromFrame(toks)}
 	for i := 0; i < len(toks); i++ {
 		t, top := toks[i], &stack[len(stack)-1]
 		fromItem := top.inFrom && i > 0 && startsFromItem(toks[i-1])
@@ -32,7 +32,9 @@ func (s *stmtParser) rewriteDerivedColumns(toks []Token) ([]Token, error) {
 			top.sawSelect = true
 		case t.isWord("from"):
 			top.inFrom = top.sawSelect
-		case wordIn(t, fromEndWords):
+		case len(stack) == 1 && i > 0 && toks[0].isWord("with") && startsDML(toks, i):
+			*top = initialFromFrame(toks[i:])
+		case wordIn(t, fromEndWords) || len(stack) == 1 && t.isWord("set") && toks[dmlStart(toks)].isWord("update"):
 			top.inFrom = false
 		case fromItem && t.Kind == TokIdent && !wordIn(t, aliasStop) && !t.isWord("lateral"):
 			end := i + 1

@@ -9,9 +9,13 @@ import "strings"
 const JSONOpFunc = "__sdb_op"
 
 // jsonOps are the operators rewriteJSONOps turns into JSONOpFunc calls.
-// # (integer xor) and ^@ (starts with) are of their level too, and
-// travel the same way.
-var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?& && # ^@`)
+// The bitwise operators # & | << >>, ^@ (starts with) and the network
+// operators <<= and >>= are of their level too, and travel the same way:
+// TiDB would give & | << >> MySQL's precedence (| below & below << >>),
+// where PostgreSQL has one level, left to right (4 | 1 & 2 is (4 | 1) & 2,
+// 0); inet's << and >> (contained by, contains) share the bitwise shifts'
+// spelling and are told apart by their operands' types.
+var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?& && # ^@ & | << >> <<= >>=`)
 
 // Operators around a JSON operator, by PostgreSQL's precedence
 // (sql-syntax-lexical.html#SQL-PRECEDENCE). The JSON operators are of the
@@ -24,7 +28,7 @@ var jsonOps = wordSet(`-> ->> #> #>> #- @> <@ ? ?| ?& && # ^@`)
 var (
 	jsonTighterOps = wordSet(`+ - * / %`)
 	jsonPrefixOps  = wordSet(`+ - ~`)
-	jsonLevelOps   = wordSet(`|| & | << >> -> ->> #> #>> #- @> <@ ? ?| ?& && # ^@`)
+	jsonLevelOps   = wordSet(`|| & | << >> -> ->> #> #>> #- @> <@ ? ?| ?& && # ^@ <<= >>=`)
 )
 
 // rewriteJSONOps turns each binary use of a JSON operator into a marker

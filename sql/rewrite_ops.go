@@ -75,6 +75,9 @@ func checkOperator(query string, toks []Token, i int) error {
 	if passOps[t.Text] || jsonOps[t.Text] || t.Text == "^" { // JSON operators: see rewriteJSONOps; ^: rewritePower
 		return nil
 	}
+	if prefixOps[t.Text] && (i == 0 || !endsOperand(toks[i-1])) { // rewritePrefixOps
+		return nil
+	}
 	if _, ok := regexOps[t.Text]; ok {
 		return nil
 	}

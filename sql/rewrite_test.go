@@ -147,6 +147,22 @@ func TestRewrite(t *testing.T) {
 			`select "__sdb_op"( '->' , j , 'a' ) = '1' , "__sdb_op"( '->>' , j , 'a' ) <> "__sdb_op"( '->>' , k , 'b' ) , "__sdb_op"( '->' , j , 'a' ) is null , "__sdb_op"( '->>' , j , 'a' ) isnull`},
 		{`select j #>> '{a,b}' || 'x', a || b -> 'k', 'x' || j ->> 'a', j -> 'a' || 'b' -> 'c'`,
 			`select "__sdb_op"( '#>>' , j , '{a,b}' ) || 'x' , "__sdb_op"( '->' , a || b , 'k' ) , "__sdb_op"( '->>' , 'x' || j , 'a' ) , "__sdb_op"( '->' , "__sdb_op"( '->' , j , 'a' ) || 'b' , 'c' )`},
+		// A row of one element is the element (TiDB has no ROW(x)).
+		{`select row(1) < row(a), row(1, 2) = row(a, b), row() from t`, `select( 1 ) < ( a ) , row( 1 , 2 ) = row( a , b ) , row( ) from t`},
+		// OVERLAPS: a call of the function it stands for.
+		{`select (a, b) overlaps row(c, d + 1) from t`, `select overlaps( a , b , c , d + 1 ) from t`},
+		// A frame's EXCLUDE: a marker leading its window's PARTITION BY.
+		{`select sum(x) over (order by x rows 1 preceding exclude group), sum(x) over (partition by p rows unbounded preceding exclude no others) from t`,
+			`select sum( x ) over( partition by __sdb_frame_exclude( 'group' ) order by x rows 1 preceding ) , sum( x ) over( partition by p rows unbounded preceding ) from t`},
+		// Named arguments: a marker call per argument.
+		{`select f(1, a => 2, b := g(c => (3, 4)))`,
+			`select f( 1 , __sdb_named_arg( 'a' , 2 ) , __sdb_named_arg( 'b' , g( __sdb_named_arg( 'c' , ( 3 , 4 ) ) ) ) )`},
+		// The bitwise operators are of that level too: 4 | 1 & 2 is (4 | 1) & 2.
+		{`select 4 | 1 & 2, a << 1 + 1 >> b`,
+			`select "__sdb_op"( '&' , "__sdb_op"( '|' , 4 , 1 ) , 2 ) , "__sdb_op"( '>>' , "__sdb_op"( '<<' , a , 1 + 1 ) , b )`},
+		// Prefix operators: the operand extends over + - * / %.
+		{`select |/ 25 + 11, ||/ x, @ - 5 * 2, |/ |/ 16`,
+			`select "__sdb_prefix_op"( '|/' , 25 + 11 ) , "__sdb_prefix_op"( '||/' , x ) , "__sdb_prefix_op"( '@' , - 5 * 2 ) , "__sdb_prefix_op"( '|/' , "__sdb_prefix_op"( '|/' , 16 ) )`},
 		{`select j -> 1 + 2, j -> n * 2 - 1, a + 1 -> 'k', - x -> 'a', j -> -1`,
 			`select "__sdb_op"( '->' , j , 1 + 2 ) , "__sdb_op"( '->' , j , n * 2 - 1 ) , "__sdb_op"( '->' , a + 1 , 'k' ) , "__sdb_op"( '->' , - x , 'a' ) , "__sdb_op"( '->' , j , - 1 )`},
 		{`select x::jsonb -> 'a', j ->> 'a'::int, (j ->> 'a')::int, jsonb '{"a":1}' @> j, j['a'] -> 'b'`,
@@ -194,7 +210,8 @@ func TestRewriteErrors(t *testing.T) {
 	}{
 		{`select __sdb_cast(1, 'int')`, "42601", `identifier "__sdb_cast" is reserved: names starting with "__sdb_" are for internal use`, 8},
 		{`select "__SDB_x" from t`, "42601", `identifier "__SDB_x" is reserved: names starting with "__sdb_" are for internal use`, 8},
-		{`select |/ 16`, "0A000", `operator is not supported: |/`, 8},
+		{`select 3 |/ 16`, "0A000", `operator is not supported: |/`, 10},
+		{`select |/`, "42601", `syntax error at end of input`, 10},
 		{`select # 2`, "42601", `syntax error at or near "#"`, 8},
 		{`select 2 ^`, "42601", `syntax error at or near "^"`, 10},
 		{`select ? b`, "42601", `syntax error at or near "?"`, 8},

@@ -48,11 +48,26 @@ func valuesIsQuery(toks []Token, i int) bool {
 //	concat(a, b)  ->  __sdb_concat(a, b)
 //
 // Postgres's concat ignores NULL arguments; || yields NULL for one.
+//
+// It also renames the sequence functions, which TiDB parses as MySQL's
+// (taking a table name, or no parentheses):
+//
+//	nextval('s')  ->  __sdb_fn_nextval('s')   (setval, lastval too)
 func rewriteConcat(query string, toks []Token) ([]Token, error) {
 	for i, t := range toks {
-		if t.Kind == TokIdent && t.Text == "concat" && i+1 < len(toks) && toks[i+1].isPunct("(") && !afterDot(toks, i) {
+		if t.Kind != TokIdent || i+1 >= len(toks) || !toks[i+1].isPunct("(") || afterDot(toks, i) {
+			continue
+		}
+		switch t.Text {
+		case "concat":
 			toks[i] = raw(markerConcat, t)
+		case "nextval", "setval", "lastval":
+			toks[i] = raw(MarkerFuncPrefix+t.Text, t)
 		}
 	}
 	return toks, nil
 }
+
+// MarkerFuncPrefix starts the name of a function call the rewrite
+// renamed, because TiDB parses its name otherwise: the binder drops it.
+const MarkerFuncPrefix = "__sdb_fn_"

@@ -48,6 +48,16 @@
 //     (SELECT * FROM t) AS x(__sdb_derived, a)); the marker first name says
 //     the item is not LATERAL.
 //   - $N placeholders become ? markers; ast.ParamMarkerExpr.Order is N-1.
+//   - INSERT's ON CONFLICT ... DO UPDATE SET a = e [WHERE c] becomes ON
+//     DUPLICATE KEY UPDATE a = e [, __sdb_conflict_where = (c)]; the
+//     conflict target and DO NOTHING are kept in InsertStmt.OnConflict,
+//     the target's alias (INSERT INTO t AS x) in InsertStmt.Alias
+//     (upsert.go).
+//   - UPDATE t SET ... FROM items becomes UPDATE t, items SET ..., and
+//     DELETE FROM t USING items DELETE __sdb_target FROM t, items: the
+//     target is the leftmost item (dml_join.go).
+//   - SELECT ... INTO t ... and CREATE TABLE t AS query are
+//     CreateTableAsStmt, the query parsed as any (create_table_as.go).
 //   - Unquoted identifiers are folded to lower case, as Postgres does;
 //     quoted ones keep their case.
 //
@@ -103,6 +113,9 @@ type TableFunc struct {
 	Name    string         // lower case: generate_series
 	Args    []ast.ExprNode // its arguments, rewritten like the rest
 	Columns []string       // column aliases: g(x) -> ["x"]; nil when none
+	// ColumnTypes are the types of a column definition list, AS t(a
+	// int, b text), as the type names a cast takes; nil when none.
+	ColumnTypes []string
 	// Ordinality: WITH ORDINALITY, a bigint column numbering the rows
 	// from 1 after the function's.
 	Ordinality bool
@@ -114,20 +127,32 @@ type SelectStmt struct{ AST ast.ResultSetNode }
 // InsertStmt is INSERT ... VALUES / SELECT.
 type InsertStmt struct {
 	AST *ast.InsertStmt
+	// Overriding is "system" or "user" for OVERRIDING SYSTEM VALUE or
+	// OVERRIDING USER VALUE, "" without.
+	Overriding string
 	// Returning is the RETURNING list (nil without one).
 	Returning *ast.FieldList
+	// Alias is the target's alias (INSERT INTO t AS x); "" when none.
+	Alias string
+	// OnConflict is the ON CONFLICT clause (nil without one); a DO
+	// UPDATE's assignments are AST.OnDuplicate (see upsert.go).
+	OnConflict *OnConflict
 }
 
-// UpdateStmt is UPDATE.
+// UpdateStmt is UPDATE. With FROM (From set), AST.TableRefs joins the
+// target, its leftmost item, with the FROM items (see dml_join.go).
 type UpdateStmt struct {
 	AST       *ast.UpdateStmt
 	Returning *ast.FieldList
+	From      bool
 }
 
-// DeleteStmt is DELETE.
+// DeleteStmt is DELETE. With USING (Using set), AST.TableRefs joins the
+// target, its leftmost item, with the USING items (see dml_join.go).
 type DeleteStmt struct {
 	AST       *ast.DeleteStmt
 	Returning *ast.FieldList
+	Using     bool
 }
 
 // ColumnDef is a column of CREATE TABLE.
@@ -139,6 +164,34 @@ type ColumnDef struct {
 	Default    ast.ExprNode // nil when absent
 	// DefaultText is the DEFAULT expression as written.
 	DefaultText string
+	// Identity is "a" (GENERATED ALWAYS AS IDENTITY) or "d" (BY
+	// DEFAULT), "" for none; IdentityOpts its sequence options.
+	Identity     string
+	IdentityOpts SequenceOptions
+	// Generated is the expression of GENERATED ALWAYS AS (expr) STORED
+	// (nil for none), GeneratedText as written.
+	Generated     ast.ExprNode
+	GeneratedText string
+	// Checks are the column's CHECK constraints.
+	Checks []CheckDef
+	// Unique: a UNIQUE column constraint (UniqueName its CONSTRAINT
+	// name, if any).
+	Unique     bool
+	UniqueName string
+}
+
+// CheckDef is a CHECK (expr) constraint; Name is "" when the
+// constraint is not named.
+type CheckDef struct {
+	Name string
+	Expr ast.ExprNode
+	Text string
+}
+
+// UniqueDef is a table constraint UNIQUE (columns).
+type UniqueDef struct {
+	Name    string
+	Columns []string
 }
 
 // CreateTableStmt is CREATE TABLE.
@@ -158,6 +211,9 @@ type CreateTableStmt struct {
 	AppendOnly bool
 	// Watermark is WATERMARK FOR column AS expr, if given.
 	Watermark *WatermarkDef
+	// Checks and Uniques are the table constraints CHECK and UNIQUE.
+	Checks  []CheckDef
+	Uniques []UniqueDef
 	// Includes are the INCLUDE items, in order.
 	Includes []IncludeDef
 }
@@ -209,6 +265,7 @@ const (
 	ObjSchema
 	ObjSubscription
 	ObjSink
+	ObjSequence
 )
 
 // CreateSchemaStmt is CREATE SCHEMA [IF NOT EXISTS] name.

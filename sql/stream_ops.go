@@ -16,6 +16,9 @@ func (s *stmtParser) parseAlter(c *cursor) (Node, error) {
 	if c.acceptWord("system") {
 		return parseAlterSystem(c)
 	}
+	if c.acceptWord("sequence") {
+		return parseAlterSequence(c)
+	}
 	a := &AlterStmt{}
 	switch {
 	case c.acceptWord("table"):

@@ -22,13 +22,33 @@ type fromFrame struct {
 	inFrom    bool // inside its FROM list
 }
 
+// initialFromFrame is the outermost level's state at the start of toks:
+// the items of UPDATE ... FROM and DELETE ... USING follow the target in
+// the rewritten statement (dml_join.go), UPDATE t, items SET ... and
+// DELETE __sdb_target FROM t, items.
+func initialFromFrame(toks []Token) fromFrame {
+	switch {
+	case len(toks) > 0 && toks[0].isWord("update"):
+		return fromFrame{sawSelect: true, inFrom: true}
+	case len(toks) > 0 && toks[0].isWord("delete"):
+		return fromFrame{sawSelect: true}
+	}
+	return fromFrame{}
+}
+
+// startsDML reports whether the UPDATE or DELETE of a statement opening
+// with WITH starts at toks[i] (not FOR UPDATE).
+func startsDML(toks []Token, i int) bool {
+	return (toks[i].isWord("update") || toks[i].isWord("delete")) && !toks[i-1].isWord("for")
+}
+
 // fromEndWords end a FROM list.
 var fromEndWords = wordSet(`where group having order limit offset fetch union intersect except
 	window for returning`)
 
 // rewriteTableFuncs replaces each table function in a FROM list.
 func (s *stmtParser) rewriteTableFuncs(toks []Token) ([]Token, error) {
-	stack := []fromFrame{{}}
+	stack := []fromFrame{initialFromFrame(toks)}
 	for i := 0; i < len(toks); i++ {
 		t, top := toks[i], &stack[len(stack)-1]
 		switch {
@@ -42,7 +62,9 @@ func (s *stmtParser) rewriteTableFuncs(toks []Token) ([]Token, error) {
 			top.sawSelect = true
 		case t.isWord("from"):
 			top.inFrom = top.sawSelect
-		case wordIn(t, fromEndWords):
+		case len(stack) == 1 && i > 0 && toks[0].isWord("with") && startsDML(toks, i):
+			*top = initialFromFrame(toks[i:])
+		case wordIn(t, fromEndWords) || len(stack) == 1 && t.isWord("set") && toks[dmlStart(toks)].isWord("update"):
 			top.inFrom = false
 		case top.inFrom && t.Kind == TokIdent && !t.isWord("lateral") && i > 0 && startsFromItem(toks[i-1]):
 			var err error
@@ -104,6 +126,10 @@ func (s *stmtParser) tableFuncAlias(c *cursor, tf *TableFunc) (string, error) {
 	}
 	as := c.acceptWord("as")
 	t := c.peek()
+	if as && t.isPunct("(") {
+		// AS (a int, b text): a column definition list, no alias.
+		return lastPart(tf.Name), c.columnDefs(tf)
+	}
 	if t.Kind != TokIdent || (!as && !t.Quoted && aliasStop[t.Text]) {
 		if as {
 			return "", c.errHere()
@@ -115,11 +141,39 @@ func (s *stmtParser) tableFuncAlias(c *cursor, tf *TableFunc) (string, error) {
 		return "", err
 	}
 	if c.peek().isPunct("(") {
-		if tf.Columns, err = c.parenIdentList(); err != nil {
+		if next := c.peekAt(2); next.isPunct(",") || next.isPunct(")") {
+			tf.Columns, err = c.parenIdentList()
+		} else {
+			err = c.columnDefs(tf)
+		}
+		if err != nil {
 			return "", err
 		}
 	}
 	return alias, nil
+}
+
+// columnDefs consumes a column definition list, (name type, ...), into
+// tf's Columns and ColumnTypes.
+func (c *cursor) columnDefs(tf *TableFunc) error {
+	if err := c.expectPunct("("); err != nil {
+		return err
+	}
+	for {
+		name, err := c.ident()
+		if err != nil {
+			return err
+		}
+		typ, err := parseTypeName(c)
+		if err != nil {
+			return err
+		}
+		tf.Columns = append(tf.Columns, name)
+		tf.ColumnTypes = append(tf.ColumnTypes, typ)
+		if !c.acceptPunct(",") {
+			return c.expectPunct(")")
+		}
+	}
 }
 
 // aliasStop are keywords that may follow a FROM item without an alias.

@@ -66,7 +66,7 @@ const (
 
 func blockKindOf(t types.Type) blockKind {
 	switch {
-	case t.IsInteger(), t.ID == types.IDDate, t.ID == types.IDTimestamp, t.ID == types.IDTimestampTZ:
+	case storedAsInt(t), t.ID == types.IDDate, t.ID == types.IDTimestamp, t.ID == types.IDTimestampTZ:
 		return blockInt
 	case t.IsFloat():
 		return blockFloat
@@ -594,17 +594,17 @@ func (a *blockAppender) words(c *blockCol, from, to int) []int64 {
 func (a *blockAppender) appendColumn(fb array.Builder, t types.Type, c *blockCol, from, to int) error {
 	switch f := fb.(type) {
 	case *array.Int64Builder:
-		if c.kind == blockInt && t.IsInteger() {
+		if c.kind == blockInt && storedAsInt(t) {
 			f.AppendValues(a.words(c, from, to), a.validity(c, from, to))
 			return nil
 		}
 	case *array.Int32Builder:
-		if c.kind == blockInt && t.IsInteger() {
+		if c.kind == blockInt && storedAsInt(t) {
 			f.AppendValues(narrow[int32](&a.i32, a.words(c, from, to)), a.validity(c, from, to))
 			return nil
 		}
 	case *array.Int16Builder:
-		if c.kind == blockInt && t.IsInteger() {
+		if c.kind == blockInt && storedAsInt(t) {
 			f.AppendValues(narrow[int16](&a.i16, a.words(c, from, to)), a.validity(c, from, to))
 			return nil
 		}

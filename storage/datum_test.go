@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"bytes"
 	"cmp"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -17,6 +19,8 @@ var allTypes = []types.Type{
 	types.TBool, types.TInt16, types.TInt32, types.TInt64, types.TFloat32,
 	types.TFloat64, types.TNumeric, types.TText, types.TVarchar, types.TDate,
 	types.TTimestamp, types.TTimestampTZ, types.TInterval,
+	types.TUUID, types.TTime, {ID: types.IDBpchar, Width: 3}, types.TBpchar, types.TTimeTZ,
+	types.TInet, types.TCidr,
 }
 
 // source yields pseudo-random choices, from a PRNG or from fuzz bytes.
@@ -77,8 +81,73 @@ func genDatum(s source, t types.Type) types.Datum {
 		return types.Timestamp(genInt(s))
 	case types.IDInterval:
 		return genInterval(s)
+	case types.IDUUID:
+		return genUUID(s)
+	case types.IDTime:
+		return genTime(s)
+	case types.IDBpchar:
+		return genBpchar(s, t)
+	case types.IDInet, types.IDCidr:
+		return genInet(s, t.ID == types.IDCidr)
+	case types.IDTimeTZ:
+		zones := []int32{0, -7200, 3600, 57599, -57599, 1800}
+		return types.PackTimeTZ(genTime(s)%types.MicrosPerDay, zones[s.intn(len(zones))])
 	}
 	return nil
+}
+
+// genInet returns an IPv4 or IPv6 address with a netmask, its host bits
+// cleared for a cidr; addresses share prefixes often.
+func genInet(s source, cidr bool) string {
+	n := 4
+	if s.intn(3) == 0 {
+		n = 16
+	}
+	raw := make([]byte, n)
+	for i := range raw {
+		raw[i] = []byte{0, 10, 0xff, byte(s.u64())}[s.intn(4)]
+	}
+	addr, _ := netip.AddrFromSlice(raw)
+	bits := []int{0, 8, 9, 16, 24, 8 * n, s.intn(8*n + 1)}[s.intn(7)]
+	if cidr {
+		p, _ := addr.Prefix(bits)
+		addr = p.Addr()
+	}
+	return types.MakeInet(addr, bits)
+}
+
+// genTime returns a time of day, often at or near an end of the day.
+func genTime(s source) int64 {
+	return []int64{0, 1, types.MicrosPerDay - 1, types.MicrosPerDay, 12 * types.MicrosPerHour}[s.intn(5)] + int64(s.intn(1000))*int64(s.intn(2))
+}
+
+// genUUID returns 16 bytes, often with a high bit set (uuids order
+// unsigned) or a zero byte (which string keys escape).
+func genUUID(s source) string {
+	var b [16]byte
+	for i := range b {
+		switch s.intn(4) {
+		case 0:
+			b[i] = 0
+		case 1:
+			b[i] = 0xff
+		default:
+			b[i] = byte(s.u64())
+		}
+	}
+	return string(b[:])
+}
+
+// genBpchar returns a character value of type t: short strings of a few
+// letters and blanks, padded to t's width when it has one.
+func genBpchar(s source, t types.Type) string {
+	const alphabet = "  ab\x01"
+	var sb strings.Builder
+	for range s.intn(5) {
+		sb.WriteByte(alphabet[s.intn(len(alphabet))])
+	}
+	v, _ := types.CheckBpchar(sb.String(), t, true)
+	return v
 }
 
 func genInt(s source) int64 {
@@ -186,6 +255,23 @@ func compareDatum(t types.Type, a, b types.Datum) int {
 		return cmp.Compare(a.(types.Timestamp), b.(types.Timestamp))
 	case types.IDInterval:
 		return compareInterval(a.(types.Interval), b.(types.Interval))
+	case types.IDUUID:
+		return bytes.Compare([]byte(a.(string)), []byte(b.(string))) // uuid_cmp: memcmp
+	case types.IDTime:
+		return cmp.Compare(a.(int64), b.(int64))
+	case types.IDInet, types.IDCidr:
+		return networkCmp(types.SplitInet(a.(string)), types.SplitInet(b.(string)))
+	case types.IDTimeTZ:
+		// timetz_cmp: by the instant (time + zone), then by the zone.
+		at, az := types.SplitTimeTZ(a.(int64))
+		bt, bz := types.SplitTimeTZ(b.(int64))
+		if c := cmp.Compare(at+int64(az)*1e6, bt+int64(bz)*1e6); c != 0 {
+			return c
+		}
+		return cmp.Compare(az, bz)
+	case types.IDBpchar:
+		// bpcharcmp: without trailing blanks, then bytes (the C collation).
+		return strings.Compare(strings.TrimRight(a.(string), " "), strings.TrimRight(b.(string), " "))
 	}
 	panic("no reference comparison for " + t.String())
 }
@@ -271,4 +357,21 @@ func mustKey(t testing.TB, typ types.Type, d types.Datum) []byte {
 		t.Fatalf("AppendKey(%s, %#v): %v", typ, d, err)
 	}
 	return k
+}
+
+// networkCmp is PostgreSQL's network_cmp: the family, then the addresses
+// over the shorter netmask, then the netmask lengths, then the addresses.
+func networkCmp(a, b types.Inet) int {
+	if a.Addr.Is4() != b.Addr.Is4() {
+		return cmp.Compare(a.Addr.BitLen(), b.Addr.BitLen())
+	}
+	pa, _ := a.Addr.Prefix(min(a.Bits, b.Bits))
+	pb, _ := b.Addr.Prefix(min(a.Bits, b.Bits))
+	if c := pa.Addr().Compare(pb.Addr()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Bits, b.Bits); c != 0 {
+		return c
+	}
+	return a.Addr.Compare(b.Addr)
 }

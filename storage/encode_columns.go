@@ -99,19 +99,19 @@ func AppendKeyAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte, 
 	}
 	switch a := a.(type) {
 	case *array.Int64:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			return appendIntKey(buf, a.Value(i)), nil
 		}
 	case *array.Int32:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			return appendIntKey(buf, int64(a.Value(i))), nil
 		}
 	case *array.Int16:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			return appendIntKey(buf, int64(a.Value(i))), nil
 		}
 	case *array.String:
-		if storedAsString(t) && t.ID != types.IDJSONB && t.ID != types.IDArray {
+		if keyedAsString(t) {
 			return appendStringKey(append(buf, keyPresent), a.Value(i)), nil
 		}
 	case *array.Float64:
@@ -165,15 +165,15 @@ func encodeRowAt(buf []byte, ts []types.Type, c *chunk.Chunk, i int) ([]byte, er
 func appendValueAt(buf []byte, t types.Type, c *chunk.Chunk, col, i int) ([]byte, error) {
 	switch a := c.Rec.Column(col).(type) {
 	case *array.Int64:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			return binary.AppendVarint(buf, a.Value(i)), nil
 		}
 	case *array.Int32:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			return binary.AppendVarint(buf, int64(a.Value(i))), nil
 		}
 	case *array.Int16:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			return binary.AppendVarint(buf, int64(a.Value(i))), nil
 		}
 	case *array.Float64:

@@ -36,7 +36,8 @@ const signBit = uint64(1) << 63
 // bytes.Compare of their encodings agrees with SQL ordering (NULLs first);
 // encodings are prefix-free, so a row's columns can be concatenated. Values
 // that compare equal encode equal (0 and -0; numeric 1.0 and 1.00;
-// interval '1 mon' and '30 days'; jsonb 1 and 1.0; numeric[] '{1.5}' and
+// interval '1 mon' and '30 days'; jsonb 1 and 1.0; bpchar 'a' and 'a  ',
+// keyed without trailing blanks; numeric[] '{1.5}' and
 // '{1.50}': arrays are keyed by their elements, see memcmp_array.go), which makes this encoding the key of
 // everything that groups, joins or dedupes values: state tables, vnodes,
 // and the in-memory keys of the executors (AppendDatumKey).
@@ -49,7 +50,7 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 		if v, ok := d.(bool); ok {
 			return appendBoolKey(buf, v), nil
 		}
-	case types.IDInt16, types.IDInt32, types.IDInt64:
+	case types.IDInt16, types.IDInt32, types.IDInt64, types.IDTime, types.IDTimeTZ:
 		if v, ok := d.(int64); ok {
 			return appendIntKey(buf, v), nil
 		}
@@ -61,9 +62,13 @@ func AppendKey(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 		if v, ok := d.(*types.Decimal); ok && v != nil {
 			return appendNumericKey(append(buf, keyPresent), v), nil
 		}
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDJSON, types.IDBytea:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDJSON, types.IDBytea, types.IDUUID, types.IDInet, types.IDCidr:
 		if v, ok := d.(string); ok {
 			return appendStringKey(append(buf, keyPresent), v), nil
+		}
+	case types.IDBpchar:
+		if v, ok := d.(string); ok {
+			return appendStringKey(append(buf, keyPresent), types.BpcharTrim(v)), nil
 		}
 	case types.IDArray:
 		if v, ok := d.(string); ok {
@@ -141,6 +146,10 @@ func AppendDatumKeyOf(buf []byte, t types.Type, d types.Datum) []byte {
 			if b, err := appendArrayKey(append(buf, keyPresent), t, s); err == nil {
 				return b
 			}
+		}
+	case types.IDBpchar:
+		if s, ok := d.(string); ok {
+			return appendStringKey(append(buf, keyPresent), types.BpcharTrim(s))
 		}
 	}
 	return AppendDatumKey(buf, d)
@@ -222,7 +231,7 @@ func DecodeKey(buf []byte, t types.Type) (types.Datum, []byte, error) {
 			return nil, nil, errCorrupt("bool key", "bad byte")
 		}
 		return buf[0] == 1, buf[1:], nil
-	case types.IDInt16, types.IDInt32, types.IDInt64:
+	case types.IDInt16, types.IDInt32, types.IDInt64, types.IDTime, types.IDTimeTZ:
 		u, rest, err := decodeKeyUint64(buf)
 		return int64(u ^ signBit), rest, err
 	case types.IDFloat32, types.IDFloat64:
@@ -230,8 +239,16 @@ func DecodeKey(buf []byte, t types.Type) (types.Datum, []byte, error) {
 		return floatFromKey(u), rest, err
 	case types.IDNumeric:
 		return decodeNumericKey(buf)
-	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDJSON, types.IDBytea:
+	case types.IDText, types.IDVarchar, types.IDUnknown, types.IDJSON, types.IDBytea, types.IDUUID, types.IDInet, types.IDCidr:
 		return decodeStringKey(buf)
+	case types.IDBpchar:
+		// The key drops trailing blanks; a character(n) gets them back.
+		s, rest, err := decodeStringKey(buf)
+		if err != nil {
+			return nil, nil, err
+		}
+		padded, _ := types.CheckBpchar(s.(string), t, true)
+		return padded, rest, nil
 	case types.IDArray:
 		return decodeArrayKey(buf, t)
 	case types.IDJSONB:

@@ -79,15 +79,15 @@ func resolveColumn(t types.Type, c *chunk.Chunk, col int) colEncoder {
 	ce := colEncoder{arr: a, nulls: a.NullN() > 0}
 	switch a := a.(type) {
 	case *array.Int64:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			ce.kind, ce.ints = colInt64, a.Int64Values()
 		}
 	case *array.Int32:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			ce.kind, ce.i32 = colInt32, a.Int32Values()
 		}
 	case *array.Int16:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			ce.kind, ce.i16 = colInt16, a.Int16Values()
 		}
 	case *array.Float64:
@@ -103,7 +103,7 @@ func resolveColumn(t types.Type, c *chunk.Chunk, col int) colEncoder {
 			ce.kind, ce.dates = colDate, a.Date32Values()
 		}
 	case *array.String:
-		if storedAsString(t) && t.ID != types.IDJSONB && t.ID != types.IDArray {
+		if keyedAsString(t) {
 			ce.kind, ce.strs = colString, a
 		}
 	case *array.Binary:

@@ -52,7 +52,7 @@ func appendValue(buf []byte, t types.Type, d types.Datum) ([]byte, error) {
 			return append(buf, boolByte(v)), nil
 		}
 	case int64:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			return binary.AppendVarint(buf, v), nil
 		}
 	case float64:
@@ -119,7 +119,7 @@ func decodeValue(buf []byte, t types.Type) (types.Datum, []byte, error) {
 			return nil, nil, errCorrupt("bool value", "bad byte")
 		}
 		return buf[0] == 1, buf[1:], nil
-	case t.IsInteger():
+	case storedAsInt(t):
 		return decodeVarint(buf, func(v int64) types.Datum { return v })
 	case t.IsFloat():
 		if len(buf) < 8 {
@@ -196,3 +196,17 @@ func decodeNumericValue(buf []byte) (types.Datum, []byte, error) {
 // varchar, unknown (an untyped string literal that reached state),
 // arrays, json and jsonb.
 func storedAsString(t types.Type) bool { return t.StoredAsText() }
+
+// storedAsInt reports whether values of t are int64 Datums stored as
+// integers: smallint, integer, bigint, time (microseconds since
+// midnight) and timetz (packed, see types.PackTimeTZ).
+func storedAsInt(t types.Type) bool {
+	return t.IsInteger() || t.ID == types.IDTime || t.ID == types.IDTimeTZ
+}
+
+// keyedAsString reports whether values of t key as their strings, byte
+// for byte: not jsonb and arrays (keyed by value), nor bpchar (keyed
+// without its trailing blanks).
+func keyedAsString(t types.Type) bool {
+	return storedAsString(t) && t.ID != types.IDJSONB && t.ID != types.IDArray && t.ID != types.IDBpchar
+}

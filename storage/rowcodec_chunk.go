@@ -86,17 +86,17 @@ func (d *RowDecoder) bind(b *chunk.Builder) {
 		}
 		switch f := cols[i].(type) {
 		case *array.Int64Builder:
-			if t.IsInteger() {
+			if storedAsInt(t) {
 				d.kinds[i], d.i64[i] = kindInt64, f
 				continue
 			}
 		case *array.Int32Builder:
-			if t.IsInteger() {
+			if storedAsInt(t) {
 				d.kinds[i], d.i32[i] = kindInt32, f
 				continue
 			}
 		case *array.Int16Builder:
-			if t.IsInteger() {
+			if storedAsInt(t) {
 				d.kinds[i], d.i16[i] = kindInt16, f
 				continue
 			}
@@ -227,19 +227,19 @@ func appendInt32(f *array.Int32Builder, v int32) {
 func appendColumnValue(fb array.Builder, t types.Type, buf []byte) ([]byte, error) {
 	switch f := fb.(type) {
 	case *array.Int64Builder:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			v, rest, err := decodeInt(buf)
 			f.Append(v)
 			return rest, err
 		}
 	case *array.Int32Builder:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			v, rest, err := decodeInt(buf)
 			f.Append(int32(v))
 			return rest, err
 		}
 	case *array.Int16Builder:
-		if t.IsInteger() {
+		if storedAsInt(t) {
 			v, rest, err := decodeInt(buf)
 			f.Append(int16(v))
 			return rest, err

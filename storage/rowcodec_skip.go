@@ -21,7 +21,7 @@ func skipValue(buf []byte, t types.Type) ([]byte, error) {
 			return nil, errCorrupt("bool value", "short")
 		}
 		return buf[1:], nil
-	case t.IsInteger(), t.ID == types.IDDate, t.ID == types.IDTimestamp, t.ID == types.IDTimestampTZ:
+	case storedAsInt(t), t.ID == types.IDDate, t.ID == types.IDTimestamp, t.ID == types.IDTimestampTZ:
 		return skipVarint(buf, "integer value")
 	case t.IsFloat():
 		if len(buf) < 8 {

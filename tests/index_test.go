@@ -347,7 +347,7 @@ func TestIndexErrors(t *testing.T) {
 		"CREATE INDEX ON nope (a)":             "42P01",
 		"CREATE INDEX ON ev (a)":               "42809",
 		"CREATE INDEX ON e (j)":                "42704",
-		"CREATE UNIQUE INDEX ON e (a)":         "0A000",
+		"CREATE UNIQUE INDEX ON ev (a)":        "42809",
 		"CREATE INDEX ON e ((a + 1))":          "0A000",
 		"CREATE INDEX ON e (a) WHERE a > 0":    "0A000",
 		"CREATE INDEX ON e (a) WITH (foo = 1)": "22023",

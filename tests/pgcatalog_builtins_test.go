@@ -259,8 +259,10 @@ func binaryCoercible(a, b string) bool {
 		switch {
 		case s == "integer" || s == "oid" || strings.HasPrefix(s, "reg"):
 			return "oid"
-		case s == "character varying":
-			return "text"
+		case s == "character varying" || s == "character":
+			return "text" // as PostgreSQL's pg_cast: text -> character is binary
+		case s == "cidr":
+			return "inet"
 		}
 		return s
 	}

@@ -606,7 +606,7 @@ func TestCatalogQueryErrors(t *testing.T) {
 	for _, c := range []struct{ query, code string }{
 		{`SELECT * FROM pg_catalog.pg_stat_activity`, "42P01"},
 		{`SELECT * FROM information_schema.routines`, "42P01"},
-		{`SELECT pg_catalog.pg_backend_pid()`, "42883"},
+		{`SELECT pg_catalog.pg_current_wal_lsn()`, "42883"},
 		{`SELECT 'nope'::regclass`, "42P01"},
 		{`SELECT 'nope'::regtype`, "42704"},
 		{`SELECT nope.f()`, "3F000"},

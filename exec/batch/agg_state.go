@@ -125,7 +125,7 @@ func (st *aggState) result(spec *AggSpec) (types.Datum, error) {
 	case expr.AggJSONBObjectAgg, expr.AggJSONObjectAgg:
 		return expr.ObjectAgg(spec.Kind, st.items, spec.order, spec.Distinct)
 	case expr.AggStringAgg, expr.AggArrayAgg, expr.AggJSONBAgg, expr.AggJSONAgg, expr.AggPercentileCont, expr.AggPercentileDisc, expr.AggMode:
-		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.argType), nil
+		return expr.ListAgg(spec.Kind, st.items, spec.order, spec.Distinct, spec.Sep, spec.argType)
 	}
 	return st.val, nil
 }

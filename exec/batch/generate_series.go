@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -12,7 +14,7 @@ import (
 
 // GenerateSeries yields start, start+step, ... up to stop (down to stop for
 // a negative step), a chunk at a time in constant memory: over integers,
-// or timestamps with an interval step.
+// numerics, or timestamps with an interval step.
 type GenerateSeries struct {
 	start, stop, step expr.Expr
 	types             []types.Type
@@ -20,13 +22,13 @@ type GenerateSeries struct {
 	started, done     bool
 	cur, end          types.Datum
 	inc               int64     // integer step
-	add               expr.Expr // timestamp + interval step, over column 0
+	add               expr.Expr // timestamp + interval or numeric + numeric step, over column 0
 	desc              bool
 	zone              *types.Zone
 }
 
-// NewGenerateSeries returns the series of type t (an integer or timestamp
-// type) over constant expressions.
+// NewGenerateSeries returns the series of type t (an integer, numeric or
+// timestamp type) over constant expressions.
 func NewGenerateSeries(start, stop, step expr.Expr, t types.Type) *GenerateSeries {
 	ts := []types.Type{t}
 	return &GenerateSeries{start: start, stop: stop, step: step, types: ts, rb: newRowBuilder(ts)}
@@ -82,7 +84,37 @@ func (g *GenerateSeries) init() error {
 	if g.types[0].IsInteger() {
 		return g.initInt(vals[2].(int64))
 	}
+	if g.types[0].ID == types.IDNumeric {
+		return g.initNumeric(vals)
+	}
 	return g.initTimestamp(vals[2])
+}
+
+// initNumeric checks a numeric series' bounds and step as PostgreSQL
+// does (no NaN, no infinity, no zero step) and steps by addition.
+func (g *GenerateSeries) initNumeric(vals []types.Datum) error {
+	for i, what := range []string{"start value", "stop value", "step size"} {
+		d, _ := vals[i].(*apd.Decimal)
+		switch {
+		case d == nil:
+			return pgerr.New(pgerr.Internal, "generate_series: %s is %T, not numeric", what, vals[i])
+		case d.Form == apd.NaN || d.Form == apd.NaNSignaling:
+			return pgerr.New(pgerr.InvalidParameterValue, "%s cannot be NaN", what)
+		case d.Form == apd.Infinite:
+			return pgerr.New(pgerr.InvalidParameterValue, "%s cannot be infinity", what)
+		}
+	}
+	step := vals[2].(*apd.Decimal)
+	if step.IsZero() {
+		return pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
+	}
+	add, err := expr.Binary("+", expr.NewColumn(0, g.types[0], "n"), expr.NewConst(step, g.types[0]))
+	if err != nil {
+		return err
+	}
+	g.add, g.desc = add, step.Negative
+	g.done = g.past(g.cur)
+	return nil
 }
 
 func (g *GenerateSeries) initInt(step int64) error {

@@ -29,6 +29,10 @@ const (
 	// ArraySubquery yields ARRAY(subquery): the values of its one column,
 	// in order, as an array (empty when it has no row).
 	ArraySubquery
+	// QuantifiedSubquery yields Probe op ANY|ALL (subquery): Cmp over
+	// (probe, value) for each row, combined with OR (ANY) or AND (ALL) in
+	// three-valued logic; ANY of no rows is false, ALL of none true.
+	QuantifiedSubquery
 )
 
 // CardinalityViolation is the SQLSTATE of a scalar subquery with more than
@@ -47,6 +51,12 @@ type SubquerySpec struct {
 	Not bool
 	// Elem is, for Array, the type of the plan's column.
 	Elem types.Type
+	// Cmp is, for Quantified, the comparison over a row (probe, value),
+	// or (probes..., row...) when Probes is set: a row on the left, Probe
+	// nil. All is whether the quantifier is ALL.
+	Cmp    expr.Expr
+	Probes []expr.Expr
+	All    bool
 	// Outer is set for a correlated subquery, whose plan reads the
 	// Apply's current input row through it: Build makes a fresh executor
 	// of the plan, which runs once per input row with Outer set to it.
@@ -73,9 +83,10 @@ type Apply struct {
 	rb    *rowBuilder
 
 	ready   bool
-	values  []types.Datum  // per subquery: the Scalar or Exists result
-	sets    []*subquerySet // per subquery: the In set
-	closed  []bool         // per subquery: its Plan is closed
+	values  []types.Datum     // per subquery: the Scalar or Exists result
+	sets    []*subquerySet    // per subquery: the In set
+	lists   [][][]types.Datum // per subquery: the Quantified rows
+	closed  []bool            // per subquery: its Plan is closed
 	memos   []map[string]types.Datum
 	memoKey []byte
 }
@@ -92,6 +103,7 @@ type subquerySet struct {
 func NewApply(in Executor, subs []SubquerySpec, ts []types.Type) *Apply {
 	return &Apply{in: in, subs: subs, types: ts, rb: newRowBuilder(ts),
 		values: make([]types.Datum, len(subs)), sets: make([]*subquerySet, len(subs)),
+		lists:  make([][][]types.Datum, len(subs)),
 		closed: make([]bool, len(subs)), memos: make([]map[string]types.Datum, len(subs))}
 }
 
@@ -144,6 +156,10 @@ func (a *Apply) runSubquery(ctx context.Context, i int, s SubquerySpec) error {
 	switch s.Kind {
 	case ArraySubquery:
 		return a.runArraySubquery(ctx, i, s)
+	case QuantifiedSubquery:
+		rows, err := collectRows(ctx, s.Plan)
+		a.lists[i] = rows
+		return err
 	case ExistsSubquery:
 		c, err := s.Plan.Next(ctx)
 		for err == nil && c != nil && c.NumRows() == 0 {
@@ -212,8 +228,17 @@ func (a *Apply) extend(ctx context.Context, c *chunk.Chunk) (*chunk.Chunk, error
 					return nil, err
 				}
 			}
-			if s.Kind != InSubquery {
+			if s.Kind != InSubquery && s.Kind != QuantifiedSubquery {
 				out[base+i] = a.values[i]
+				continue
+			}
+			if s.Kind == QuantifiedSubquery {
+				v, err := quantify(s, in, a.lists[i])
+				if err != nil {
+					a.rb.discard()
+					return nil, err
+				}
+				out[base+i] = v
 				continue
 			}
 			v, err := s.Probe.Eval(in)
@@ -230,13 +255,26 @@ func (a *Apply) extend(ctx context.Context, c *chunk.Chunk) (*chunk.Chunk, error
 
 // runArraySubquery collects the values of an Array subquery.
 func (a *Apply) runArraySubquery(ctx context.Context, i int, s SubquerySpec) error {
+	vals, err := collectColumn(ctx, s.Plan)
+	if err != nil {
+		return err
+	}
+	if s.Elem.ID == types.IDArray {
+		a.values[i], err = expr.StackArrays(vals, s.Elem)
+		return err
+	}
+	a.values[i] = expr.ArrayFromValues(vals, s.Elem)
+	return nil
+}
+
+// collectColumn drains e and returns the values of its first column.
+func collectColumn(ctx context.Context, e Executor) ([]types.Datum, error) {
 	var vals []types.Datum
 	var row []types.Datum
 	for {
-		c, err := s.Plan.Next(ctx)
+		c, err := e.Next(ctx)
 		if err != nil || c == nil {
-			a.values[i] = expr.ArrayFromValues(vals, s.Elem)
-			return err
+			return vals, err
 		}
 		for r := 0; r < c.NumRows(); r++ {
 			row = c.Row(r, row)
@@ -244,6 +282,60 @@ func (a *Apply) runArraySubquery(ctx context.Context, i int, s SubquerySpec) err
 		}
 		c.Release()
 	}
+}
+
+// collectRows drains e and returns its rows, copied out of its chunks.
+func collectRows(ctx context.Context, e Executor) ([][]types.Datum, error) {
+	var rows [][]types.Datum
+	var row []types.Datum
+	for {
+		c, err := e.Next(ctx)
+		if err != nil || c == nil {
+			return rows, err
+		}
+		for r := 0; r < c.NumRows(); r++ {
+			row = c.Row(r, row)
+			rows = append(rows, cloneRow(row))
+		}
+		c.Release()
+	}
+}
+
+// quantify evaluates probe op ANY|ALL (rows) for the input row in: ANY
+// is true at the first true comparison, ALL false at the first false
+// one; else NULL when a comparison was NULL; else ALL's true or ANY's
+// false.
+func quantify(s SubquerySpec, in []types.Datum, rows [][]types.Datum) (types.Datum, error) {
+	probes := s.Probes
+	if probes == nil {
+		probes = []expr.Expr{s.Probe}
+	}
+	pair := make([]types.Datum, len(probes), 2*len(probes))
+	for k, p := range probes {
+		v, err := p.Eval(in)
+		if err != nil {
+			return nil, err
+		}
+		pair[k] = v
+	}
+	unknown := false
+	for _, row := range rows {
+		pair = append(pair[:len(probes)], row...)
+		r, err := s.Cmp.Eval(pair)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case r == nil:
+			unknown = true
+		case r.(bool) != s.All:
+			return !s.All, nil
+		}
+	}
+	if unknown {
+		return nil, nil
+	}
+	return s.All, nil
 }
 
 // runCorrelated runs a correlated subquery for the input row in.

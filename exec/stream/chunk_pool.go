@@ -140,9 +140,10 @@ func pooledTypes(ts []types.Type, read []bool) bool {
 }
 
 // newScanBuilder returns the chunk builder of a scan of columns ts
-// reading read: with recycled buffers where pooledTypes allows.
+// reading read: with recycled buffers where pooledTypes allows (and no
+// test counts buffers, see chunk.SetAllocator).
 func newScanBuilder(ts []types.Type, read []bool) *chunk.Builder {
-	if pooledTypes(ts, read) {
+	if pooledTypes(ts, read) && !chunk.Checked() {
 		return chunk.NewBuilderWith(chunkBuffers, ts)
 	}
 	return chunk.NewBuilder(ts)

@@ -59,7 +59,7 @@ type Expand struct {
 
 // NewExpand returns an Expand over in; typs are the output types.
 func NewExpand(in Executor, projs [][]expr.Expr, typs []types.Type) *Expand {
-	e := &Expand{in: in, projs: projs, typs: typs, schema: chunk.Schema(typs), mem: memory.DefaultAllocator}
+	e := &Expand{in: in, projs: projs, typs: typs, schema: chunk.Schema(typs), mem: chunk.Allocator()}
 	inTyps := in.Types()
 	e.repeat = make([]int, len(typs))
 	for j := range typs {
@@ -402,7 +402,7 @@ func (e *Expand) repeatColumns(in *chunk.Chunk, repeated []int, out []arrow.Arra
 func (e *Expand) empty() *chunk.Chunk {
 	cols := make([]arrow.Array, len(e.typs))
 	for j, t := range e.typs {
-		cols[j] = array.MakeArrayOfNull(memory.DefaultAllocator, chunk.ArrowType(t), 0)
+		cols[j] = array.MakeArrayOfNull(chunk.Allocator(), chunk.ArrowType(t), 0)
 	}
 	rec := array.NewRecordBatch(e.schema, cols, 0)
 	for _, a := range cols {

@@ -87,7 +87,7 @@ func interleaveValidity(arrs []arrow.Array, n int) (*memory.Buffer, int) {
 // intervals, numerics): concatenated, then taken in row-major order. It
 // fails when the strings' bytes are more than one Arrow array holds.
 func interleaveTake(arrs []arrow.Array, n int, t types.Type) (arrow.Array, error) {
-	all, err := array.Concatenate(arrs, memory.DefaultAllocator)
+	all, err := array.Concatenate(arrs, chunk.Allocator())
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func interleaveTake(arrs []arrow.Array, n int, t types.Type) (arrow.Array, error
 func repeatRows(a arrow.Array, np int) arrow.Array {
 	n := a.Len()
 	if a.NullN() == n {
-		return array.MakeArrayOfNull(memory.DefaultAllocator, a.DataType(), n*np)
+		return array.MakeArrayOfNull(chunk.Allocator(), a.DataType(), n*np)
 	}
 	switch x := a.(type) {
 	case *array.Timestamp:

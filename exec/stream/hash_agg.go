@@ -564,7 +564,7 @@ func (h *HashAgg) refreshList(c *aggCallLayout, key []types.Datum) (types.Datum,
 	if c.Kind.IsObjectAgg() {
 		return expr.ObjectAgg(c.Kind, items, c.order, c.Distinct)
 	}
-	return expr.ListAgg(c.Kind, items, c.order, c.Distinct, c.Sep, c.argType), nil
+	return expr.ListAgg(c.Kind, items, c.order, c.Distinct, c.Sep, c.argType)
 }
 
 // refreshExtremes recomputes each stale min/max of g from its input table

@@ -91,7 +91,7 @@ func (p *Project) project(in *chunk.Chunk) (*chunk.Chunk, error) {
 	} else {
 		cols = make([]arrow.Array, len(p.exprs))
 		for j, t := range p.typs {
-			cols[j] = array.MakeArrayOfNull(memory.DefaultAllocator, chunk.ArrowType(t), 0)
+			cols[j] = array.MakeArrayOfNull(chunk.Allocator(), chunk.ArrowType(t), 0)
 		}
 	}
 	var ops []chunk.Op

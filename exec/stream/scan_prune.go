@@ -3,7 +3,6 @@ package stream
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/streamdb/streamdb/internal/chunk"
 	"github.com/streamdb/streamdb/storage"
@@ -65,7 +64,7 @@ func nullUnread(c *chunk.Chunk, read []bool) *chunk.Chunk {
 	var made []arrow.Array
 	for i := range cols {
 		if i < len(read) && !read[i] && c.Rec.Column(i).NullN() < int(n) { // a pruned source's are NULL already
-			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, c.Rec.Column(i).DataType(), int(n))
+			cols[i] = array.MakeArrayOfNull(chunk.Allocator(), c.Rec.Column(i).DataType(), int(n))
 			made = append(made, cols[i])
 			continue
 		}

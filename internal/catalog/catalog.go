@@ -39,7 +39,16 @@ const (
 	// query over Deps), delivered to the connector of Connector; it
 	// stores no rows of its own.
 	KindSink
+	// KindSequence is a sequence (CREATE SEQUENCE, or the one a serial or
+	// identity column owns): Sequence holds its options; it has no rows
+	// and no actors, and its state (the values handed out) lives in the
+	// store beside the catalog (see the engine's sequence.go).
+	KindSequence
 )
+
+// Virtual reports whether relations of kind k have no actors and no
+// stored rows: plain views and sequences.
+func (k Kind) Virtual() bool { return k == KindView || k == KindSequence }
 
 func (k Kind) String() string {
 	switch k {
@@ -57,6 +66,8 @@ func (k Kind) String() string {
 		return "subscription"
 	case KindSink:
 		return "sink"
+	case KindSequence:
+		return "sequence"
 	}
 	return "materialized view"
 }
@@ -93,6 +104,28 @@ type Column struct {
 	// DEFAULT constant) read for it: they were not rewritten (see
 	// storage/missing.go). Nil: NULL.
 	Missing *string `json:"missing,omitempty"`
+	// Identity is IdentityAlways or IdentityByDefault for a column
+	// GENERATED ... AS IDENTITY ("" otherwise); IdentitySeq is the id of
+	// the sequence that fills it.
+	Identity    string `json:"identity,omitempty"`
+	IdentitySeq uint32 `json:"identity_seq,omitempty"`
+	// Generated is the expression of a column GENERATED ALWAYS AS (expr)
+	// STORED, as written ("" for none): computed from the other columns
+	// of each row written.
+	Generated string `json:"generated,omitempty"`
+}
+
+// Identity kinds (Column.Identity), as pg_attribute.attidentity.
+const (
+	IdentityAlways    = "a"
+	IdentityByDefault = "d"
+)
+
+// Check is a CHECK constraint of a table: every row written must not
+// make Expr false.
+type Check struct {
+	Name string `json:"name"`
+	Expr string `json:"expr"`
 }
 
 // DroppedName is the name a dropped column is given: PostgreSQL's, which
@@ -207,6 +240,13 @@ type Relation struct {
 	SourceRateZero  bool  `json:"source_rate_zero,omitempty"`
 	// Index describes an index (KindIndex); nil for other kinds.
 	Index *Index `json:"index,omitempty"`
+	// Sequence holds a sequence's options (KindSequence); nil for other
+	// kinds.
+	Sequence *Sequence `json:"sequence,omitempty"`
+	// Checks are a table's CHECK constraints, in creation order.
+	Checks []Check `json:"checks,omitempty"`
+	// Uniques are a table's UNIQUE constraints.
+	Uniques []Unique `json:"uniques,omitempty"`
 	// Comment is the relation's COMMENT ON ("" for none): pg_description
 	// and obj_description show it.
 	Comment string `json:"comment,omitempty"`

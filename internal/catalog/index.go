@@ -27,6 +27,22 @@ type Index struct {
 	// Columns maps each column of the index relation to the indexed
 	// relation's column it holds.
 	Columns []int `json:"columns"`
+	// Unique: the index of a UNIQUE constraint (Relation.Uniques of the
+	// table), whose key values the table's writes keep unique.
+	Unique bool `json:"unique,omitempty"`
+}
+
+// Unique is a UNIQUE constraint of a table: no two rows whose Columns
+// are all non-NULL have equal Columns. Index is the id of the unique
+// index that enforces it (0 until it is created: the table refuses
+// writes until then).
+type Unique struct {
+	Name    string `json:"name"`
+	Columns []int  `json:"columns"`
+	Index   uint32 `json:"index,omitempty"`
+	// IndexOnly: made by CREATE UNIQUE INDEX, not by a constraint (no
+	// pg_constraint row; DROP INDEX drops it).
+	IndexOnly bool `json:"index_only,omitempty"`
 }
 
 // IndexKey is one key column of an index.

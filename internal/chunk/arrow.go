@@ -14,8 +14,8 @@ import (
 
 // ArrowType returns the Arrow type that holds values of t.
 func ArrowType(t types.Type) arrow.DataType {
-	if t.IsOID() {
-		return arrow.PrimitiveTypes.Int64
+	if t.IsOID() || t.ID == types.IDTime || t.ID == types.IDTimeTZ {
+		return arrow.PrimitiveTypes.Int64 // time: microseconds since midnight; timetz: packed
 	}
 	switch t.ID {
 	case types.IDBool:
@@ -46,7 +46,7 @@ func ArrowType(t types.Type) arrow.DataType {
 		// The binary form (types.AppendNumericBinary) of the plain value
 		// (types.PlainNumeric), as storage keeps it: read it with Value.
 		return arrow.BinaryTypes.Binary
-	default: // text, varchar, arrays, json, jsonb, bytea (its raw bytes), unknown
+	default: // text, varchar, bpchar, arrays, json, jsonb, bytea and uuid (their raw bytes), unknown
 		return arrow.BinaryTypes.String
 	}
 }
@@ -143,7 +143,7 @@ func IntervalAt(a *array.MonthDayNanoInterval, i int) types.Interval {
 }
 
 // NewBuilder returns a builder for rows of the given column types.
-func NewBuilder(ts []types.Type) *Builder { return NewBuilderWith(memory.DefaultAllocator, ts) }
+func NewBuilder(ts []types.Type) *Builder { return NewBuilderWith(Allocator(), ts) }
 
 // NewBuilderWith is NewBuilder with buffers from mem (tests pass a
 // memory.CheckedAllocator to prove every buffer is released).

@@ -53,7 +53,7 @@ func takeColumn(col arrow.Array, rows []int) arrow.Array {
 	case *array.Binary:
 		return takeBytes(a, rows)
 	case *array.Boolean:
-		b := array.NewBooleanBuilder(memory.DefaultAllocator)
+		b := array.NewBooleanBuilder(Allocator())
 		defer b.Release()
 		b.Reserve(len(rows))
 		for _, i := range rows {

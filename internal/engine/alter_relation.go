@@ -34,6 +34,14 @@ import (
 // COLUMN keeps the column's slot, hidden and renamed, as PostgreSQL
 // does: rows keep their layout and nothing is rewritten.
 func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.AlterRelationStmt, w ResultWriter) error {
+	if n.Action == sql.AlterAddConstraint && n.Unique != nil {
+		return s.addUniqueConstraint(ctx, n, w)
+	}
+	for _, m := range n.More {
+		if m.Action == sql.AlterAddConstraint && m.Unique != nil {
+			return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD UNIQUE must be the only action of its statement")
+		}
+	}
 	db := s.db
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
@@ -66,6 +74,9 @@ func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.A
 	if err := a.db.commitAlter(a.next); err != nil {
 		return err
 	}
+	if err := a.db.followOwnedColumns(a.r, a.next); err != nil {
+		return err
+	}
 	if a.rebuild {
 		if err := a.db.rebuildJobs(ctx, r.ID, true); err != nil {
 			return err
@@ -86,6 +97,10 @@ func (a *relAlter) apply(ctx context.Context, n *sql.AlterRelationStmt) error {
 		return a.renameColumn()
 	case sql.AlterRename:
 		return a.rename()
+	case sql.AlterAddConstraint:
+		return a.addCheck(ctx)
+	case sql.AlterDropConstraint:
+		return a.dropConstraint(ctx)
 	}
 	return a.alterColumn()
 }
@@ -102,6 +117,8 @@ func alterPass(n *sql.AlterRelationStmt) int {
 		return 2
 	case sql.AlterSetDefault:
 		return 3
+	case sql.AlterAddConstraint:
+		return 4
 	}
 	return 0
 }
@@ -283,6 +300,9 @@ func (a *relAlter) dropColumn(ctx context.Context) error {
 	if len(users) > 0 && !a.n.Cascade {
 		return a.dependentsError(users)
 	}
+	if err := a.dropColumnRules(c); err != nil {
+		return err
+	}
 	for _, u := range users {
 		cur, ok := a.db.RelationByID(u.ID)
 		if !ok {
@@ -335,6 +355,7 @@ func (a *relAlter) renameColumn() error {
 	if a.taken(a.n.NewName) {
 		return pgerr.New(pgerr.DuplicateColumn, "column %q of relation %q already exists", a.n.NewName, a.ownName())
 	}
+	a.renameInRules(a.n.Column, a.n.NewName)
 	a.next.Columns[c].Name = a.n.NewName
 	return nil
 }
@@ -343,6 +364,10 @@ func (a *relAlter) rename() error {
 	r := a.r
 	if r.Kind == catalog.KindSubscription || r.Kind == catalog.KindSystem {
 		return wrongKind("ALTER", r, objectKinds[a.n.Kind])
+	}
+	if r.Kind == catalog.KindSequence && r.Sequence.OwnedBy != 0 {
+		// A serial column's DEFAULT names it.
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot rename sequence %q: a column owns it", a.ownName())
 	}
 	schema, _ := catalog.SplitName(r.Name)
 	name := catalog.QualifiedName(schema, a.n.NewName)
@@ -362,6 +387,9 @@ func (a *relAlter) alterColumn() error {
 	}
 	r := a.next
 	col := &r.Columns[c]
+	if err := checkColumnKindAlter(a.n, *col, a.ownName()); err != nil {
+		return err
+	}
 	switch a.n.Action {
 	case sql.AlterSetDefault:
 		if err := binder.ColumnDefault(a.s.catalog(), a.st, a.n, *col); err != nil {

@@ -141,11 +141,19 @@ func (r *Rows) Text() []*string {
 func goValue(d types.Datum, t types.Type) any {
 	switch v := d.(type) {
 	case string:
-		if t.ID == types.IDBytea {
+		switch t.ID {
+		case types.IDBytea:
 			return []byte(v)
+		case types.IDUUID, types.IDInet, types.IDCidr:
+			return types.Format(v, t) // as pgx's database/sql driver returns them
 		}
 		return v
-	case nil, int64, float64, bool:
+	case int64:
+		if t.ID == types.IDTime || t.ID == types.IDTimeTZ {
+			return types.Format(v, t) // as pgx's database/sql driver returns a time
+		}
+		return v
+	case nil, float64, bool:
 		return v
 	case types.Date:
 		return time.Unix(int64(v)*86400, 0).UTC()
@@ -264,7 +272,7 @@ func (s *Session) runArgs(ctx context.Context, query string, args []any) (*colle
 
 // datumArgs converts Go arguments to Datums with their types; strings are
 // of unknown type, decided by the statement as a quoted literal would be,
-// and []byte is bytea.
+// []byte is bytea and [16]byte a uuid.
 func datumArgs(args []any) ([]types.Datum, []types.Type, error) {
 	vals := make([]types.Datum, len(args))
 	typs := make([]types.Type, len(args))
@@ -288,6 +296,8 @@ func datumArgs(args []any) ([]types.Datum, []types.Type, error) {
 			vals[i], typs[i] = v, types.TUnknown
 		case []byte:
 			vals[i], typs[i] = string(v), types.TBytea // as pgx and lib/pq send it
+		case [16]byte:
+			vals[i], typs[i] = string(v[:]), types.TUUID // as pgx sends it
 		case time.Time:
 			vals[i], typs[i] = types.Timestamp(v.UnixMicro()), types.TTimestampTZ
 		default:

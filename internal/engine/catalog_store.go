@@ -63,6 +63,9 @@ func (db *DB) loadCatalog() error {
 	if ok {
 		db.nextID = binary.BigEndian.Uint32(v)
 	}
+	if err := db.dropOrphanSequences(); err != nil {
+		return err
+	}
 	return db.checkKeyFormat()
 }
 

@@ -78,15 +78,28 @@ func (s *Session) copyRelation(n *sql.CopyStmt) (*catalog.Relation, error) {
 
 // copyColumns returns the catalog indexes of the columns a COPY lists, or
 // of every visible column.
+// Generated columns are left out, as in PostgreSQL 15, and may not be
+// listed.
 func copyColumns(r *catalog.Relation, names []string) ([]int, error) {
 	if names == nil {
-		return r.VisibleColumns(), nil
+		var out []int
+		for _, i := range r.VisibleColumns() {
+			if r.Columns[i].Generated == "" {
+				out = append(out, i)
+			}
+		}
+		return out, nil
 	}
 	out := make([]int, 0, len(names))
 	for _, name := range names {
 		i := visibleColumn(r, name)
 		if i < 0 {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, r.Name)
+		}
+		if r.Columns[i].Generated != "" {
+			e := pgerr.New(pgerr.InvalidColumnReference, "column %q is a generated column", name)
+			e.Detail = "Generated columns cannot be used in COPY."
+			return nil, e
 		}
 		for _, j := range out {
 			if j == i {
@@ -149,8 +162,12 @@ func (s *Session) copyFrom(ctx context.Context, n *sql.CopyStmt, opts pgcopy.Opt
 	if err != nil {
 		return err
 	}
+	rules, err := binder.RowRules(s.catalog(), rel)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	rows, err := s.db.writer.CopyFrom(ctx, rel, targets, defaults, opts, in)
+	rows, err := s.db.writer.CopyFrom(ctx, rel, targets, defaults, rules, opts, in)
 	s.db.metrics.wrote(writeCopy, start, rows, err)
 	if err != nil {
 		return err

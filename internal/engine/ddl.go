@@ -34,22 +34,37 @@ type tableOptions struct {
 const defaultTableParallelism = 1
 
 func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tableOptions, w ResultWriter) error {
-	db.ddlMu.Lock()
-	defer db.ddlMu.Unlock()
 	tag := "CREATE TABLE"
 	if ct.Source {
 		tag = "CREATE SOURCE"
 	}
-	if done, err := db.checkNewName(ct.Name, ct.IfNotExists, w); done || err != nil {
+	rel, err := db.addTable(ctx, ct, opts, w)
+	if err != nil || rel == nil {
 		return err
+	}
+	if len(rel.Uniques) > 0 {
+		if err := db.createUniqueIndexes(ctx, rel, w); err != nil {
+			return err
+		}
+	}
+	return w.Complete(tag)
+}
+
+// addTable creates the table (or source) of ct; nil when IF NOT EXISTS
+// found it.
+func (db *DB) addTable(ctx context.Context, ct *planner.CreateTable, opts tableOptions, w ResultWriter) (*catalog.Relation, error) {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	if done, err := db.checkNewName(ct.Name, ct.IfNotExists, w); done || err != nil {
+		return nil, err
 	}
 	conn, err := resolveConnector(ctx, ct.Connector)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	id, err := db.allocID()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rel := &catalog.Relation{ID: id, Name: ct.Name, Kind: catalog.KindTable,
 		Columns: append([]catalog.Column(nil), ct.Columns...), PK: append([]int(nil), ct.PK...)}
@@ -57,10 +72,22 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 		rel.Kind = catalog.KindSource
 	}
 	rel.AppendOnly = ct.AppendOnly
+	rel.Checks = ct.Checks
+	rel.Uniques = ct.Uniques
+	seqs, err := db.addOwnedSequences(ct, rel)
+	if err != nil {
+		return nil, err
+	}
+	created := false
+	defer func() {
+		if !created {
+			db.removeSequences(seqs)
+		}
+	}()
 	if ct.Watermark != nil {
 		w := *ct.Watermark
 		if w.State, err = db.allocID(); err != nil {
-			return err
+			return nil, err
 		}
 		rel.Watermark = &w
 	}
@@ -85,13 +112,13 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	if ct.Connector != nil {
 		state, err := db.allocID()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rel.Internal = []uint32{state}
 		if readsSplits(ct.Connector) {
 			// Its skipped messages' table (planner.SplitErrorState).
 			if state, err = db.allocID(); err != nil {
-				return err
+				return nil, err
 			}
 			rel.Internal = append(rel.Internal, state)
 		}
@@ -101,10 +128,10 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 	}
 	job, err := planner.BuildTableJob(rel, &jobEnv{db: db, rel: rel})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := db.saveRelation(rel); err != nil {
-		return err
+		return nil, err
 	}
 	// The table is published only once its actor runs, so no DML can
 	// reach a source the graph does not have yet.
@@ -117,15 +144,16 @@ func (db *DB) createTable(ctx context.Context, ct *planner.CreateTable, opts tab
 		if derr := db.store.DeleteMeta(relKey(rel.ID)); derr != nil {
 			db.opts.Logger.Error("removing table after a failed CREATE", "table", rel.Name, "err", derr)
 		}
-		return err
+		return nil, err
 	}
 	db.register(rel, job)
+	created = true
 	if !db.coord.Running(job.Tops[0].ID) {
 		// A recovery right after the table's actor started rebuilt the
 		// graph without it (it was not registered yet): rebuild again.
 		db.coord.Abort(fmt.Errorf("streamdb: table %q missed a graph rebuild", rel.Name))
 	}
-	return w.Complete(tag)
+	return rel, nil
 }
 
 // checkNewName reports whether name is free; with ifNotExists an existing
@@ -441,6 +469,15 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 			}
 			return pgerr.New(code, "%s %q does not exist", kindWord(d.Kind), name)
 		}
+		if t, u, ok := db.uniqueOfIndex(rel); ok && u.IndexOnly {
+			if err := db.dropIndexOnlyUnique(t, rel); err != nil {
+				return err
+			}
+		} else if ok {
+			e := pgerr.New(pgerr.DependentObjects, "cannot drop index %s because constraint %s on table %s requires it", ownNameOf(rel), ownNameOf(&catalog.Relation{Name: u.Name}), ownNameOf(t))
+			e.Hint = fmt.Sprintf("You can drop constraint %s on table %s instead.", ownNameOf(&catalog.Relation{Name: u.Name}), ownNameOf(t))
+			return e
+		}
 		if err := db.dropRelation(ctx, rel, d.Cascade, w); err != nil {
 			return err
 		}
@@ -450,7 +487,7 @@ func (db *DB) drop(ctx context.Context, d *planner.Drop, w ResultWriter) error {
 
 func kindWord(k catalog.Kind) string {
 	switch k {
-	case catalog.KindTable, catalog.KindSource, catalog.KindView, catalog.KindIndex, catalog.KindSubscription, catalog.KindSink:
+	case catalog.KindTable, catalog.KindSource, catalog.KindView, catalog.KindIndex, catalog.KindSubscription, catalog.KindSink, catalog.KindSequence:
 		return k.String()
 	}
 	return "materialized view"
@@ -480,6 +517,19 @@ func aKindWord(k catalog.Kind) string {
 // dropRelation drops rel and its indexes, and with cascade the views
 // that depend on it.
 func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade bool, w ResultWriter) (err error) {
+	if rel.Kind == catalog.KindSequence {
+		users, err := db.sequenceUsers(rel)
+		if err != nil {
+			return err
+		}
+		if err := db.checkSequenceDrop(rel, users, cascade); err != nil {
+			return err
+		}
+		if err := db.dropSequenceDefaults(users, w); err != nil {
+			return err
+		}
+		return db.dropSequence(rel)
+	}
 	var deps, indexes []*catalog.Relation
 	for _, dep := range db.dependents(rel.ID) {
 		if dep.Kind == catalog.KindIndex || dep.Kind == catalog.KindSubscription && dep.Temporary {
@@ -553,7 +603,10 @@ func (db *DB) dropRelation(ctx context.Context, rel *catalog.Relation, cascade b
 	}
 	db.unregister(rel)
 	db.endDroppedJob(rel)
-	return db.finishDropOf(rel)
+	if err := db.finishDropOf(rel); err != nil {
+		return err
+	}
+	return db.dropOwnedSequences(rel)
 }
 
 // endDroppedJob ends the job of a view or index dropped while it was

@@ -110,6 +110,9 @@ type DB struct {
 	// longer read them (index.go). Made on first use.
 	droppingIndexes map[uint32]bool
 	nextID          uint32
+	// seqs holds the sequences' states, loaded on first use
+	// (sequence.go); guarded by mu, each state by its own lock.
+	seqs map[uint32]*seqState
 
 	// bg counts the DB's own goroutines (job runners); closing stops them.
 	bg      sync.WaitGroup

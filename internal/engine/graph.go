@@ -68,8 +68,8 @@ func (db *DB) buildGraph() (*builtGraph, []*job, error) {
 	tops := map[uint32]*planner.StreamJob{}
 	runtime := map[uint32]*relRuntime{}
 	for _, r := range db.relationsSorted() {
-		if r.Kind == catalog.KindView {
-			continue // a plain view has no actors
+		if r.Kind.Virtual() {
+			continue // a plain view or a sequence has no actors
 		}
 		mode := planner.Follow
 		if r.State == catalog.StateCreating {

@@ -25,6 +25,12 @@ import (
 // createIndex creates an index. In the foreground (the default) it
 // returns when the index is created, with progress NOTICEs meanwhile.
 func (db *DB) createIndex(ctx context.Context, ci *planner.CreateIndex, opts viewOptions, w ResultWriter) error {
+	if ci.Unique {
+		if err := db.createUniqueIndex(ctx, ci, opts, w); err != nil {
+			return err
+		}
+		return w.Complete("CREATE INDEX")
+	}
 	j, err := db.startIndex(ctx, ci, opts, w)
 	if err != nil || j == nil {
 		return err
@@ -63,6 +69,7 @@ func (db *DB) startIndex(ctx context.Context, ci *planner.CreateIndex, opts view
 		return nil, err
 	}
 	rel := planner.IndexRelation(on, ci.Keys, ci.Include)
+	rel.Index.Unique = ci.Unique
 	rel.ID, rel.Name, rel.State = id, name, catalog.StateCreating
 	rel.Definition = systemcatalog.IndexDef(rel, on)
 	opts.apply(rel, db.opts.Parallelism)

@@ -181,7 +181,7 @@ func (db *DB) downstreamOf(id uint32) []*catalog.Relation {
 	in := map[uint32]bool{id: true}
 	var out []*catalog.Relation
 	for _, r := range db.relationsSorted() {
-		if r.Kind == catalog.KindView {
+		if r.Kind.Virtual() {
 			// A plain view has no actors; a materialized view over
 			// one also depends on what the view reads.
 			continue

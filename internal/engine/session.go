@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/exec/stream"
@@ -39,6 +40,10 @@ type Session struct {
 	// user and database are the names the client connected with ("" for
 	// an in-process session); see identity.
 	user, database string
+	// pid is the session's backend process ID (pg_backend_pid()): the
+	// server's cancel key ID for a connection (SetBackendPID), else one
+	// from nextPID.
+	pid uint32
 	// zone is the TimeZone setting (nil: UTC); see timezone.go.
 	zone *types.Zone
 	// stmtTime is when the current statement started, txTime when the
@@ -46,12 +51,20 @@ type Session struct {
 	stmtTime, txTime types.Timestamp
 	// cursors are the open cursors by name (see cursor.go).
 	cursors map[string]*namedCursor
+	// seqs are the session's currval and lastval (sequence_ddl.go).
+	seqs sessionSequences
 }
 
 // NewSession returns a new session.
 func (db *DB) NewSession() *Session {
-	return &Session{db: db, parser: sql.NewParser(), vars: defaultVars()}
+	return &Session{db: db, parser: sql.NewParser(), vars: defaultVars(), pid: nextPID.Add(1)}
 }
+
+// nextPID numbers the in-process sessions' backend process IDs.
+var nextPID atomic.Uint32
+
+// SetBackendPID implements pgwire.BackendPIDSetter.
+func (s *Session) SetBackendPID(pid uint32) { s.pid = pid }
 
 func defaultVars() map[string]string {
 	return map[string]string{
@@ -316,6 +329,12 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 			return err
 		}
 		return s.db.createTable(ctx, b, opts, w)
+	case *planner.CreateTableAs:
+		opts, err := s.tableOptions(b.Table)
+		if err != nil {
+			return err
+		}
+		return s.db.createTableAs(ctx, b, opts, w)
 	case *planner.CreateView:
 		opts, err := s.viewOptions(b)
 		if err != nil {
@@ -332,6 +351,10 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 		return s.db.createIndex(ctx, b, opts, w)
 	case *planner.Drop:
 		return s.db.drop(ctx, b, w)
+	case *planner.CreateSequence:
+		return s.db.createSequence(b, w)
+	case *planner.AlterSequence:
+		return s.db.alterSequence(b, w)
 	case *planner.CreateSubscription:
 		return s.db.createSubscription(ctx, b, w)
 	case *planner.CreateSink:
@@ -604,11 +627,20 @@ func (s *Session) explain(n *sql.ExplainStmt, w ResultWriter) error {
 		lines = append(lines, "")
 		lines = append(lines, planner.ExplainFragments(frags)...)
 	case *planner.Insert:
-		lines = append([]string{"Insert on " + b.Rel.Name}, indent(planner.ExplainBatch(b.Source))...)
+		lines = append([]string{"Insert on " + b.Rel.Name}, conflictLines(b)...)
+		lines = append(lines, indent(planner.ExplainBatch(b.Source))...)
 	case *planner.Update:
-		lines = append([]string{"Update on " + b.Rel.Name}, indent(planner.Explain(planner.DMLScan(b.Rel, b.Filter, b.Indexes)))...)
+		scan := indent(planner.Explain(planner.DMLScan(b.Rel, b.Filter, b.Indexes)))
+		if b.From != nil {
+			scan = indent(planner.ExplainBatch(b.From))
+		}
+		lines = append([]string{"Update on " + b.Rel.Name}, scan...)
 	case *planner.Delete:
-		lines = append([]string{"Delete on " + b.Rel.Name}, indent(planner.Explain(planner.DMLScan(b.Rel, b.Filter, b.Indexes)))...)
+		scan := indent(planner.Explain(planner.DMLScan(b.Rel, b.Filter, b.Indexes)))
+		if b.Using != nil {
+			scan = indent(planner.ExplainBatch(b.Using))
+		}
+		lines = append([]string{"Delete on " + b.Rel.Name}, scan...)
 	default:
 		return pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
 	}
@@ -658,4 +690,19 @@ func indent(lines []string) []string {
 		out[i] = "  " + l
 	}
 	return out
+}
+
+// conflictLines are EXPLAIN's lines for an INSERT's ON CONFLICT, as
+// PostgreSQL words them (its arbiter is the primary key).
+func conflictLines(ins *planner.Insert) []string {
+	oc := ins.OnConflict
+	if oc == nil {
+		return nil
+	}
+	what := "UPDATE"
+	if oc.DoNothing {
+		what = "NOTHING"
+	}
+	_, own := catalog.SplitName(ins.Rel.Name)
+	return []string{"  Conflict Resolution: " + what, "  Conflict Arbiter Indexes: " + own + "_pkey"}
 }

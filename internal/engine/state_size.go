@@ -34,7 +34,7 @@ func (s systemSource) StateSizes() ([]systemcatalog.StateSize, error) {
 // its own id (a source and a plain view keep none), its operators' state
 // (r.Internal) and its watermark's.
 func stateTables(r *catalog.Relation) []systemcatalog.StateSize {
-	if r.Kind == catalog.KindView {
+	if r.Kind.Virtual() {
 		return nil
 	}
 	var out []systemcatalog.StateSize

@@ -27,6 +27,15 @@ func (s systemSource) Relations() []*catalog.Relation { return s.db.relationsSor
 // RelationByID implements systemcatalog.Engine.
 func (s systemSource) RelationByID(id uint32) (*catalog.Relation, bool) { return s.db.RelationByID(id) }
 
+// SequenceState implements systemcatalog.Engine.
+func (s systemSource) SequenceState(id uint32) (int64, bool, error) {
+	rel, err := s.db.sequenceRelation(id)
+	if err != nil {
+		return 0, false, err
+	}
+	return s.db.sequenceValues(rel)
+}
+
 // Fragments implements systemcatalog.Engine.
 func (s systemSource) Fragments(id uint32) []planner.Fragment {
 	s.db.mu.RLock()
@@ -140,7 +149,7 @@ type identityKey struct{}
 // settings.
 func (s *Session) identity() systemcatalog.Identity {
 	id := systemcatalog.Identity{User: s.user, Database: s.database, Settings: map[string]string{}, Defaults: settingDefaults,
-		SetConfig: s.setConfig}
+		SetConfig: s.setConfig, PID: int32(s.pid & 0x7fffffff)}
 	if id.User == "" {
 		id.User = defaultUser
 	}
@@ -177,6 +186,9 @@ type sessionCatalog struct {
 	searchPath []string
 	// zone is the session's TimeZone.
 	zone *types.Zone
+	// session, when set, gives the sequence functions (nextval ...)
+	// their session.
+	session *Session
 }
 
 // IndexesOf implements catalog.IndexReader: none when the session's
@@ -196,7 +208,7 @@ var (
 // catalog returns the catalog the session binds statements against.
 func (s *Session) catalog() sessionCatalog {
 	return sessionCatalog{DB: s.db, Functions: systemcatalog.NewFunctions(systemSource{s.db}, s.identity()),
-		noIndexes: !s.boolVar("enable_indexscan"), searchPath: catalog.ParseSearchPath(s.vars["search_path"]), zone: s.zone}
+		noIndexes: !s.boolVar("enable_indexscan"), searchPath: catalog.ParseSearchPath(s.vars["search_path"]), zone: s.zone, session: s}
 }
 
 // rowsIter is a storage.Iterator over rows held in memory, or over none

@@ -56,6 +56,13 @@ func (s *Session) truncate(ctx context.Context, n *sql.TruncateStmt, w ResultWri
 			return err
 		}
 	}
+	if n.RestartIdentity {
+		for _, del := range dels {
+			if err := s.db.restartOwnedSequences(del.Rel.ID); err != nil {
+				return err
+			}
+		}
+	}
 	return w.Complete("TRUNCATE TABLE")
 }
 

@@ -158,6 +158,17 @@ func AggUnknownArg(k AggKind) (t types.Type, ok bool) {
 	return types.TUnknown, false
 }
 
+// AggArgCoercion is the type PostgreSQL's function resolution converts
+// an argument of type arg of aggregate k to, implicitly, when k has no
+// version for arg itself: sum and avg of a time are of the interval it
+// converts to. ok is false where the argument stays as it is.
+func AggArgCoercion(k AggKind, arg types.Type) (types.Type, bool) {
+	if (k == AggSum || k == AggAvg) && arg.ID == types.IDTime {
+		return types.TInterval, true
+	}
+	return types.Type{}, false
+}
+
 // errUnknownPolymorphic is PostgreSQL's error for a polymorphic
 // (anyelement) argument of unknown type.
 func errUnknownPolymorphic() error {

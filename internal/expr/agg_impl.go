@@ -23,7 +23,7 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveAmbiguous)
 		}
 		if arg.ID == types.IDArray {
-			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
+			return arg, nil // array_agg(anyarray): one more dimension
 		}
 		return types.ArrayOf(arg.ID), nil
 	case AggVarSamp, AggVarPop, AggStddevSamp, AggStddevPop:
@@ -62,7 +62,7 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		switch arg.ID {
 		case types.IDUnknown:
 			return types.TText, nil
-		case types.IDBool, types.IDBytea, types.IDJSON, types.IDJSONB: // PostgreSQL has no min or max of them
+		case types.IDBool, types.IDBytea, types.IDJSON, types.IDJSONB, types.IDUUID: // PostgreSQL 15 has no min or max of them
 			return types.Type{}, functionError(k.String(), []types.Type{arg}, resolveNone)
 		}
 		if arg.IsString() {

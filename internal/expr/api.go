@@ -43,6 +43,10 @@ func Cast(e Expr, t types.Type) (Expr, error) { return cast(e, t, false) }
 // and length checks (22003, 22001) at evaluation.
 func AssignCast(e Expr, t types.Type) (Expr, error) { return cast(e, t, true) }
 
+// Coerce converts e to t implicitly, as an operator or function argument
+// is converted: only where the cast is implicit (42846 otherwise).
+func Coerce(e Expr, t types.Type) (Expr, error) { return coerce(e, t) }
+
 // CastContext reports where a cast from -> to is allowed, as
 // pg_cast.castcontext has it: 'i' implicitly (in expressions), 'a' in
 // assignment, 'e' only explicitly; ok is false when there is no cast.

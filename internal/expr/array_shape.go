@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -101,7 +102,7 @@ func stack(subs []types.Datum, t types.Type) (types.Datum, error) {
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 && !sameDims(a.Dims, out.Dims[1:]) {
+		if i > 0 && !slices.Equal(a.Dims, out.Dims[1:]) {
 			return nil, mismatch
 		}
 		if i == 0 {
@@ -116,18 +117,6 @@ func stack(subs []types.Datum, t types.Type) (types.Datum, error) {
 		out.Dims = nil
 	}
 	return types.FormatArrayValue(out, t.ElemType()), nil
-}
-
-func sameDims(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // SubscriptArg is one subscript of arr[...]: an index (Lo), or a slice
@@ -407,17 +396,17 @@ func catDims(a, b []int) ([]int, error) {
 	}
 	switch {
 	case len(a) == len(b):
-		if !sameDims(a[1:], b[1:]) {
+		if !slices.Equal(a[1:], b[1:]) {
 			return nil, incompatible("Arrays with differing element dimensions are not compatible for concatenation.")
 		}
 		return append([]int{a[0] + b[0]}, a[1:]...), nil
 	case len(a) == len(b)+1:
-		if !sameDims(a[1:], b) {
+		if !slices.Equal(a[1:], b) {
 			return nil, incompatible("Arrays with differing dimensions are not compatible for concatenation.")
 		}
 		return append([]int{a[0] + 1}, a[1:]...), nil
 	case len(b) == len(a)+1:
-		if !sameDims(b[1:], a) {
+		if !slices.Equal(b[1:], a) {
 			return nil, incompatible("Arrays with differing dimensions are not compatible for concatenation.")
 		}
 		return append([]int{b[0] + 1}, b[1:]...), nil

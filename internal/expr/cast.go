@@ -118,8 +118,11 @@ func constFromLiteral(c *Const, t types.Type, ctx castContext) (Expr, error) {
 // parseLiteral reads text as a value of t; an explicit cast to varchar(n)
 // truncates instead of failing.
 func parseLiteral(s string, t types.Type, explicit bool) (types.Datum, error) {
-	if t.ID == types.IDVarchar {
+	switch t.ID {
+	case types.IDVarchar:
 		return types.CheckVarchar(s, t, explicit)
+	case types.IDBpchar:
+		return types.CheckBpchar(s, t, explicit)
 	}
 	return types.Parse(s, t)
 }
@@ -193,8 +196,17 @@ func toText(from, to types.Type, explicit bool) convertFn {
 		} else {
 			s = types.Format(v, from)
 		}
-		if to.ID == types.IDVarchar {
+		switch from.ID {
+		case types.IDBpchar:
+			s = types.BpcharTrim(s) // rtrim1: bpchar's trailing blanks do not carry over
+		case types.IDInet, types.IDCidr:
+			s = types.FormatInet(v.(string), true) // text(inet): the netmask always
+		}
+		switch to.ID {
+		case types.IDVarchar:
 			return types.CheckVarchar(s, to, explicit)
+		case types.IDBpchar:
+			return types.CheckBpchar(s, to, explicit)
 		}
 		return s, nil
 	}

@@ -87,7 +87,7 @@ func systemNow() types.Timestamp { return types.Timestamp(time.Now().UnixMicro()
 // random source (random): its value depends on when, and how often, e is
 // evaluated. "" when none.
 func ReadsClock(e Expr) string {
-	if c, ok := e.(*call); ok && (clockFuncs[c.name] || c.name == "random") {
+	if c, ok := e.(*call); ok && (clockFuncs[c.name] || randomFuncs[c.name]) {
 		return c.name
 	}
 	for _, c := range e.Children() {

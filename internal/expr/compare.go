@@ -12,7 +12,8 @@ import (
 // compare orders two non-NULL Datums of type t like Postgres's btree
 // operator class for t: false < true; floats with -0 = 0 and NaN above
 // everything; numerics by value (1.0 = 1.00) with NaN above Infinity;
-// strings by bytes (the C collation); intervals by their span with a
+// strings by bytes (the C collation), bpchar without trailing blanks,
+// uuids by their bytes; intervals by their span with a
 // month of 30 days ('1 mon' = '30 days').
 func compare(a, b types.Datum, t types.Type) int {
 	if t.ID == types.IDArray {
@@ -20,6 +21,9 @@ func compare(a, b types.Datum, t types.Type) int {
 	}
 	if t.ID == types.IDJSONB {
 		return jsonb.Compare(parseJSONB(a), parseJSONB(b))
+	}
+	if t.ID == types.IDBpchar {
+		return strings.Compare(types.BpcharTrim(a.(string)), types.BpcharTrim(b.(string)))
 	}
 	switch x := a.(type) {
 	case bool:

@@ -12,6 +12,7 @@ func registerConditionals() {
 	register(buildNullif, "nullif")
 	register(buildExtreme(1), "greatest")
 	register(buildExtreme(-1), "least")
+	register(buildOverlaps, "overlaps")
 }
 
 // unified coerces args to their common type.

@@ -195,6 +195,12 @@ func extractFn(t types.Type) evalFn {
 		if !ok {
 			return nil, unitError(a[0].(string), t, false)
 		}
+		switch t.ID {
+		case types.IDTime:
+			return extractTime(unit, a[1].(int64))
+		case types.IDTimeTZ:
+			return extractTimeTZ(unit, a[1].(int64))
+		}
 		switch v := a[1].(type) {
 		case types.Date:
 			return extractDate(unit, v)

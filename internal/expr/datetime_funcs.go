@@ -22,12 +22,16 @@ func registerDateTime() {
 		fn2(tText, tTS, tFloat8, datePart(types.TTimestamp)),
 		fn2(tText, tTSTZ, tFloat8, datePart(types.TTimestampTZ)),
 		fn2(tText, tIvl, tFloat8, datePart(types.TInterval)),
+		fn2(tText, tTime, tFloat8, datePart(types.TTime)),
+		fn2(tText, tTimeTZ, tFloat8, datePart(types.TTimeTZ)),
 	), "date_part")
 	register(overloads(
 		fn2(tText, tDate, tNum, extractFn(types.TDate)),
 		fn2(tText, tTS, tNum, extractFn(types.TTimestamp)),
 		fn2(tText, tTSTZ, tNum, extractFn(types.TTimestampTZ)),
 		fn2(tText, tIvl, tNum, extractFn(types.TInterval)),
+		fn2(tText, tTime, tNum, extractFn(types.TTime)),
+		fn2(tText, tTimeTZ, tNum, extractFn(types.TTimeTZ)),
 	), "extract")
 	register(overloads(fn1(tFloat8, tTSTZ, toTimestamp), fn2(tText, tText, tTSTZ, toTimestampText)), "to_timestamp")
 	register(overloads(fn3(tInt4, tInt4, tInt4, tDate, makeDate)), "make_date")

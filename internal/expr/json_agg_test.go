@@ -37,12 +37,12 @@ func TestJSONAgg(t *testing.T) {
 		{[]types.Datum{"{1,2}", "{3}"}, intArr, "[[1,2], \n [3]]"},
 	}
 	for _, c := range cases {
-		got := ListAgg(AggJSONAgg, items(c.vals...), byPos, false, "", c.elem)
+		got, _ := ListAgg(AggJSONAgg, items(c.vals...), byPos, false, "", c.elem)
 		if got != c.want {
 			t.Errorf("json_agg(%v of %s) = %q, want %q", c.vals, c.elem, got, c.want)
 		}
 	}
-	if got := ListAgg(AggJSONAgg, nil, byPos, false, "", types.TInt32); got != nil {
+	if got, _ := ListAgg(AggJSONAgg, nil, byPos, false, "", types.TInt32); got != nil {
 		t.Errorf("json_agg over no rows = %v, want NULL", got)
 	}
 }

@@ -71,7 +71,8 @@ func like(op string, l, r Expr) (Expr, error) {
 	negate := strings.HasPrefix(op, "NOT ")
 	fold := strings.HasSuffix(op, "ILIKE")
 	pgName := map[string]string{"LIKE": "~~", "NOT LIKE": "!~~", "ILIKE": "~~*", "NOT ILIKE": "!~~*"}[op]
-	cands := []sig{{params: []types.ID{tText, tText}, result: tBool}}
+	// bpchar LIKE text matches the padded value (bpcharlike), blanks included.
+	cands := []sig{{params: []types.ID{tText, tText}, result: tBool}, {params: []types.ID{tBpchar, tText}, result: tBool}}
 	if !fold {
 		// bytea LIKE bytea matches bytes, not characters.
 		cands = append(cands, sig{params: []types.ID{tBytea, tBytea}, result: tBool})

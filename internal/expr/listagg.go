@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/jsonb"
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -42,19 +43,20 @@ type ListItem struct {
 //
 // string_agg skips NULL values and array_agg, jsonb_agg and json_agg keep them
 // (also under DISTINCT, once). Over no values the result is NULL. items
-// is sorted in place.
+// is sorted in place. array_agg of arrays stacks them into an array of
+// one more dimension (arrayAggArrays), the only case with an error.
 //
 // jsonb_object_agg and json_object_agg, list aggregates too, are
 // ObjectAgg's.
-func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, sep string, elem types.Type) types.Datum {
+func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, sep string, elem types.Type) (types.Datum, error) {
 	if kind.IsOrderedSet() {
-		return orderedSetAgg(kind, items, order, sep, elem)
+		return orderedSetAgg(kind, items, order, sep, elem), nil
 	}
 	if kind == AggStringAgg {
 		items = slices.DeleteFunc(items, func(it ListItem) bool { return it.Value == nil })
 	}
 	if len(items) == 0 {
-		return nil
+		return nil, nil
 	}
 	valType := types.TText
 	if kind == AggArrayAgg || kind == AggJSONBAgg || kind == AggJSONAgg {
@@ -66,7 +68,7 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 		for i, it := range items {
 			vals[i] = it.Value
 		}
-		return JSONArray(vals, elem)
+		return JSONArray(vals, elem), nil
 	}
 	if kind == AggJSONBAgg {
 		vals := make([]jsonb.Value, len(items))
@@ -77,14 +79,17 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 			}
 			vals[i] = j
 		}
-		return jsonb.NewArray(vals).String()
+		return jsonb.NewArray(vals).String(), nil
 	}
 	if kind == AggArrayAgg {
 		vals := make([]types.Datum, len(items))
 		for i, it := range items {
 			vals[i] = it.Value
 		}
-		return ArrayFromValues(vals, elem)
+		if elem.ID == types.IDArray {
+			return arrayAggArrays(vals, elem)
+		}
+		return ArrayFromValues(vals, elem), nil
 	}
 	var b strings.Builder
 	for i, it := range items {
@@ -93,7 +98,45 @@ func ListAgg(kind AggKind, items []ListItem, order []ListOrder, distinct bool, s
 		}
 		b.WriteString(it.Value.(string))
 	}
-	return b.String()
+	return b.String(), nil
+}
+
+// StackArrays is ARRAY(subquery) over arrays of type t: arrayAggArrays,
+// or the empty array for no rows.
+func StackArrays(vals []types.Datum, t types.Type) (types.Datum, error) {
+	if len(vals) == 0 {
+		return types.FormatArrayValue(types.ArrayValue{}, t.ElemType()), nil
+	}
+	return arrayAggArrays(vals, t)
+}
+
+// arrayAggArrays is array_agg over arrays of type t: one array of one
+// more dimension, as PostgreSQL's array_agg(anyarray), with its errors
+// for a NULL or empty input and for inputs of different dimensions.
+func arrayAggArrays(vals []types.Datum, t types.Type) (types.Datum, error) {
+	var out types.ArrayValue
+	for i, v := range vals {
+		if v == nil {
+			return nil, pgerr.New(pgerr.NullValueNotAllowed, "cannot accumulate null arrays")
+		}
+		a, err := shapeOf(v, t)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case a.NDims() == 0:
+			return nil, pgerr.New(codeArraySubscript, "cannot accumulate empty arrays")
+		case i == 0:
+			out.Dims = append([]int{len(vals)}, a.Dims...)
+		case !slices.Equal(a.Dims, out.Dims[1:]):
+			return nil, pgerr.New(codeArraySubscript, "cannot accumulate arrays of different dimensionality")
+		}
+		out.Elems = append(out.Elems, a.Elems...)
+	}
+	if len(out.Dims) > types.MaxArrayDims {
+		return nil, pgerr.New("54000", "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(out.Dims), types.MaxArrayDims)
+	}
+	return types.FormatArrayValue(out, t.ElemType()), nil
 }
 
 // sortListItems sorts a list aggregate's items, of values of type

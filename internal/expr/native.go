@@ -50,14 +50,31 @@ func (r *OuterRef) Eval([]types.Datum) (types.Datum, error) {
 	return r.Row.row[r.Index], nil
 }
 
+// randomFuncs are the functions that read the random source.
+var randomFuncs = map[string]bool{"random": true, "gen_random_uuid": true}
+
 // IsVolatile reports whether e calls a function whose value may change
-// between two calls with the same arguments (random).
+// between two calls with the same arguments (random, gen_random_uuid),
+// or that changes state (nextval, setval).
 func IsVolatile(e Expr) bool {
-	if c, ok := e.(*call); ok && c.name == "random" {
+	if c, ok := e.(*call); ok && (randomFuncs[c.name] || c.name == "nextval" || c.name == "setval") {
 		return true
 	}
 	for _, c := range e.Children() {
 		if IsVolatile(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// CallsFunc reports whether e calls the function name.
+func CallsFunc(e Expr, name string) bool {
+	if c, ok := e.(*call); ok && c.name == name {
+		return true
+	}
+	for _, c := range e.Children() {
+		if CallsFunc(c, name) {
 			return true
 		}
 	}
@@ -75,4 +92,14 @@ func HasOuterRefs(e Expr) bool {
 		}
 	}
 	return false
+}
+
+// CallOf returns the function name and arguments of e when e is a call
+// of a function (built in or Native); ok is false otherwise.
+func CallOf(e Expr) (name string, args []Expr, ok bool) {
+	c, ok := e.(*call)
+	if !ok {
+		return "", nil, false
+	}
+	return c.name, c.args, true
 }

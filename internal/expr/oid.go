@@ -22,8 +22,14 @@ func extCategory(id types.ID) byte {
 		return catNumeric
 	case id == types.IDArray:
 		return catArray
-	case id == types.IDJSON || id == types.IDJSONB || id == types.IDBytea:
+	case id == types.IDJSON || id == types.IDJSONB || id == types.IDBytea || id == types.IDUUID:
 		return catUser
+	case id == types.IDInet || id == types.IDCidr:
+		return catNetwork
+	case id == types.IDTime || id == types.IDTimeTZ:
+		return catDateTime
+	case id == types.IDBpchar:
+		return catString
 	}
 	return catUnknown
 }
@@ -37,6 +43,12 @@ func extImplicitCast(from, to types.ID) (ok, decided bool) {
 		return f.IsInteger() || f.IsOID(), true
 	case f.IsOID():
 		return false, true
+	case from == types.IDInet || to == types.IDInet || from == types.IDCidr || to == types.IDCidr:
+		return from == types.IDCidr && to == types.IDInet, true
+	case from == types.IDTimeTZ || to == types.IDTimeTZ:
+		return from == types.IDTime && to == types.IDTimeTZ, true
+	case from == types.IDTime || to == types.IDTime:
+		return from == types.IDTime && to == types.IDInterval, true
 	}
 	return false, false
 }
@@ -47,6 +59,15 @@ func extCastLevel(from, to types.ID) (castContext, bool, bool) {
 		return 0, false, false
 	}
 	if level, ok, decided := jsonCastLevel(from, to); decided {
+		return level, ok, true
+	}
+	if level, ok, decided := inetCastLevel(from, to); decided {
+		return level, ok, true
+	}
+	if level, ok, decided := timeTZCastLevel(from, to); decided {
+		return level, ok, true
+	}
+	if level, ok, decided := timeCastLevel(from, to); decided {
 		return level, ok, true
 	}
 	if ok, _ := extImplicitCast(from, to); ok {
@@ -72,6 +93,18 @@ func extCastLevel(from, to types.ID) (castContext, bool, bool) {
 // for others.
 func extConverter(from, to types.Type, explicit bool) convertFn {
 	if fn := jsonConverter(from, to); fn != nil {
+		return fn
+	}
+	if fn := inetConverter(from, to, explicit); fn != nil {
+		return fn
+	}
+	if fn := timeTZConverter(from, to, nil); fn != nil {
+		return fn
+	}
+	if fn := timeConverter(from, to); fn != nil {
+		return fn
+	}
+	if fn := bpcharConverter(from, to, explicit); fn != nil {
 		return fn
 	}
 	switch {

@@ -162,12 +162,22 @@ func formatType(name string, args []Expr) (Expr, error) {
 			if a[0] == nil {
 				return nil, nil
 			}
-			typmod := int64(-1)
-			if a[1] != nil {
-				typmod = a[1].(int64)
+			if a[1] == nil {
+				return FormatTypeName(uint32(a[0].(int64))), nil
 			}
-			return FormatType(uint32(a[0].(int64)), int32(typmod)), nil
+			return FormatType(uint32(a[0].(int64)), int32(a[1].(int64))), nil
 		}}, nil
+}
+
+// FormatTypeName is format_type(oid, NULL), the name regtype prints:
+// FormatType without a modifier, but character for bpchar (whose
+// format_type(oid, -1), bpchar, differs from character, which means
+// character(1)).
+func FormatTypeName(oid uint32) string {
+	if oid == types.TBpchar.OID() {
+		return "character"
+	}
+	return FormatType(oid, -1)
 }
 
 // FormatType is format_type(oid, typmod): "???" for an unknown type.
@@ -187,11 +197,15 @@ func FormatType(oid uint32, typmod int32) string {
 // WithTypmod applies a Postgres atttypmod to t (varchar length, numeric
 // precision and scale).
 func WithTypmod(t types.Type, typmod int32) types.Type {
+	if t.ID == types.IDTime && typmod >= 0 && typmod <= 6 {
+		t.Precision = int(typmod) + 1
+		return t
+	}
 	if typmod < 4 {
 		return t
 	}
 	switch t.ID {
-	case types.IDVarchar:
+	case types.IDVarchar, types.IDBpchar:
 		t.Width = int(typmod - 4)
 	case types.IDNumeric:
 		t.Precision, t.Scale = int((typmod-4)>>16&0xffff), int((typmod-4)&0xffff)
@@ -200,12 +214,4 @@ func WithTypmod(t types.Type, typmod int32) types.Type {
 }
 
 // Typmod is t's atttypmod: -1 when it has no modifier.
-func Typmod(t types.Type) int32 {
-	switch {
-	case t.ID == types.IDVarchar && t.Width > 0:
-		return int32(t.Width) + 4
-	case t.ID == types.IDNumeric && t.Precision > 0:
-		return int32(t.Precision<<16|t.Scale) + 4
-	}
-	return -1
-}
+func Typmod(t types.Type) int32 { return t.Typmod() }

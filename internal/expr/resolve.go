@@ -35,6 +35,7 @@ const (
 	catDateTime = 'D'
 	catTimespan = 'T'
 	catUnknown  = 'X'
+	catNetwork  = 'I'
 )
 
 func category(id types.ID) byte {
@@ -56,7 +57,7 @@ func category(id types.ID) byte {
 // preferred reports whether id is the preferred type of its category.
 func preferred(id types.ID) bool {
 	switch id {
-	case types.IDBool, types.IDFloat64, types.IDText, types.IDTimestampTZ, types.IDInterval:
+	case types.IDBool, types.IDFloat64, types.IDText, types.IDTimestampTZ, types.IDInterval, types.IDInet:
 		return true
 	}
 	return false

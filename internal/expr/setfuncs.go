@@ -45,6 +45,9 @@ type setFuncDef struct {
 	sigs [][]types.Type
 	cols []SetCol
 	fn   rowsFn
+	// bind, when set, binds a function of polymorphic arguments instead
+	// of sigs, cols and fn.
+	bind func(args []Expr) (*SetFunc, error)
 }
 
 // one is the result of a function of one column of type t.
@@ -70,6 +73,7 @@ var setFuncs = map[string]setFuncDef{
 		cols: one(types.TText), fn: column(regexpSplitRows)},
 	"regexp_matches": {sigs: [][]types.Type{{types.TText, types.TText}, {types.TText, types.TText, types.TText}},
 		cols: one(types.ArrayOf(types.IDText)), fn: column(regexpMatchRows)},
+	"generate_subscripts": {bind: bindGenerateSubscripts},
 }
 
 // BindSetFunc binds a call of the set-returning function name.
@@ -77,6 +81,9 @@ func BindSetFunc(name string, args []Expr) (*SetFunc, error) {
 	def, ok := setFuncs[name]
 	if !ok {
 		return nil, functionError(name, exprTypes(args), resolveNone)
+	}
+	if def.bind != nil {
+		return def.bind(args)
 	}
 	for _, sig := range def.sigs {
 		if coerced, ok := coerceSig(args, sig); ok {

@@ -17,11 +17,11 @@ func registerStrings() {
 	charLength := fn1(tText, tInt4, func(a []types.Datum) (types.Datum, error) {
 		return int64(utf8.RuneCountInString(a[0].(string))), nil
 	})
-	register(overloads(charLength, byteaLength), "length")
-	register(overloads(charLength), "char_length", "character_length")
+	register(overloads(charLength, byteaLength, bpcharLength), "length")
+	register(overloads(charLength, bpcharLength), "char_length", "character_length")
 	register(overloads(fn1(tText, tInt4, func(a []types.Datum) (types.Datum, error) {
 		return int64(len(a[0].(string))), nil
-	}), byteaLength), "octet_length")
+	}), byteaLength, bpcharOctetLength), "octet_length")
 	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr),
 		byteaSubstr2, byteaSubstr3), "substr")
 	register(overloads(fn2(tText, tInt4, tText, substr), fn3(tText, tInt4, tInt4, tText, substr),

@@ -72,7 +72,7 @@ func WithZone(e Expr, z *types.Zone) Expr {
 
 // zoneParsed reports whether reading text as t depends on the zone.
 func zoneParsed(t types.Type) bool {
-	return t.ID == types.IDTimestampTZ || t.ID == types.IDArray && t.Elem == types.IDTimestampTZ
+	return t.ID == types.IDTimestampTZ || t.ID == types.IDTimeTZ || t.ID == types.IDArray && t.Elem == types.IDTimestampTZ
 }
 
 // zoneConverter returns, for a conversion from -> to that depends on the
@@ -121,6 +121,14 @@ func zoneConverter(from, to types.Type, explicit bool) func(*types.Zone) convert
 	case from.ID == tstz && to.ID == types.IDTimestamp:
 		return func(z *types.Zone) convertFn {
 			return func(v types.Datum) (types.Datum, error) { return localTime(v.(types.Timestamp), z), nil }
+		}
+	case from.ID == types.IDTime && to.ID == types.IDTimeTZ, from.ID == tstz && to.ID == types.IDTimeTZ:
+		return func(z *types.Zone) convertFn { return timeTZConverter(from, to, z) }
+	case from.ID == tstz && to.ID == types.IDTime:
+		return func(z *types.Zone) convertFn {
+			return func(v types.Datum) (types.Datum, error) {
+				return timeConverter(types.TTimestamp, to)(localTime(v.(types.Timestamp), z))
+			}
 		}
 	case from.ID == tstz && to.ID == types.IDDate:
 		return func(z *types.Zone) convertFn {

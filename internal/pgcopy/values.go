@@ -54,6 +54,8 @@ func (d *Decoder) Decode(i int, field []byte) (types.Datum, error) {
 		return string(field), nil
 	case types.IDVarchar:
 		return types.CheckVarchar(string(field), t, false)
+	case types.IDBpchar:
+		return types.CheckBpchar(string(field), t, false)
 	case types.IDInt16, types.IDInt32, types.IDInt64:
 		if n, ok := plainInt(field); ok && types.IntFits(n, t) {
 			return n, nil
@@ -120,6 +122,9 @@ func unsafeString(b []byte) string {
 
 // decodeBinary decodes a value in its type's binary receive form.
 func (d *Decoder) decodeBinary(v []byte, t types.Type) (types.Datum, error) {
+	if v, ok, err := DecodeBinaryExt(v, t); ok {
+		return v, err
+	}
 	switch t.ID {
 	case types.IDArray:
 		return DecodeBinaryArray(v, t, func(e []byte) (types.Datum, error) { return d.decodeBinary(e, t.ElemType()) })
@@ -264,10 +269,19 @@ func (d *Decoder) decodeNumeric(v []byte, t types.Type) (types.Datum, error) {
 func AppendText(buf []byte, d types.Datum, t types.Type) []byte {
 	switch v := d.(type) {
 	case int64:
+		switch t.ID {
+		case types.IDTime:
+			return types.AppendTime(buf, v)
+		case types.IDTimeTZ:
+			return append(buf, types.FormatTimeTZ(v)...)
+		}
 		return strconv.AppendInt(buf, v, 10)
 	case string:
-		if t.ID == types.IDBytea {
+		switch t.ID {
+		case types.IDBytea:
 			return types.AppendBytea(buf, v)
+		case types.IDUUID, types.IDInet, types.IDCidr:
+			return append(buf, types.Format(v, t)...)
 		}
 		return append(buf, v...)
 	case bool:
@@ -287,6 +301,9 @@ type Encoder struct {
 
 // AppendBinary appends the binary form of the non-NULL d of type t.
 func (e *Encoder) AppendBinary(buf []byte, d types.Datum, t types.Type) ([]byte, error) {
+	if b, ok := AppendBinaryExt(buf, d, t); ok {
+		return b, nil
+	}
 	switch v := d.(type) {
 	case bool:
 		if v {

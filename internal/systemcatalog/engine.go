@@ -50,6 +50,9 @@ type Engine interface {
 	// Subscriptions lists the subscriptions, by name, with what their
 	// logs hold in one snapshot of committed state.
 	Subscriptions() ([]Subscription, error)
+	// SequenceState returns sequence id's last value and whether it was
+	// handed out (called).
+	SequenceState(id uint32) (last int64, called bool, err error)
 }
 
 // ViewError counts the rows on which one of a view's expressions failed
@@ -116,6 +119,8 @@ type Recovery struct {
 type Identity struct {
 	User     string
 	Database string
+	// PID is the session's backend process ID (pg_backend_pid()).
+	PID int32
 	// Settings are the session's settings, by lower-case name.
 	Settings map[string]string
 	// SetConfig, when not nil, changes a setting of the session as

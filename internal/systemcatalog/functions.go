@@ -101,6 +101,8 @@ func (c Functions) function(name string, n int) *catalog.Func {
 		}, tBool)
 	case "version":
 		return constant(serverVersion, tText)
+	case "pg_backend_pid":
+		return constant(int64(c.id.PID), tInt4)
 	case "current_setting":
 		return c.currentSetting(n)
 	case "set_config":
@@ -282,6 +284,12 @@ func (c Functions) indexDef(a []types.Datum) (types.Datum, error) {
 }
 
 func (c Functions) constraintDef(a []types.Datum) (types.Datum, error) {
+	if _, chk, ok := c.lookup().checkByOID(a[0].(int64)); ok {
+		return "CHECK (" + chk.Expr + ")", nil
+	}
+	if r, u, ok := c.lookup().uniqueByOID(a[0].(int64)); ok {
+		return uniqueConstraintDef(r, u), nil
+	}
 	r, ok := c.lookup().pkRelByOID(a[0].(int64), constraintOIDBit)
 	if !ok {
 		return nil, nil

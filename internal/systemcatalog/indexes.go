@@ -21,7 +21,11 @@ import (
 // as Postgres prints it.
 func IndexDef(idx, on *catalog.Relation) string {
 	_, name := catalog.SplitName(idx.Name)
-	return fmt.Sprintf("CREATE INDEX %s ON %s USING btree (%s)%s", expr.QuoteIdent(name),
+	create := "CREATE INDEX"
+	if idx.Index != nil && idx.Index.Unique {
+		create = "CREATE UNIQUE INDEX"
+	}
+	return fmt.Sprintf("%s %s ON %s USING btree (%s)%s", create, expr.QuoteIdent(name),
 		quoteQualified(on), indexKeyList(idx, on), indexInclude(idx, on))
 }
 
@@ -253,7 +257,7 @@ func (v *view) indexRow(idx *catalog.Relation) []types.Datum {
 	}
 	oidType := types.Type{ID: types.IDOid}
 	return []types.Datum{relOID(idx), relOID(on), int64(len(attrs)), int64(nkeys),
-		false, false, false, false, true, false, true, false, true, true, false,
+		enforcedUnique(idx, on), false, false, false, true, false, true, false, true, true, false,
 		types.FormatArray(keys, types.TInt16), types.FormatArray(colls, oidType), types.FormatArray(classes, oidType),
 		types.FormatArray(opts, types.TInt16), nil, nil}
 }
@@ -266,4 +270,16 @@ func indexColumnDef(idx, on *catalog.Relation, col int64) string {
 		return ""
 	}
 	return expr.QuoteIdent(on.Columns[attrs[col-1]].Name)
+}
+
+// enforcedUnique reports whether idx is the index of one of on's UNIQUE
+// constraints (an index whose CREATE UNIQUE INDEX a crash interrupted
+// before its keys were checked is not).
+func enforcedUnique(idx, on *catalog.Relation) bool {
+	for _, u := range on.Uniques {
+		if u.Index == idx.ID {
+			return true
+		}
+	}
+	return false
 }

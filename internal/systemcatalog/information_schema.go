@@ -17,6 +17,22 @@ var (
 	infoViews    = newTable(nsInfo, "views", 13483, "v", infoViewRows, `table_catalog sql_identifier, table_schema sql_identifier, table_name sql_identifier, view_definition character_data, check_option character_data, is_updatable yes_or_no, is_insertable_into yes_or_no, is_trigger_updatable yes_or_no, is_trigger_deletable yes_or_no, is_trigger_insertable_into yes_or_no`)
 )
 
+// infoIdentity returns the columns is_identity .. identity_cycle of
+// information_schema.columns for column c.
+func (v *view) infoIdentity(c catalog.Column) []types.Datum {
+	seq, ok := v.e.RelationByID(c.IdentitySeq)
+	if c.Identity == "" || !ok || seq.Sequence == nil {
+		return []types.Datum{"NO", nil, nil, nil, nil, nil, "NO"}
+	}
+	s := seq.Sequence
+	gen := "ALWAYS"
+	if c.Identity == catalog.IdentityByDefault {
+		gen = "BY DEFAULT"
+	}
+	f := func(n int64) types.Datum { return types.Format(n, types.TInt64) }
+	return []types.Datum{"YES", gen, f(s.Start), f(s.Increment), f(s.Max), f(s.Min), yesNo(s.Cycle)}
+}
+
 func infoTableType(r *catalog.Relation) string {
 	switch relKind(r) {
 	case "r":
@@ -37,7 +53,7 @@ func yesNo(b bool) string {
 func infoTableRows(v *view) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, r := range v.rels {
-		if r.Kind == catalog.KindIndex {
+		if r.Kind == catalog.KindIndex || r.Kind == catalog.KindSequence {
 			continue // not a table, as in Postgres
 		}
 		ns, name := v.relSchema(r)
@@ -78,8 +94,13 @@ func infoColumnRows(v *view) [][]types.Datum {
 			row := []types.Datum{v.id.Database, v.nsName(ns), name, c.Name, nums[i], def, yesNo(!c.NotNull)}
 			row = append(row, infoColumnType(c.Type)...)
 			row = append(row, v.id.Database, "pg_catalog", c.Type.InternalName(), nil, nil, nil, nil,
-				types.Format(nums[i], types.TInt64), "NO", "NO", nil, nil, nil, nil, nil, "NO", "NEVER", nil,
-				yesNo(r.Kind == catalog.KindTable))
+				types.Format(nums[i], types.TInt64), "NO")
+			row = append(row, v.infoIdentity(c)...)
+			generated, genExpr := types.Datum("NEVER"), types.Datum(nil)
+			if c.Generated != "" {
+				generated, genExpr = "ALWAYS", c.Generated
+			}
+			row = append(row, generated, genExpr, yesNo(r.Kind == catalog.KindTable))
 			rows = append(rows, row)
 		}
 	}
@@ -99,6 +120,17 @@ func infoColumnType(t types.Type) []types.Datum {
 		} else {
 			octetLen = int64(1073741824)
 		}
+	case t.ID == types.IDBpchar:
+		dataType = "character"
+		if t.Width > 0 {
+			charLen, octetLen = int64(t.Width), int64(t.Width*4)
+		} else {
+			octetLen = int64(1073741824)
+		}
+	case t.ID == types.IDTime:
+		dataType, dtPrec = "time without time zone", int64(types.TimePrecision(t))
+	case t.ID == types.IDTimeTZ:
+		dataType, dtPrec = "time with time zone", int64(types.TimePrecision(t))
 	case t.ID == types.IDText:
 		octetLen = int64(1073741824)
 	case t.IsInteger():

@@ -17,7 +17,7 @@ import (
 // (role OID 10).
 
 const (
-	firstUserOID     = 16384
+	firstUserOID     = catalog.FirstUserOID
 	indexOIDBit      = 1 << 30
 	constraintOIDBit = 1 << 29
 
@@ -192,4 +192,14 @@ func hasPKIndex(r *catalog.Relation) bool {
 func pkIndexName(r *catalog.Relation) string {
 	_, name := catalog.SplitName(r.Name)
 	return name + "_pkey"
+}
+
+// RelationIDOfOID returns the id of the user relation whose OID is oid
+// (a regclass value); ok is false for other OIDs.
+func RelationIDOfOID(oid int64) (uint32, bool) {
+	id := oid - firstUserOID
+	if id <= 0 || id >= constraintOIDBit {
+		return 0, false
+	}
+	return uint32(id), true
 }

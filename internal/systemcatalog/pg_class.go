@@ -8,12 +8,13 @@ import (
 
 // The relations and what hangs off them: pg_class lists the stored
 // relations that are created (tables "r", materialized views "m",
-// sources as foreign tables "f", indexes "i"), the system relations, and
-// one index ("i") per table with a declared primary key; pg_attribute their
-// visible columns (and the system relations' tableoid), pg_index and
-// pg_constraint the primary keys. streamdb has no column defaults,
-// inheritance, partitions, sequences or extended statistics: those
-// catalogs are empty.
+// sources as foreign tables "f", indexes "i", sequences "S"), the system
+// relations, and one index ("i") per table with a declared primary key;
+// pg_attribute their visible columns (and the system relations'
+// tableoid), pg_attrdef their defaults and generation expressions,
+// pg_index the indexes, pg_constraint the primary keys and the CHECK and
+// UNIQUE constraints (sequences.go). streamdb has no inheritance,
+// partitions or extended statistics: those catalogs are empty.
 
 var (
 	pgClass      = newTable(nsPgCatalog, "pg_class", 1259, "r", classRows, `oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages integer, reltuples real, relallvisible integer, reltoastrelid oid, relhasindex boolean, relisshared boolean, relpersistence "char", relkind "char", relnatts smallint, relchecks smallint, relhasrules boolean, relhastriggers boolean, relhassubclass boolean, relrowsecurity boolean, relforcerowsecurity boolean, relispopulated boolean, relreplident "char", relispartition boolean, relrewrite oid, relfrozenxid xid, relminmxid xid, relacl aclitem[], reloptions text[], relpartbound pg_node_tree`)
@@ -25,7 +26,7 @@ var (
 	pgInherits         = newTable(nsPgCatalog, "pg_inherits", 2611, "r", nil, `inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean`)
 	pgAttrdef          = newTable(nsPgCatalog, "pg_attrdef", 2604, "r", attrdefRows, `oid oid, adrelid oid, adnum smallint, adbin pg_node_tree`)
 	pgStatisticExt     = newTable(nsPgCatalog, "pg_statistic_ext", 3381, "r", nil, `oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, stxstattarget integer, stxkeys int2vector, stxkind "char"[], stxexprs pg_node_tree`)
-	pgSequence         = newTable(nsPgCatalog, "pg_sequence", 2224, "r", nil, `seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, seqcache bigint, seqcycle boolean`)
+	pgSequence         = newTable(nsPgCatalog, "pg_sequence", 2224, "r", sequenceRows, `seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, seqcache bigint, seqcycle boolean`)
 	pgPartitionedTable = newTable(nsPgCatalog, "pg_partitioned_table", 3350, "r", nil, `partrelid oid, partstrat "char", partnatts smallint, partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector, partexprs pg_node_tree`)
 )
 
@@ -53,6 +54,8 @@ func relKind(r *catalog.Relation) string {
 		return "v"
 	case catalog.KindIndex:
 		return "i"
+	case catalog.KindSequence:
+		return "S"
 	case catalog.KindSystem:
 		if t, ok := tablesByID[r.ID]; ok {
 			return t.kind
@@ -82,7 +85,7 @@ func classRows(v *view) [][]types.Datum {
 		}
 		rows = append(rows, []types.Datum{relOID(r), name, ns, int64(0), int64(0), int64(roleSuper), am, filenode,
 			int64(0), int64(0), float64(-1), int64(0), int64(0), hasPKIndex(r) || indexed[r.ID], false, "p", kind,
-			int64(len(r.VisibleColumns())), int64(0), false, false, false, false, false, true, replident, false,
+			int64(len(r.VisibleColumns())), int64(len(r.Checks)), false, false, false, false, false, true, replident, false,
 			int64(0), int64(0), int64(0), nil, nil, nil})
 		if hasPKIndex(r) {
 			idx := relOID(r) | indexOIDBit
@@ -127,8 +130,8 @@ func attrdefRows(v *view) [][]types.Datum {
 	for _, r := range v.rels {
 		nums := attnums(r)
 		for i, c := range r.Columns {
-			if nums[i] > 0 && c.Default != "" {
-				rows = append(rows, []types.Datum{relOID(r)<<8 | nums[i], relOID(r), nums[i], c.Default})
+			if d := columnDefault(c); nums[i] > 0 && d != "" {
+				rows = append(rows, []types.Datum{relOID(r)<<8 | nums[i], relOID(r), nums[i], d})
 			}
 		}
 	}
@@ -143,7 +146,7 @@ func attributeRow(rel int64, c catalog.Column, num int64) []types.Datum {
 		ndims = 1
 	}
 	return []types.Datum{rel, c.Name, int64(t.OID()), int64(-1), ti.len, num, ndims, int64(-1),
-		int64(expr.Typmod(t)), ti.byval, ti.align, ti.storage, "", c.NotNull, c.Default != "", false, "", "",
+		int64(expr.Typmod(t)), ti.byval, ti.align, ti.storage, "", c.NotNull, columnDefault(c) != "", false, c.Identity, attGenerated(c),
 		false, true, int64(0), ti.collation, nil, nil, nil, nil}
 }
 
@@ -189,7 +192,7 @@ func constraintRows(v *view) [][]types.Datum {
 			false, false, true, relOID(r), int64(0), relOID(r) | indexOIDBit, int64(0), int64(0), " ", " ", " ",
 			true, int64(0), true, types.FormatArray(keys, types.TInt16), nil, nil, nil, nil, nil, nil, nil})
 	}
-	return rows
+	return append(rows, checkConstraintRows(v)...)
 }
 
 func amRows(*view) [][]types.Datum {

@@ -125,6 +125,9 @@ func parseFuncArgs(s string) ([]funcArg, error) {
 // typeOIDByName finds a type pg_type lists by the name format_type
 // prints.
 func typeOIDByName(name string) (int64, bool) {
+	if name == "character" { // format_type's name of bpchar without a typmod
+		return int64(types.TBpchar.OID()), true
+	}
 	for _, t := range catalogTypes() {
 		if t.String() == name {
 			return int64(t.OID()), true

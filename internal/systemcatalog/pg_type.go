@@ -56,9 +56,23 @@ func typeInfoOf(t types.Type) typeInfo {
 	case t.IsString():
 		return typeInfo{-1, false, "i", "x", "S", t.ID == types.IDText, collDefault}
 	case t.ID == types.IDArray:
-		return typeInfo{-1, false, typeInfoOf(t.ElemType()).align, "x", "A", false, typeInfoOf(t.ElemType()).collation}
+		align := "i" // an array's header is int-aligned; only double alignment goes beyond it
+		if typeInfoOf(t.ElemType()).align == "d" {
+			align = "d"
+		}
+		return typeInfo{-1, false, align, "x", "A", false, typeInfoOf(t.ElemType()).collation}
 	case t.ID == types.IDJSON, t.ID == types.IDJSONB, t.ID == types.IDBytea:
 		return typeInfo{-1, false, "i", "x", "U", false, 0}
+	case t.ID == types.IDUUID:
+		return typeInfo{16, false, "c", "p", "U", false, 0}
+	case t.ID == types.IDTime:
+		return typeInfo{8, true, "d", "p", "D", false, 0}
+	case t.ID == types.IDTimeTZ:
+		return typeInfo{12, false, "d", "p", "D", false, 0}
+	case t.ID == types.IDBpchar:
+		return typeInfo{-1, false, "i", "x", "S", false, collDefault}
+	case t.ID == types.IDInet, t.ID == types.IDCidr:
+		return typeInfo{-1, false, "i", "m", "I", t.ID == types.IDInet, 0}
 	}
 	return typeInfo{-1, false, "i", "x", "X", false, 0}
 }
@@ -73,7 +87,7 @@ func catalogTypes() []types.Type {
 		out = append(out, types.Type{ID: id})
 		out = append(out, types.ArrayOf(id))
 	}
-	for _, id := range []types.ID{types.IDJSON, types.IDJSONB, types.IDBytea} {
+	for _, id := range []types.ID{types.IDJSON, types.IDJSONB, types.IDBytea, types.IDUUID, types.IDTime, types.IDTimeTZ, types.IDBpchar, types.IDInet, types.IDCidr} {
 		out = append(out, types.Type{ID: id}, types.ArrayOf(id))
 	}
 	return append(out, types.VectorOf(types.IDInt16), types.VectorOf(types.IDOid))

@@ -21,7 +21,7 @@ var (
 	pgIndexes   = newTable(nsPgCatalog, "pg_indexes", 12043, "v", indexesViewRows, `schemaname name, tablename name, indexname name, tablespace name, indexdef text`)
 	pgPolicies  = newTable(nsPgCatalog, "pg_policies", 12018, "v", nil, `schemaname name, tablename name, policyname name, permissive text, roles name[], cmd text, qual text, with_check text`)
 	pgRules     = newTable(nsPgCatalog, "pg_rules", 12023, "v", nil, `schemaname name, tablename name, rulename name, definition text`)
-	pgSequences = newTable(nsPgCatalog, "pg_sequences", 12048, "v", nil, `schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value bigint, min_value bigint, max_value bigint, increment_by bigint, cycle boolean, cache_size bigint, last_value bigint`)
+	pgSequences = newTable(nsPgCatalog, "pg_sequences", 12048, "v", sequencesViewRows, `schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value bigint, min_value bigint, max_value bigint, increment_by bigint, cycle boolean, cache_size bigint, last_value bigint`)
 	pgStats     = newTable(nsPgCatalog, "pg_stats", 12053, "v", nil, `schemaname name, tablename name, attname name, inherited boolean, null_frac real, avg_width integer, n_distinct real, most_common_vals anyarray, most_common_freqs real[], histogram_bounds anyarray, correlation real, most_common_elems anyarray, most_common_elem_freqs real[], elem_count_histogram real[]`)
 )
 

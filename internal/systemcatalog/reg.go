@@ -62,7 +62,7 @@ func (c Functions) regOut(t types.Type, oid int64) string {
 		}
 	case types.IDRegtype:
 		if isCatalogType(oid) {
-			return expr.FormatType(uint32(oid), -1)
+			return expr.FormatTypeName(uint32(oid))
 		}
 	case types.IDRegnamespace:
 		if name := c.lookup().nsName(oid); name != "" {

@@ -101,6 +101,8 @@ func (e fakeEngine) Subscriptions() ([]Subscription, error) {
 	return []Subscription{{Name: "s", Relation: "v", Retention: time.Hour, Oldest: 3, Newest: 9, Changes: 12}}, nil
 }
 
+func (e fakeEngine) SequenceState(uint32) (int64, bool, error) { return 0, false, nil }
+
 func (e fakeEngine) ViewErrors() []ViewError {
 	return []ViewError{
 		{View: "mv", Code: "22012", Message: "division by zero", Count: 3, FirstEpoch: 0, LastEpoch: 9,

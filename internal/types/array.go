@@ -1,6 +1,7 @@
 package types
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,7 +96,7 @@ func (p *arrayParser) parse() (ArrayValue, error) {
 	if len(dims) == 0 {
 		dims = nil
 	}
-	if declared != nil && !equalInts(declared, dims) {
+	if declared != nil && !slices.Equal(declared, dims) {
 		return ArrayValue{}, p.malformed("Specified array dimensions do not match array contents.")
 	}
 	return ArrayValue{Dims: dims, Elems: p.out}, nil
@@ -345,16 +346,4 @@ func needsArrayQuotes(s string) bool {
 		}
 	}
 	return false
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -46,6 +46,11 @@
 //	T[]             string              String (canonical {a,"b c",NULL})
 //	json, jsonb     string              String (input text; normal form)
 //	bytea           string              String (the raw bytes)
+//	uuid            string              String (its 16 bytes)
+//	time            int64               Int64 (microseconds since midnight)
+//	timetz          int64               Int64 (time and zone, PackTimeTZ)
+//	character(n)    string              String (blank-padded to n)
+//	inet, cidr      string              String (bytes in network_cmp order)
 //
 // (internal/chunk converts between Datums and Arrow arrays.) The Type, not
 // the Datum, says which SQL type a value has, so every function taking a
@@ -72,7 +77,14 @@
 //     one-dimensional arrays with lower bound 1 exist.
 //   - A bytea is its bytes, not its text: any bytes, compared as
 //     memcmp then length (Go's string order); only Parse and Format
-//     (hex, \x0102) see its text form (bytea.go).
+//     (hex, \x0102) see its text form (bytea.go). So are uuid and inet /
+//     cidr (Type.IsRawBytes), built so that byte order is their SQL
+//     order (uuid.go, inet.go).
+//   - time and timetz are int64s whose integer order is their SQL order
+//     (timeofday.go, timetz.go); the Type, not the Datum, tells them
+//     from integers.
+//   - A character(n) keeps its padding; it compares, keys and converts
+//     to text without its trailing blanks (bpchar.go).
 //
 // # Text formats
 //

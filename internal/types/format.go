@@ -43,6 +43,8 @@ func ParseIn(s string, t Type, z *Zone) (Datum, error) {
 	case z.IsUTC():
 	case t.ID == IDTimestampTZ:
 		return ParseTimestampIn(s, z)
+	case t.ID == IDTimeTZ:
+		return ParseTimeTZ(s, t, z)
 	case t.ID == IDArray && t.Elem == IDTimestampTZ:
 		a, err := parseArrayIn(s, TTimestampTZ, z)
 		if err != nil {
@@ -67,6 +69,12 @@ func format(d Datum, t Type) string {
 		}
 		return "f"
 	case int64:
+		switch t.ID {
+		case IDTime:
+			return FormatTime(v)
+		case IDTimeTZ:
+			return FormatTimeTZ(v)
+		}
 		return strconv.FormatInt(v, 10)
 	case float64:
 		if t.ID == IDFloat32 {
@@ -81,6 +89,12 @@ func format(d Datum, t Type) string {
 		}
 		if t.ID == IDBytea {
 			return FormatBytea(v)
+		}
+		switch t.ID {
+		case IDUUID:
+			return FormatUUID(v)
+		case IDInet, IDCidr:
+			return FormatInet(v, t.ID == IDCidr)
 		}
 		return v
 	case Date:

@@ -100,7 +100,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	all := []Type{TBool, TInt16, TInt32, TInt64, TFloat32, TFloat64, TNumeric, {ID: IDNumeric, Precision: 5, Scale: 2},
-		TText, {ID: IDVarchar, Width: 3}, TDate, TTimestamp, TTimestampTZ, TInterval, TBytea}
+		TText, {ID: IDVarchar, Width: 3}, TDate, TTimestamp, TTimestampTZ, TInterval, TBytea,
+		TUUID, TTime, {ID: IDTime, Precision: 1}, TBpchar, {ID: IDBpchar, Width: 3}, TTimeTZ, TInet, TCidr}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, typ := range all {
 			if d, err := Parse(s, typ); err == nil {

@@ -103,6 +103,12 @@ func dateSyntaxError(t Type, s string) error {
 	return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", name, s)
 }
 
+// zoneDisplacementError is the 22009 error of a numeric time zone
+// beyond ±15:59:59.
+func zoneDisplacementError(s string) error {
+	return pgerr.New(pgerr.InvalidTimeZoneDisplacement, "time zone displacement out of range: %q", s)
+}
+
 func fieldOverflow(s string) error {
 	return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
 }
@@ -137,6 +143,9 @@ func parseDateTime(s string, t Type) (dateTime, error) {
 		}
 		dt.year = 1 - dt.year
 	}
+	if p.badZone {
+		return dt, zoneDisplacementError(s)
+	}
 	if dt.month < 1 || dt.month > 12 || dt.day < 1 || dt.day > DaysInMonth(dt.year, dt.month) || dt.year == 0 && !bc {
 		return dt, fieldOverflow(s)
 	}
@@ -160,6 +169,7 @@ type dtParser struct {
 	s        string
 	i        int
 	badClock bool
+	badZone  bool  // a numeric zone beyond ±15:59:59
 	err      error // an error other than a syntax error
 }
 
@@ -304,7 +314,7 @@ func (p *dtParser) zone(dt *dateTime) bool {
 		return false
 	}
 	if h > 15 || m > 59 || sec > 59 {
-		p.badClock = true
+		p.badZone = true
 	}
 	off := h*MicrosPerHour + m*MicrosPerMinute + sec*MicrosPerSecond
 	if neg {

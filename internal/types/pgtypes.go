@@ -45,10 +45,17 @@ func (t Type) ElemType() Type { return Type{ID: t.Elem} }
 // keys as they are.
 func (t Type) StoredAsText() bool {
 	switch t.ID {
-	case IDText, IDVarchar, IDUnknown, IDArray, IDJSON, IDJSONB, IDBytea, IDVoid:
+	case IDText, IDVarchar, IDUnknown, IDArray, IDJSON, IDJSONB, IDBytea, IDVoid, IDUUID, IDBpchar, IDInet, IDCidr:
 		return true
 	}
 	return false
+}
+
+// IsRawBytes reports whether t's Datums are strings of bytes that are
+// not the value's text: bytea (its bytes), uuid (16 bytes), inet and
+// cidr (see inet.go). Only Parse and Format see their text.
+func (t Type) IsRawBytes() bool {
+	return t.ID == IDBytea || t.ID == IDUUID || t.ID == IDInet || t.ID == IDCidr
 }
 
 // IsOID reports whether t is oid or one of the reg* types.
@@ -80,6 +87,27 @@ func (t Type) extString() string {
 		return "bytea"
 	case IDVoid:
 		return "void"
+	case IDUUID:
+		return "uuid"
+	case IDInet:
+		return "inet"
+	case IDCidr:
+		return "cidr"
+	case IDTime:
+		if t.Precision > 0 {
+			return fmt.Sprintf("time(%d) without time zone", t.Precision-1)
+		}
+		return "time without time zone"
+	case IDBpchar:
+		if t.Width > 0 {
+			return fmt.Sprintf("character(%d)", t.Width)
+		}
+		return "bpchar"
+	case IDTimeTZ:
+		if t.Precision > 0 {
+			return fmt.Sprintf("time(%d) with time zone", t.Precision-1)
+		}
+		return "time with time zone"
 	case IDArray:
 		if t.Vector {
 			return vectorNames[t.Elem]
@@ -95,7 +123,7 @@ var arrayOIDs = map[ID]uint32{
 	IDFloat64: 1022, IDNumeric: 1231, IDText: 1009, IDVarchar: 1015, IDDate: 1182,
 	IDTimestamp: 1115, IDTimestampTZ: 1185, IDInterval: 1187, IDOid: 1028,
 	IDRegclass: 2210, IDRegtype: 2211, IDRegnamespace: 4090, IDRegproc: 1008, IDRegrole: 4097,
-	IDJSON: 199, IDJSONB: 3807, IDBytea: 1001,
+	IDJSON: 199, IDJSONB: 3807, IDBytea: 1001, IDUUID: 2951, IDTime: 1183, IDBpchar: 1014, IDTimeTZ: 1270, IDInet: 1041, IDCidr: 651,
 }
 
 // extOID gives the OIDs OID's switch does not.
@@ -121,6 +149,18 @@ func (t Type) extOID() uint32 {
 		return 17
 	case IDVoid:
 		return 2278
+	case IDUUID:
+		return 2950
+	case IDTime:
+		return 1083
+	case IDBpchar:
+		return 1042
+	case IDTimeTZ:
+		return 1266
+	case IDInet:
+		return 869
+	case IDCidr:
+		return 650
 	case IDArray:
 		if t.Vector {
 			return vectorOIDs[t.Elem]
@@ -135,8 +175,8 @@ func (t Type) extOID() uint32 {
 // TypeByOID returns the type with the given Postgres type OID, arrays
 // included; ok is false for a type streamdb lacks.
 func TypeByOID(oid uint32) (Type, bool) {
-	for id := IDBool; id <= IDBytea; id++ {
-		if id == IDArray {
+	for id := IDBool; id <= IDLast; id++ {
+		if id == IDArray || id == IDVoid {
 			continue
 		}
 		if t := (Type{ID: id}); t.OID() == oid {
@@ -203,6 +243,12 @@ func (t Type) InternalName() string {
 		return "timestamptz"
 	case IDNumeric:
 		return "numeric"
+	case IDTime:
+		return "time"
+	case IDTimeTZ:
+		return "timetz"
+	case IDBpchar:
+		return "bpchar"
 	case IDArray:
 		if t.Vector {
 			return t.String()
@@ -262,6 +308,31 @@ func parseExt(s string, t Type) (Datum, error) {
 		return v.String(), nil
 	case t.ID == IDBytea:
 		return ParseBytea(s)
+	case t.ID == IDUUID:
+		return ParseUUID(s)
+	case t.ID == IDTime:
+		return ParseTime(s, t)
+	case t.ID == IDBpchar:
+		return CheckBpchar(s, t, false)
+	case t.ID == IDTimeTZ:
+		return ParseTimeTZ(s, t, nil)
+	case t.ID == IDInet, t.ID == IDCidr:
+		return ParseInet(s, t.ID == IDCidr)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot parse values of type %s", t)
+}
+
+// Typmod is t's atttypmod as Postgres reports it: the length + 4 of
+// varchar(n) and character(n), (precision << 16 | scale) + 4 of
+// numeric(p,s), p of time(p); -1 when t has no modifier.
+func (t Type) Typmod() int32 {
+	switch {
+	case (t.ID == IDVarchar || t.ID == IDBpchar) && t.Width > 0:
+		return int32(t.Width) + 4
+	case t.ID == IDNumeric && t.Precision > 0:
+		return int32(t.Precision<<16|t.Scale) + 4
+	case (t.ID == IDTime || t.ID == IDTimeTZ) && t.Precision > 0:
+		return int32(t.Precision - 1)
+	}
+	return -1
 }

@@ -45,14 +45,35 @@ const (
 	// (pg_sleep): its one value is the empty string, which prints as
 	// nothing, as Postgres's void_out does. Expressions only.
 	IDVoid
+	// uuid is its 16 raw bytes as a string (uuid.go), storable.
+	IDUUID
+	// time [without time zone] is microseconds since midnight as an
+	// int64, 0 to 24:00:00 inclusive (timeofday.go), storable.
+	IDTime
+	// character(n) (bpchar) is a string blank-padded to its Width, as
+	// Postgres stores it (bpchar.go), storable.
+	IDBpchar
+	// time with time zone packs its time and zone in an int64
+	// (timetz.go), storable.
+	IDTimeTZ
+	// inet and cidr are strings of bytes ordered as their values
+	// (inet.go), storable.
+	IDInet
+	IDCidr
+
+	// IDLast is the last type ID: new types go before it.
+	IDLast = IDCidr
 )
 
 // Type is a SQL type with its modifiers.
 type Type struct {
 	ID ID
-	// Width is the maximum length of a varchar (0: unlimited).
+	// Width is the maximum length of a varchar and the length of a
+	// character(n) (0: unlimited, a bare bpchar).
 	Width int
-	// Precision and Scale of a numeric (0, 0: unconstrained).
+	// Precision and Scale of a numeric (0, 0: unconstrained). For time
+	// and timetz, Precision is p+1 of time(p) (0: no precision given, 6
+	// digits).
 	Precision, Scale int
 	// Elem is the element type of an array.
 	Elem ID `json:",omitempty"`
@@ -81,6 +102,12 @@ var (
 	TJSONB       = Type{ID: IDJSONB}
 	TBytea       = Type{ID: IDBytea}
 	TVoid        = Type{ID: IDVoid}
+	TUUID        = Type{ID: IDUUID}
+	TTime        = Type{ID: IDTime}
+	TBpchar      = Type{ID: IDBpchar}
+	TTimeTZ      = Type{ID: IDTimeTZ}
+	TInet        = Type{ID: IDInet}
+	TCidr        = Type{ID: IDCidr}
 )
 
 // Datum is one SQL value; see the package comment for its Go types.
@@ -226,6 +253,18 @@ func ByName(name string) (ID, bool) {
 		return IDJSONB, true
 	case "bytea":
 		return IDBytea, true
+	case "uuid":
+		return IDUUID, true
+	case "inet":
+		return IDInet, true
+	case "cidr":
+		return IDCidr, true
+	case "time", "time without time zone":
+		return IDTime, true
+	case "timetz", "time with time zone":
+		return IDTimeTZ, true
+	case "bpchar", "char", "character":
+		return IDBpchar, true
 	}
 	return IDUnknown, false
 }

@@ -138,7 +138,7 @@ func (p *Projection) Eval(c *chunk.Chunk, j int, mem memory.Allocator) (arrow.Ar
 		return a, nil, nil
 	}
 	if mem == nil {
-		mem = memory.DefaultAllocator
+		mem = chunk.Allocator()
 	}
 	n := c.NumRows()
 	p.ctx.reset(c)
@@ -258,7 +258,7 @@ func (p *Projection) rowColumns(c *chunk.Chunk, stop *ColumnError, stopCol *int)
 	if p.b == nil {
 		mem := p.mem
 		if mem == nil {
-			mem = memory.DefaultAllocator
+			mem = chunk.Allocator()
 		}
 		p.b = chunk.NewBuilderWith(mem, p.rowTypes)
 	}

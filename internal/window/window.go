@@ -80,8 +80,13 @@ type Bound struct {
 // false) take only unbounded and CURRENT ROW bounds, CURRENT ROW meaning
 // the row's peers (equal in the window order) too.
 type Frame struct {
-	Rows       bool
+	Rows bool
+	// Groups is a GROUPS frame: its offsets count peer groups (ORDER BY
+	// values), its CURRENT ROW is the row's peer group, as in RANGE.
+	Groups     bool
 	Start, End Bound
+	// Exclude leaves rows out of each row's frame (EXCLUDE ...).
+	Exclude Exclusion
 	// Key, for a RANGE frame with an offset bound, computes from the
 	// window's one ORDER BY value the value the bounds compare with (a
 	// cast to a type the offset's arithmetic cannot overflow, or the
@@ -122,10 +127,13 @@ func (b Bound) String() string {
 
 func (f Frame) String() string {
 	mode := "RANGE"
-	if f.Rows {
+	switch {
+	case f.Rows:
 		mode = "ROWS"
+	case f.Groups:
+		mode = "GROUPS"
 	}
-	return fmt.Sprintf("%s BETWEEN %s AND %s", mode, f.Start, f.End)
+	return fmt.Sprintf("%s BETWEEN %s AND %s%s", mode, f.Start, f.End, exclusionNames[f.Exclude])
 }
 
 // offset is the bound as a row offset (±MaxInt64 when unbounded).
@@ -252,9 +260,9 @@ func (f *Func) reach() Reach {
 	case Lead:
 		return Reach{Before: f.N + 1, CtxAfter: f.N}
 	}
-	if f.Frame.rangeOffset() {
-		// Which rows a value-bounded frame reaches is a matter of their
-		// values, not of their count: the whole partition.
+	if f.Frame.rangeOffset() || f.Frame.groupsOffset() {
+		// Which rows a value- or group-bounded frame reaches is a matter
+		// of their values, not of their count: the whole partition.
 		return Reach{Before: ReachAll, After: ReachAll, NeedsStart: true}
 	}
 	s, e := f.Frame.Start.offset(), f.Frame.End.offset()
@@ -288,7 +296,7 @@ func (f *Func) reach() Reach {
 // row's: for the functions that fold their frame into a value of their
 // own type, and last_value, which needs no frame but its end.
 func (f *Func) resumes() bool {
-	if f.Frame.End.Kind != CurrentRow {
+	if f.Frame.End.Kind != CurrentRow || f.Frame.Exclude != ExcludeNoOthers {
 		return false
 	}
 	switch f.Kind {
@@ -385,6 +393,9 @@ type evaluator struct {
 	in          Input
 	first, last []int
 	out         [][]types.Datum
+	// groupOf is each row's peer group, groupStarts each group's first
+	// row (computed when a GROUPS frame asks).
+	groupOf, groupStarts []int
 }
 
 // rowNumber is the 1-based position of rows[i] in its partition (known
@@ -490,6 +501,9 @@ func (ev *evaluator) frameOf(f *Func, i int) (lo, hi int) {
 		if b.Value != nil {
 			return ev.rangeBound(f, b, i, start)
 		}
+		if f.Frame.Groups {
+			return ev.groupsBound(b, i, start)
+		}
 		p := int64(i) + b.offset()
 		return int(max(min(p, int64(n)), -1))
 	}
@@ -554,6 +568,9 @@ func (ev *evaluator) rangeBound(f *Func, b Bound, i int, start bool) int {
 func (ev *evaluator) evalFrame(fi int, f *Func) error {
 	in := ev.in
 	rows := in.Rows
+	if f.Frame.Exclude != ExcludeNoOthers {
+		return ev.evalExcluding(fi, f)
+	}
 	running := f.Frame.Start.Kind == UnboundedPreceding
 	if running && !in.AtStart && in.Base == nil && in.From > 0 {
 		return fmt.Errorf("window: %s over a running frame needs its base", f.Kind)

@@ -363,6 +363,11 @@ func (b *binder) bindAggCall(c *exprCtx, node ast.ExprNode) (aggEntry, error) {
 				}
 			}
 		}
+		if t, ok := expr.AggArgCoercion(kind, arg.Type()); ok {
+			if arg, err = expr.Coerce(arg, t); err != nil {
+				return e, b.atNode(err, args[0])
+			}
+		}
 		e.arg = arg
 	}
 	argType := types.TInt64

@@ -1,6 +1,8 @@
 package binder
 
 import (
+	"slices"
+
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -18,6 +20,9 @@ func NewColumn(cat catalog.Reader, st *sql.Statement, def sql.ColumnDef, at *exp
 	b := newBinder(cat, st, Options{})
 	if def.PrimaryKey {
 		return catalog.Column{}, nil, notSupported("adding a primary key column")
+	}
+	if err := checkAddedColumnKind(def); err != nil {
+		return catalog.Column{}, nil, err
 	}
 	t, err := parseTypeName(def.TypeName)
 	if err != nil {
@@ -54,4 +59,69 @@ func ColumnDefault(cat catalog.Reader, st *sql.Statement, n *sql.AlterRelationSt
 	b := newBinder(cat, st, Options{})
 	_, err := b.bindDefault(n.Default, col)
 	return err
+}
+
+// checkAddedColumnKind refuses ADD COLUMN of a serial, identity or
+// generated column, or with a CHECK or UNIQUE constraint: each would
+// have to be computed or checked over the rows already stored, which
+// ALTER TABLE does not rewrite.
+func checkAddedColumnKind(def sql.ColumnDef) error {
+	what := ""
+	switch _, serial := serialType(def.TypeName); {
+	case serial:
+		what = "a serial column"
+	case def.Identity != "":
+		what = "an identity column"
+	case def.Generated != nil:
+		what = "a generated column"
+	case len(def.Checks) > 0:
+		what = "a column with a CHECK constraint"
+	case def.Unique:
+		return uniqueNotSupported()
+	default:
+		return nil
+	}
+	e := pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of %s is not supported", what)
+	e.Detail = "The rows already stored would need their values computed or checked, and ALTER TABLE does not rewrite them."
+	e.Hint = "Create a new table with the column and copy the rows into it."
+	return e
+}
+
+// RuleUsers returns the names of the generated columns and of the CHECK
+// constraints of table r whose expressions read column col.
+func RuleUsers(cat catalog.Reader, r *catalog.Relation, col int) (generated, checks []string, err error) {
+	b := newBinder(cat, &sql.Statement{}, Options{})
+	reads := func(text string) (bool, error) {
+		n, err := sql.ParseExpr(text)
+		if err != nil {
+			return false, err
+		}
+		e, err := b.bindExpr(tableScope(r.Name, r.Columns), n)
+		if err != nil {
+			return false, err
+		}
+		return slices.Contains(expr.Columns(e), col), nil
+	}
+	for i, c := range r.Columns {
+		if c.Generated == "" || c.Dropped || i == col {
+			continue
+		}
+		ok, err := reads(c.Generated)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			generated = append(generated, c.Name)
+		}
+	}
+	for _, chk := range r.Checks {
+		ok, err := reads(chk.Expr)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			checks = append(checks, chk.Name)
+		}
+	}
+	return generated, checks, nil
 }

@@ -28,13 +28,16 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 	// merges it into the connector options.
 	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists, Connector: avroConn}
 	var colPK []int
-	for i, d := range s.Columns {
+	for i := range s.Columns {
+		d := &s.Columns[i]
 		if err := b.checkNewColumn(ct.Columns, d.Name); err != nil {
 			return nil, err
 		}
-		t, err := parseTypeName(d.TypeName)
-		if err != nil {
-			return nil, b.at(err, nil, typeBase(d.TypeName))
+		t, serial := serialType(d.TypeName)
+		if !serial {
+			if t, err = parseTypeName(d.TypeName); err != nil {
+				return nil, b.at(err, nil, typeBase(d.TypeName))
+			}
 		}
 		col := catalog.Column{Name: d.Name, Type: t, NotNull: d.NotNull}
 		if d.Default != nil {
@@ -42,6 +45,9 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 				return nil, err
 			}
 			col.Default = d.DefaultText
+		}
+		if err := b.bindColumnKinds(ct, name, d, &col, serial); err != nil {
+			return nil, err
 		}
 		ct.Columns = append(ct.Columns, col)
 		if d.PrimaryKey {
@@ -56,6 +62,15 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 		ct.Columns[i].NotNull = true
 	}
 	ct.PK = pk
+	if ct.Uniques, err = b.bindUniques(s, name, ct.Columns); err != nil {
+		return nil, err
+	}
+	if err := b.bindGenerated(s, name, ct.Columns); err != nil {
+		return nil, err
+	}
+	if ct.Checks, err = b.bindChecks(s, name, ct.Columns); err != nil {
+		return nil, err
+	}
 	if s.AppendOnly && s.Source {
 		return nil, notSupported("APPEND ONLY on a source (a source is append-only already)")
 	}
@@ -65,6 +80,9 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 	}
 	rest, err := b.bindConnector(s, ct)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRulesWithoutDML(ct); err != nil {
 		return nil, err
 	}
 	what, known := "CREATE TABLE", tableWithOptions
@@ -233,6 +251,8 @@ func (b *binder) bindDrop(s *sql.DropStmt) (*planner.Drop, error) {
 		kind = catalog.KindSubscription
 	case sql.ObjSink:
 		kind = catalog.KindSink
+	case sql.ObjSequence:
+		kind = catalog.KindSequence
 	default:
 		return nil, notSupported("DROP of this kind of object")
 	}

@@ -1,15 +1,30 @@
 package binder
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
 )
 
-// bindDelete binds DELETE FROM t [WHERE].
-func (b *binder) bindDelete(s *ast.DeleteStmt) (*planner.Delete, error) {
-	if s.IsMultiTable || s.Order != nil || s.Limit != nil {
+// bindDelete binds DELETE FROM t [USING ...] [WHERE] [RETURNING].
+func (b *binder) bindDelete(st *sql.DeleteStmt) (*planner.Delete, error) {
+	s := st.AST
+	if s.IsMultiTable && !st.Using || s.Order != nil || s.Limit != nil {
 		return nil, notSupported("this form of DELETE")
+	}
+	pop, err := b.pushWith(s.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
+	if st.Using {
+		j, err := b.bindJoinedTarget(s.TableRefs, s.Where, "delete from")
+		if err != nil {
+			return nil, err
+		}
+		b.dml = "DELETE"
+		d := &planner.Delete{Rel: j.rel, Using: j.from.node}
+		d.Returning, err = b.bindReturningIn(st.Returning, j.from.scope)
+		return d, err
 	}
 	tn, alias, err := singleTable(s.TableRefs)
 	if err != nil {
@@ -31,5 +46,6 @@ func (b *binder) bindDelete(s *ast.DeleteStmt) (*planner.Delete, error) {
 			return nil, err
 		}
 	}
-	return d, nil
+	d.Returning, err = b.returningOver(st.Returning, r, s.TableRefs)
+	return d, err
 }

@@ -67,6 +67,9 @@ func (b *binder) bindExpr(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
 	case *ast.UnaryOperationExpr:
 		return b.bindUnary(c, n)
 	case *ast.IsNullExpr:
+		if elems, ok := rowElems(n.Expr); ok {
+			return b.bindRowIsNull(c, elems, n.Not)
+		}
 		e, err := b.bindExpr(c, n.Expr)
 		if err != nil {
 			return nil, err
@@ -95,7 +98,7 @@ func (b *binder) bindExpr(c *exprCtx, n ast.ExprNode) (expr.Expr, error) {
 	case *ast.PatternRegexpExpr:
 		return b.bindRegexp(c, n)
 	case *ast.RowExpr:
-		return nil, notSupported("row constructor")
+		return nil, notSupported("a row constructor as a value (only in a comparison, IN or IS NULL)")
 	case *ast.DefaultExpr:
 		return nil, pgerr.New(pgerr.SyntaxError, "DEFAULT is not allowed in this context")
 	}
@@ -178,6 +181,11 @@ func (b *binder) bindBinary(c *exprCtx, n *ast.BinaryOperationExpr) (expr.Expr, 
 	op, ok := binaryOps[n.Op]
 	if !ok {
 		return nil, notSupported("operator %s", n.Op)
+	}
+	_, lrow := rowElems(n.L)
+	_, rrow := rowElems(n.R)
+	if lrow || rrow {
+		return b.bindRowCompare(c, n, op, n.L, n.R)
 	}
 	if f, ok := n.R.(*ast.FuncCallExpr); ok && (f.FnName.L == markerAny || f.FnName.L == markerAll) {
 		return b.bindAnyAll(c, op, n.L, f)
@@ -360,6 +368,9 @@ func (b *binder) between(x, lo, hi expr.Expr, not bool) (expr.Expr, error) {
 func (b *binder) bindIn(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, error) {
 	if n.Sel != nil {
 		return b.bindInSubquery(c, n)
+	}
+	if elems, ok := rowElems(n.Expr); ok {
+		return b.bindRowIn(c, n, elems)
 	}
 	x, err := b.bindExpr(c, n.Expr)
 	if err != nil {

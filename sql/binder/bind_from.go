@@ -133,6 +133,11 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 	name := tn.Name.O
 	if tn.Schema.O == "" {
 		if def, ok := b.lookupCTE(name); ok {
+			if def.rec != nil {
+				if err := def.rec.use(len(b.outer)); err != nil {
+					return nil, b.at(err, tn, name)
+				}
+			}
 			q := firstNonEmpty(alias, name)
 			return &rel{node: def.node, scope: scopeOf(def.cols, q)}, nil
 		}
@@ -147,6 +152,9 @@ func (b *binder) bindTableName(tn *ast.TableName, alias string) (*rel, error) {
 	b.noteRef(r)
 	if r.Kind == catalog.KindView {
 		return b.bindViewRef(r, alias)
+	}
+	if r.Kind == catalog.KindSequence {
+		return b.bindSequenceRow(tn, r, firstNonEmpty(alias, name))
 	}
 	if r.Kind == catalog.KindSystem && b.inView {
 		// Its rows are computed when read: there is no change stream.

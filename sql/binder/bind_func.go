@@ -43,6 +43,8 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		return b.bindConcatOp(c, n)
 	case name == markerConcat:
 		name = "concat"
+	case strings.HasPrefix(name, sql.MarkerFuncPrefix):
+		name = name[len(sql.MarkerFuncPrefix):]
 	case name == "trim" && len(n.Args) > 1:
 		return b.bindTrim(c, n)
 	case name == "extract" || name == markerExtract:
@@ -53,6 +55,8 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 		return b.bindSubscript(c, n)
 	case name == sql.JSONOpFunc:
 		return b.bindJSONOp(c, n)
+	case name == sql.PrefixOpFunc:
+		return b.bindPrefixOp(c, n)
 	case name == sql.SimilarFunc || name == sql.NotSimilarFunc:
 		return b.bindSimilar(c, n)
 	case funcAggs[name]:
@@ -72,9 +76,16 @@ func (b *binder) bindFunc(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
 	if alias, ok := funcAliases[name]; ok && alias != "" {
 		name = alias
 	}
-	args, err := b.bindArgs(c, n.Args)
+	bindArgs := b.bindArgs
+	if hasNamedArgs(n.Args) {
+		bindArgs = func(c *exprCtx, _ []ast.ExprNode) ([]expr.Expr, error) { return b.bindNamedArgs(c, name, n) }
+	}
+	args, err := bindArgs(c, n.Args)
 	if err != nil {
 		return nil, err
+	}
+	if name == "make_timestamptz" && len(args) == 7 {
+		return b.makeTimestamptzIn(n, args)
 	}
 	if e, ok, err := b.bindSystemFunc(name, args); ok {
 		if err != nil {
@@ -123,8 +134,8 @@ func castFuncType(name string) (types.Type, bool) {
 	if expr.HasFunc(name) {
 		return types.Type{}, false
 	}
-	for id := types.IDBool; id <= types.IDBytea; id++ {
-		if t := (types.Type{ID: id}); id != types.IDArray && t.InternalName() == name {
+	for id := types.IDBool; id <= types.IDLast; id++ {
+		if t := (types.Type{ID: id}); id != types.IDArray && id != types.IDVoid && t.InternalName() == name {
 			return t, true
 		}
 	}
@@ -267,6 +278,17 @@ func (b *binder) bindJSONOp(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) 
 	if err != nil {
 		return nil, err
 	}
+	switch op {
+	case "&", "|", "<<", ">>":
+		return b.binary(op, l, r)
+	case "<<=", ">>=": // inet's
+		if l, err = b.decideParam(l, types.TInet); err != nil {
+			return nil, err
+		}
+		if r, err = b.decideParam(r, types.TInet); err != nil {
+			return nil, err
+		}
+	}
 	if b.isUnknownParam(l) {
 		if l, err = b.decideParam(l, types.TJSONB); err != nil {
 			return nil, err
@@ -285,4 +307,92 @@ func (b *binder) bindJSONOp(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) 
 		}
 	}
 	return expr.Binary(op, l, r)
+}
+
+// bindPrefixOp binds a prefix operator, which the front end wrote as
+// sql.PrefixOpFunc('op', x): |/ x is sqrt and ||/ x cbrt of x as double
+// precision (the only type PostgreSQL defines them for; a number or an
+// untyped literal converts to it), @ x is abs(x).
+func (b *binder) bindPrefixOp(c *exprCtx, n *ast.FuncCallExpr) (expr.Expr, error) {
+	if len(n.Args) != 2 {
+		return nil, pgerr.New(pgerr.SyntaxError, "malformed prefix operator")
+	}
+	lit, _ := n.Args[0].(ast.ValueExpr)
+	var op string
+	if lit != nil {
+		op, _ = lit.GetValue().(string)
+	}
+	x, err := b.bindExpr(c, n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	fn := map[string]string{"|/": "sqrt", "||/": "cbrt", "@": "abs"}[op]
+	if op == "@" {
+		if x, err = b.decideParam(x, types.TNumeric); err != nil {
+			return nil, err
+		}
+	} else {
+		if x, err = b.decideParam(x, types.TFloat64); err != nil {
+			return nil, err
+		}
+		if t := x.Type(); t.IsNumeric() || t.ID == types.IDUnknown {
+			if x, err = castTo(x, types.TFloat64); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if fn == "" || (op == "@" && !x.Type().IsNumeric()) || (op != "@" && x.Type() != types.TFloat64) {
+		e := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s", op, x.Type())
+		e.Hint = "No operator matches the given name and argument type. You might need to add an explicit type cast."
+		return nil, b.atNode(e, n)
+	}
+	return expr.Func(fn, []expr.Expr{x})
+}
+
+// makeTimestamptzIn binds make_timestamptz(year, month, mday, hour, min,
+// sec, timezone): the local time in that zone, as timezone(zone,
+// make_timestamp(...)) reads it, except that a numeric offset ('+02')
+// is east of UTC here (ISO 8601) where timezone() reads it as POSIX
+// does (west): its sign is flipped first.
+func (b *binder) makeTimestamptzIn(n *ast.FuncCallExpr, args []expr.Expr) (expr.Expr, error) {
+	local, err := expr.Func("make_timestamp", args[:6])
+	if err != nil {
+		return nil, b.at(err, n, n.FnName.O)
+	}
+	zone, err := b.decideParam(args[6], types.TText)
+	if err != nil {
+		return nil, err
+	}
+	if zone, err = isoOffsetSign(zone); err != nil {
+		return nil, err
+	}
+	e, err := expr.Func("timezone", []expr.Expr{zone, local})
+	if err != nil {
+		return nil, b.at(err, n, n.FnName.O)
+	}
+	return e, nil
+}
+
+// isoOffsetSign is CASE WHEN left(z, 1) IN ('+', '-') THEN translate(z,
+// '+-', '-+') ELSE z END.
+func isoOffsetSign(z expr.Expr) (expr.Expr, error) {
+	if z.Type().ID == types.IDUnknown {
+		var err error
+		if z, err = expr.Cast(z, types.TText); err != nil {
+			return nil, err
+		}
+	}
+	first, err := expr.Func("left", []expr.Expr{z, expr.NewConst(int64(1), types.TInt32)})
+	if err != nil {
+		return nil, err
+	}
+	signed, err := expr.In(first, []expr.Expr{expr.NewConst("+", types.TText), expr.NewConst("-", types.TText)}, false)
+	if err != nil {
+		return nil, err
+	}
+	flipped, err := expr.Func("translate", []expr.Expr{z, expr.NewConst("+-", types.TText), expr.NewConst("-+", types.TText)})
+	if err != nil {
+		return nil, err
+	}
+	return expr.Case(nil, []expr.Expr{signed}, []expr.Expr{flipped}, z)
 }

@@ -32,7 +32,10 @@ func (b *binder) bindCreateIndex(s *sql.CreateIndexStmt) (*planner.CreateIndex, 
 		schema, _ := catalog.SplitName(r.Name)
 		name = catalog.QualifiedName(schema, name)
 	}
-	ci := &planner.CreateIndex{Name: name, IfNotExists: s.IfNotExists, On: r}
+	ci := &planner.CreateIndex{Name: name, IfNotExists: s.IfNotExists, On: r, Unique: s.Unique}
+	if s.Unique && (r.Kind != catalog.KindTable || r.Connector != nil) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "UNIQUE indexes are supported on tables without a connector only")
+	}
 	for _, k := range s.Keys {
 		c, err := indexColumn(r, k.Column)
 		if err != nil {

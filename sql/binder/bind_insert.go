@@ -18,8 +18,9 @@ import (
 // source yields one column per catalog column of t, each assignment-cast
 // to the column's type; columns not inserted into (and the hidden row id)
 // are NULL.
-func (b *binder) bindInsert(s *ast.InsertStmt) (*planner.Insert, error) {
-	if s.IsReplace || len(s.OnDuplicate) > 0 || s.Setlist {
+func (b *binder) bindInsert(st *sql.InsertStmt) (*planner.Insert, error) {
+	s := st.AST
+	if s.IsReplace || len(s.OnDuplicate) > 0 && st.OnConflict == nil || s.Setlist {
 		return nil, notSupported("this form of INSERT")
 	}
 	tn, _, err := singleTable(s.Table)
@@ -43,7 +44,21 @@ func (b *binder) bindInsert(s *ast.InsertStmt) (*planner.Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &planner.Insert{Rel: r, Source: src}, nil
+	ins := &planner.Insert{Rel: r, Source: src}
+	if ins.Rules, err = b.rowRules(r); err != nil {
+		return nil, err
+	}
+	q := firstNonEmpty(st.Alias, tn.Name.O)
+	if st.OnConflict != nil {
+		if r.AppendOnly && !st.OnConflict.DoNothing {
+			return nil, b.appendOnlyError(r, "update", tn)
+		}
+		if ins.OnConflict, err = b.bindOnConflict(r, st, q); err != nil {
+			return nil, err
+		}
+	}
+	ins.Returning, err = b.bindReturning(st.Returning, r, q)
+	return ins, err
 }
 
 // singleTable returns the table (and alias) of a one-table DML statement.
@@ -69,7 +84,7 @@ func (b *binder) writableRelation(tn *ast.TableName) (*catalog.Relation, error) 
 		return nil, err
 	}
 	switch r.Kind {
-	case catalog.KindMaterializedView, catalog.KindSource, catalog.KindSystem, catalog.KindView:
+	case catalog.KindMaterializedView, catalog.KindSource, catalog.KindSystem, catalog.KindView, catalog.KindSequence:
 		err := pgerr.New(WrongObjectType, "cannot change %s %q", r.Kind, r.Name)
 		if r.Kind == catalog.KindSource {
 			err.Detail = "A source's rows come from its connector."
@@ -185,7 +200,10 @@ func (b *binder) bindDefault(n ast.ExprNode, col catalog.Column) (expr.Expr, err
 // columnDefault returns column col's default value: its DEFAULT
 // expression, or NULL.
 func (b *binder) columnDefault(col catalog.Column) (expr.Expr, error) {
-	if col.Default == "" {
+	if col.Identity != "" {
+		return b.identityDefault(col)
+	}
+	if col.Default == "" || col.Generated != "" {
 		return expr.NewConst(nil, col.Type), nil
 	}
 	n, err := sql.ParseExpr(col.Default)
@@ -203,6 +221,18 @@ func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr,
 	set := make([]bool, len(r.Columns))
 	for k, idx := range targets {
 		set[idx] = vals[k] != nil
+		if !set[idx] {
+			continue
+		}
+		var node ast.Node
+		if nodes != nil {
+			node = nodes[k]
+		}
+		override, err := b.checkWritable(r.Columns[idx], node)
+		if err != nil {
+			return nil, err
+		}
+		set[idx] = !override
 	}
 	for i, col := range r.Columns {
 		if set[i] {
@@ -224,7 +254,7 @@ func (b *binder) assignRow(r *catalog.Relation, targets []int, vals []expr.Expr,
 		full[i] = d
 	}
 	for k, idx := range targets {
-		if vals[k] == nil {
+		if vals[k] == nil || !set[idx] {
 			continue
 		}
 		var node ast.Node
@@ -327,7 +357,7 @@ func ColumnDefaults(cat catalog.Reader, r *catalog.Relation, targets []int, at *
 	b := newBinder(cat, &sql.Statement{}, Options{})
 	out := make([]expr.Expr, len(r.Columns))
 	for i, col := range r.Columns {
-		if col.Default == "" || slices.Contains(targets, i) {
+		if col.Default == "" && col.Identity == "" || slices.Contains(targets, i) {
 			continue
 		}
 		d, err := b.columnDefault(col)

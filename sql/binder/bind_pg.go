@@ -181,6 +181,7 @@ func (b *binder) bindSystemFunc(name string, args []expr.Expr) (expr.Expr, bool,
 	if b.inView {
 		return nil, true, notSupported("function %s in a materialized view", name)
 	}
+	b.sysFuncs = true
 	coerced := make([]expr.Expr, len(args))
 	for i, a := range args {
 		var err error

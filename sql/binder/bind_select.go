@@ -49,6 +49,9 @@ type selectState struct {
 }
 
 func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
+	if err := b.takeFrameExcludes(s); err != nil {
+		return nil, err
+	}
 	pop, err := b.pushWith(s.With)
 	if err != nil {
 		return nil, err
@@ -58,7 +61,12 @@ func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
 		return b.bindValuesQuery(s)
 	}
 	if s.Kind == ast.SelectStmtKindTable {
-		return nil, notSupported("TABLE statement")
+		// TABLE name is SELECT * FROM name (with the ORDER BY and LIMIT
+		// the parser attached).
+		t := *s
+		t.Kind = ast.SelectStmtKindSelect
+		t.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
+		s = &t
 	}
 	branch := b.setOpBranch
 	b.setOpBranch = false

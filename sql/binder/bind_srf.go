@@ -148,7 +148,11 @@ func (b *binder) bindLateral(l, r *rel, n *ast.Join) (*rel, error) {
 	if err := b.checkAliases(l.scope, r.scope, n); err != nil {
 		return nil, err
 	}
-	ps := planner.NewProjectSet(l.node, r.node)
+	fns := r.fns
+	if fns == nil {
+		fns = []planner.Node{r.node}
+	}
+	ps := planner.NewProjectSet(l.node, fns...)
 	if r.ordinality {
 		// WITH ORDINALITY shows the ordinal, under its name (the
 		// scope's last column).

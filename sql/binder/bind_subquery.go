@@ -150,6 +150,12 @@ func (b *binder) bindInSubquery(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, er
 	if !ok {
 		return nil, notSupported("IN of %T", n.Sel)
 	}
+	if elems, ok := rowElems(n.Expr); ok {
+		if n.Not {
+			return b.bindRowQuantified(c, n, "<>", true, elems, sq)
+		}
+		return b.bindRowQuantified(c, n, "=", false, elems, sq)
+	}
 	return b.bindInQuery(c, n, n.Expr, sq, n.Not)
 }
 
@@ -157,17 +163,72 @@ func (b *binder) bindInSubquery(c *exprCtx, n *ast.PatternInExpr) (expr.Expr, er
 // and x <> ALL (SELECT ...) as x NOT IN (SELECT ...).
 func (b *binder) bindCompareSubquery(c *exprCtx, n *ast.CompareSubqueryExpr) (expr.Expr, error) {
 	sq, ok := n.R.(*ast.SubqueryExpr)
+	if elems, isRow := rowElems(n.L); ok && isRow {
+		op, known := binaryOps[n.Op]
+		if !known {
+			return nil, notSupported("operator %s with a row and a subquery", n.Op)
+		}
+		return b.bindRowQuantified(c, n, op, n.All, elems, sq)
+	}
 	switch {
 	case ok && n.Op == opcode.EQ && !n.All:
 		return b.bindInQuery(c, n, n.L, sq, false)
 	case ok && n.Op == opcode.NE && n.All:
 		return b.bindInQuery(c, n, n.L, sq, true)
 	}
-	q := "ANY"
-	if n.All {
-		q = "ALL"
+	op, known := binaryOps[n.Op]
+	if !ok || !known || !rowOperators[op] || op == "IS NOT DISTINCT FROM" {
+		q := "ANY"
+		if n.All {
+			q = "ALL"
+		}
+		return nil, notSupported("%s %s (subquery)", binaryOps[n.Op], q)
 	}
-	return nil, notSupported("%s %s (subquery)", binaryOps[n.Op], q)
+	return b.bindQuantified(c, n, op, sq)
+}
+
+// bindQuantified binds x op ANY|ALL (SELECT ...) for the operators IN
+// does not cover: x and the subquery's column are brought to their
+// common type.
+func (b *binder) bindQuantified(c *exprCtx, n *ast.CompareSubqueryExpr, op string, sq *ast.SubqueryExpr) (expr.Expr, error) {
+	x, err := b.bindExpr(c, n.L)
+	if err != nil {
+		return nil, err
+	}
+	plan, outer, err := b.bindSubqueryPlan(c, sq.Query, "subquery")
+	if err != nil {
+		return nil, err
+	}
+	cols := plan.Columns()
+	if len(cols) != 1 {
+		return nil, b.atNode(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), n)
+	}
+	if x, err = b.decideParam(x, cols[0].Type); err != nil {
+		return nil, err
+	}
+	t, err := commonType([]types.Type{x.Type(), cols[0].Type})
+	if err != nil {
+		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, cols[0].Type)
+		err.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+		return nil, b.atOp(err, n, op)
+	}
+	if x, err = castTo(x, t); err != nil {
+		return nil, err
+	}
+	if cols[0].Type != t {
+		col, err := castTo(expr.NewColumn(0, cols[0].Type, cols[0].Name), t)
+		if err != nil {
+			return nil, err
+		}
+		plan = &planner.Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []planner.Column{{Name: cols[0].Name, Type: t}}}
+	}
+	// The comparison must exist for the type (checked here, so the
+	// error comes at bind time).
+	if _, err := expr.Binary(op, expr.NewColumn(0, t, "x"), expr.NewColumn(1, t, "y")); err != nil {
+		return nil, err
+	}
+	return c.subs.add(planner.Subquery{Kind: planner.QuantifiedSubquery, Plan: plan, Probe: x, Op: op, All: n.All, Outer: outer},
+		planner.Column{Name: "?column?", Type: types.TBool}), nil
 }
 
 // bindInQuery binds x [NOT] IN (subquery).
@@ -226,11 +287,12 @@ func (b *binder) bindArraySubquery(c *exprCtx, n *ast.SubqueryExpr) (expr.Expr, 
 		}
 		plan = &planner.Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []planner.Column{{Name: cols[0].Name, Type: elem}}}
 	}
+	typ := types.ArrayOf(elem.ID)
 	if elem.ID == types.IDArray {
-		return nil, notSupported("ARRAY of arrays")
+		typ = elem // ARRAY(SELECT arrays): one more dimension
 	}
 	return c.subs.add(planner.Subquery{Kind: planner.ArraySubquery, Plan: plan, Outer: outer},
-		planner.Column{Name: "array", Type: types.ArrayOf(elem.ID)}), nil
+		planner.Column{Name: "array", Type: typ}), nil
 }
 
 // outerColumn binds table.name as a reference to an enclosing query's

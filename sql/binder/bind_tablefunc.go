@@ -2,6 +2,7 @@ package binder
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -21,11 +22,22 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 		return nil, pgerr.New(pgerr.Internal, "binder: unknown table function marker %q", tn.Name.O)
 	}
 	tf := b.st.TableFuncs[i]
+	if tf.Name == "unnest" && len(tf.Args) > 1 {
+		return b.bindMultiUnnest(tf, alias)
+	}
+	switch {
+	case expr.JSONToRecordFuncs[tf.Name] && tf.ColumnTypes == nil:
+		err := pgerr.New(pgerr.SyntaxError, "a column definition list is required for functions returning \"record\"")
+		return nil, b.at(err, nil, tf.Name)
+	case !expr.JSONToRecordFuncs[tf.Name] && tf.ColumnTypes != nil:
+		err := pgerr.New(pgerr.SyntaxError, "a column definition list is only allowed for functions returning \"record\"")
+		return nil, b.at(err, nil, tf.Name)
+	}
 	var node planner.Node
 	var err error
 	lateral := false
 	name := tf.Name
-	if expr.IsSetFunc(name) {
+	if expr.IsSetFunc(name) || expr.JSONToRecordFuncs[name] {
 		name = "unnest" // bound like it, as the function it names
 	}
 	switch name {
@@ -40,6 +52,12 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 			un, err = b.bindUnnestOver(c, tf.Args)
 			if err == nil {
 				node, args = un, []expr.Expr{un.Arg}
+			}
+		} else if expr.JSONToRecordFuncs[tf.Name] {
+			var un *planner.Unnest
+			un, err = b.bindJSONToRecord(c, tf)
+			if err == nil {
+				node, args = un, un.Set.Args
 			}
 		} else if expr.IsSetFunc(tf.Name) {
 			var un *planner.Unnest
@@ -90,17 +108,58 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	if lateral {
 		return &rel{node: node, scope: scopeOf(withOrd, table), lateral: true, ordinality: true}, nil
 	}
-	// Alone, the function runs over one row (a hidden constant) as a
-	// ProjectSet, whose ordinal is the column WITH ORDINALITY adds.
+	return aloneFuncs(withOrd, table, node), nil
+}
+
+// aloneFuncs runs set-returning functions over one row (a hidden
+// constant) as a ProjectSet, showing cols: the functions' columns and,
+// when there is one more, the ordinal (WITH ORDINALITY).
+func aloneFuncs(cols []planner.Column, table string, fns ...planner.Node) *rel {
 	one := &planner.Values{Rows: [][]expr.Expr{{expr.NewConst(int64(0), types.TInt64)}},
 		Cols: []planner.Column{{Name: "?column?", Type: types.TInt64, Hidden: true}}}
-	ps := planner.NewProjectSet(one, node)
-	exprs := make([]expr.Expr, len(withOrd))
-	for i, c := range withOrd {
+	ps := planner.NewProjectSet(one, fns...)
+	exprs := make([]expr.Expr, len(cols))
+	for i, c := range cols {
 		exprs[i] = expr.NewColumn(1+i, c.Type, c.Name)
 	}
-	out := &planner.Project{Input: ps, Exprs: exprs, Cols: withOrd}
-	return &rel{node: out, scope: scopeOf(withOrd, table)}, nil
+	out := &planner.Project{Input: ps, Exprs: exprs, Cols: cols}
+	return &rel{node: out, scope: scopeOf(cols, table)}
+}
+
+// bindMultiUnnest binds unnest(a, b, ...) in FROM: the arrays' elements
+// side by side, a shorter array's column NULL past its end (PostgreSQL's
+// ROWS FROM (unnest(a), unnest(b), ...)), one column per array.
+func (b *binder) bindMultiUnnest(tf *sql.TableFunc, alias string) (*rel, error) {
+	c := &exprCtx{scope: &scope{}, clause: "functions in FROM"}
+	if b.lateralScope != nil {
+		c.scope = b.lateralScope
+	}
+	fns := make([]planner.Node, len(tf.Args))
+	fnCols := make([]planner.Column, len(tf.Args))
+	for i := range tf.Args {
+		un, err := b.bindUnnestOver(c, tf.Args[i:i+1])
+		if err != nil {
+			return nil, b.at(err, nil, tf.Name)
+		}
+		fns[i] = un
+		fnCols[i] = planner.Column{Name: "unnest", Type: un.Cols[0].Type}
+	}
+	table := firstNonEmpty(alias, tf.Name)
+	cols, ord, err := b.tableFuncColumns(fnCols, tf, table)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range fns {
+		f.(*planner.Unnest).Cols = cols[i : i+1]
+	}
+	withOrd := cols
+	if tf.Ordinality {
+		withOrd = append(slices.Clone(cols), planner.Column{Name: ord, Type: types.TInt64, Table: table})
+	}
+	if b.lateralScope != nil {
+		return &rel{node: fns[0], fns: fns, scope: scopeOf(withOrd, table), lateral: true, ordinality: tf.Ordinality}, nil
+	}
+	return aloneFuncs(withOrd, table, fns...), nil
 }
 
 // tableFuncColumns names a table function's columns (fnCols) as
@@ -206,6 +265,41 @@ func (b *binder) bindSetFuncOver(c *exprCtx, name string, args []ast.ExprNode) (
 	return &planner.Unnest{Arg: sf.Args[0], Set: sf, Cols: cols}, nil
 }
 
+// bindJSONToRecord binds jsonb_to_record and its kin (expr.
+// JSONToRecordFuncs) with the columns of tf's column definition list.
+func (b *binder) bindJSONToRecord(c *exprCtx, tf *sql.TableFunc) (*planner.Unnest, error) {
+	bound, err := b.bindArgs(c, tf.Args)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]expr.SetCol, len(tf.Columns))
+	for i, name := range tf.Columns {
+		t, err := parseCastType(tf.ColumnTypes[i])
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = expr.SetCol{Name: name, Type: t}
+	}
+	if len(bound) == 1 {
+		want := types.TJSONB
+		if strings.HasPrefix(tf.Name, "json_") {
+			want = types.TJSON
+		}
+		if bound[0], err = b.decideParam(bound[0], want); err != nil {
+			return nil, err
+		}
+	}
+	sf, err := expr.BindJSONToRecord(tf.Name, bound, cols)
+	if err != nil {
+		return nil, err
+	}
+	pcols := make([]planner.Column, len(cols))
+	for i, c := range cols {
+		pcols[i] = planner.Column{Name: c.Name, Type: c.Type}
+	}
+	return &planner.Unnest{Arg: sf.Args[0], Set: sf, Cols: pcols}, nil
+}
+
 // bindGenerateSeries binds generate_series(start, stop[, step]) over
 // integers, or timestamps with an interval step.
 func (b *binder) bindGenerateSeries(args []ast.ExprNode) (*planner.GenerateSeries, error) {
@@ -252,14 +346,25 @@ func (b *binder) integerSeries(args []expr.Expr) (*planner.GenerateSeries, error
 	if err != nil {
 		return nil, err
 	}
-	if !t.IsInteger() {
-		return nil, notSupported("generate_series(%s, ...)", t)
+	if !t.IsInteger() && t.ID != types.IDNumeric {
+		names := make([]string, len(ts))
+		for i, a := range ts {
+			names[i] = a.String()
+		}
+		err := pgerr.New(pgerr.UndefinedFunction, "function generate_series(%s) does not exist", strings.Join(names, ", "))
+		err.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
+		return nil, err
 	}
 	if t.ID == types.IDInt16 {
 		t = types.TInt32
 	}
 	out := make([]expr.Expr, 3)
 	out[2] = expr.NewConst(int64(1), t)
+	if t.ID == types.IDNumeric {
+		if out[2], err = expr.Cast(expr.NewConst(int64(1), types.TInt32), t); err != nil {
+			return nil, err
+		}
+	}
 	for i, a := range args {
 		if a, err = b.decideParam(a, t); err != nil {
 			return nil, err

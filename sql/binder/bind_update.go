@@ -3,17 +3,25 @@ package binder
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/streamdb/streamdb/internal/expr"
-	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql"
 )
 
-// bindUpdate binds UPDATE t SET c = e, ... [WHERE]: expressions over the
-// table's full row (hidden columns included), each assignment-cast to its
-// column's type.
-func (b *binder) bindUpdate(s *ast.UpdateStmt) (*planner.Update, error) {
-	if s.MultipleTable || s.Order != nil || s.Limit != nil {
+// bindUpdate binds UPDATE t SET c = e, ... [FROM ...] [WHERE] [RETURNING]:
+// expressions over the table's full row (hidden columns included), each
+// assignment-cast to its column's type.
+func (b *binder) bindUpdate(st *sql.UpdateStmt) (*planner.Update, error) {
+	s := st.AST
+	if s.Order != nil || s.Limit != nil || s.MultipleTable && !st.From {
 		return nil, notSupported("this form of UPDATE")
+	}
+	pop, err := b.pushWith(s.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
+	if st.From {
+		return b.bindUpdateFrom(st)
 	}
 	tn, alias, err := singleTable(s.TableRefs)
 	if err != nil {
@@ -30,45 +38,50 @@ func (b *binder) bindUpdate(s *ast.UpdateStmt) (*planner.Update, error) {
 	c := &exprCtx{scope: scopeOf(relColumns(r, q), q), clause: "UPDATE"}
 	u := &planner.Update{Rel: r, Indexes: b.indexesOf(r)}
 	b.dml = "UPDATE"
-	for _, a := range s.List {
-		if err := b.bindAssignment(c, u, a, q); err != nil {
-			return nil, err
-		}
+	if err := b.bindSetList(c, u, s.List, q); err != nil {
+		return nil, err
 	}
 	if s.Where != nil {
 		if u.Filter, err = b.bindCond(c.noAggs("WHERE"), s.Where, "WHERE"); err != nil {
 			return nil, err
 		}
 	}
-	return u, nil
+	if u.Rules, err = b.rowRules(r); err != nil {
+		return nil, err
+	}
+	u.Returning, err = b.returningOver(st.Returning, r, s.TableRefs)
+	return u, err
 }
 
-func (b *binder) bindAssignment(c *exprCtx, u *planner.Update, a *ast.Assignment, table string) error {
-	if t := a.Column.Table.O; t != "" && t != table {
-		err := pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", t, u.Rel.Name)
-		return b.at(err, a.Column, t)
-	}
-	idx, err := b.targetColumn(u.Rel, a.Column)
+// bindUpdateFrom binds UPDATE t SET ... FROM items WHERE ...: the target
+// joined with the FROM items, filtered by WHERE, is Update.From.
+func (b *binder) bindUpdateFrom(st *sql.UpdateStmt) (*planner.Update, error) {
+	s := st.AST
+	j, err := b.bindJoinedTarget(s.TableRefs, s.Where, "update")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, prev := range u.Cols {
-		if prev == idx {
-			err := pgerr.New(pgerr.SyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
-			return b.at(err, a.Column, a.Column.Name.O)
-		}
+	u := &planner.Update{Rel: j.rel, From: j.from.node}
+	c := &exprCtx{scope: j.from.scope, clause: "UPDATE"}
+	b.dml = "UPDATE"
+	if err := b.bindSetList(c, u, s.List, j.name); err != nil {
+		return nil, err
 	}
-	col := u.Rel.Columns[idx]
-	var e expr.Expr = expr.NewConst(nil, col.Type) // DEFAULT: NULL until defaults are kept
-	if _, isDefault := a.Expr.(*ast.DefaultExpr); !isDefault {
-		if e, err = b.bindExpr(c, a.Expr); err != nil {
+	if u.Rules, err = b.rowRules(u.Rel); err != nil {
+		return nil, err
+	}
+	u.Returning, err = b.bindReturningIn(st.Returning, j.from.scope)
+	return u, err
+}
+
+func (b *binder) bindSetList(c *exprCtx, u *planner.Update, list []*ast.Assignment, table string) error {
+	for _, a := range list {
+		idx, e, err := b.bindSetItem(c, u.Rel, u.Cols, a, table)
+		if err != nil {
 			return err
 		}
+		u.Cols = append(u.Cols, idx)
+		u.Set = append(u.Set, e)
 	}
-	if e, err = b.assign(e, col, a.Expr); err != nil {
-		return err
-	}
-	u.Cols = append(u.Cols, idx)
-	u.Set = append(u.Set, e)
 	return nil
 }

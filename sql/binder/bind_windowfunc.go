@@ -287,7 +287,10 @@ func (b *binder) bindWindowCall(c *exprCtx, call *ast.WindowFuncExpr, spec *ast.
 		if err != nil {
 			return f, nil, err
 		}
-		if !fr.Rows && (fr.Start.Value != nil || fr.End.Value != nil) {
+		if fr.Groups && (spec.OrderBy == nil || len(spec.OrderBy.Items) == 0) {
+			return f, nil, pgerr.New(pgerr.WindowingError, "GROUPS mode requires an ORDER BY clause")
+		}
+		if !fr.Rows && !fr.Groups && (fr.Start.Value != nil || fr.End.Value != nil) {
 			if err := b.bindRangeOffsets(c, spec, &fr); err != nil {
 				return f, nil, err
 			}
@@ -445,21 +448,25 @@ func (b *binder) windowConst(c *exprCtx, n ast.ExprNode, name string) (int64, er
 	return *v, nil
 }
 
-// bindFrame binds a ROWS or RANGE frame clause.
+// bindFrame binds a ROWS, RANGE or GROUPS frame clause.
 func (b *binder) bindFrame(fc *ast.FrameClause) (window.Frame, error) {
 	var fr window.Frame
 	switch fc.Type {
 	case ast.Rows:
 		fr.Rows = true
 	case ast.Ranges:
+	case ast.Groups:
+		fr.Groups = true
 	default:
 		return fr, notSupported("this window frame mode")
 	}
+	fr.Exclude = b.frameExcludes[fc]
+	counted := fr.Rows || fr.Groups // offsets are counts of rows or groups
 	var err error
-	if fr.Start, err = b.bindBound(&fc.Extent.Start, fr.Rows, "starting"); err != nil {
+	if fr.Start, err = b.bindBound(&fc.Extent.Start, counted, "starting"); err != nil {
 		return fr, err
 	}
-	if fr.End, err = b.bindBound(&fc.Extent.End, fr.Rows, "ending"); err != nil {
+	if fr.End, err = b.bindBound(&fc.Extent.End, counted, "ending"); err != nil {
 		return fr, err
 	}
 	s, e := fr.Start.Kind, fr.End.Kind

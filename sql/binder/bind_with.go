@@ -11,6 +11,8 @@ import (
 type cteDef struct {
 	node planner.Node
 	cols []planner.Column
+	// rec is set while a recursive CTE binds (bind_recursive.go).
+	rec *recursiveRef
 }
 
 // pushWith binds the CTEs of a WITH clause, each seeing the ones before
@@ -19,14 +21,22 @@ func (b *binder) pushWith(w *ast.WithClause) (pop func(), err error) {
 	if w == nil {
 		return func() {}, nil
 	}
-	if w.IsRecursive {
-		return nil, notSupported("WITH RECURSIVE")
-	}
 	frame := map[string]*cteDef{}
 	b.ctes = append(b.ctes, frame)
 	pop = func() { b.ctes = b.ctes[:len(b.ctes)-1] }
-	for _, c := range w.CTEs {
-		def, err := b.bindCTE(c)
+	ctes := w.CTEs
+	if w.IsRecursive {
+		if ctes, err = b.recursiveOrder(w.CTEs); err != nil {
+			pop()
+			return nil, err
+		}
+	}
+	for _, c := range ctes {
+		bind := b.bindCTE
+		if w.IsRecursive && refersTo(c.Query.Query, c.Name.L) {
+			bind = func(c *ast.CommonTableExpression) (*cteDef, error) { return b.bindRecursiveCTE(frame, c) }
+		}
+		def, err := bind(c)
 		if err != nil {
 			pop()
 			return nil, err

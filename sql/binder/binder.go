@@ -3,10 +3,13 @@ package binder
 import (
 	"fmt"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
+	"github.com/streamdb/streamdb/internal/window"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
 )
@@ -104,6 +107,9 @@ type binder struct {
 	// NULL or string literal) then take the other branches' type, as in
 	// Postgres (SELECT 1 UNION ALL SELECT NULL), instead of text.
 	setOpBranch bool
+	// frameExcludes are the window frames' EXCLUDE clauses, by frame
+	// (bind_frame_exclude.go).
+	frameExcludes map[*ast.FrameClause]window.Exclusion
 	// viewDepth counts the plain views being expanded around this
 	// binder; refs lists the relations the statement names.
 	viewDepth int
@@ -115,6 +121,12 @@ type binder struct {
 	// (now(), clock_timestamp(), ...) is bound: only then does the
 	// statement need its instants (statement_time.go).
 	readsClock bool
+	// sysFuncs is set once a function the catalog implements (over its
+	// live state: not immutable) is bound.
+	sysFuncs bool
+	// overriding is the INSERT's OVERRIDING clause ("system", "user" or
+	// "").
+	overriding string
 }
 
 func newBinder(cat catalog.Reader, st *sql.Statement, opts Options) *binder {
@@ -147,26 +159,14 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 	case *sql.SelectStmt:
 		return b.bindQuery(s)
 	case *sql.InsertStmt:
-		ins, err := b.bindInsert(s.AST)
-		if err != nil {
-			return nil, err
-		}
-		ins.Returning, err = b.returningOver(s.Returning, ins.Rel, s.AST.Table)
-		return ins, err
+		b.overriding = s.Overriding
+		return b.bindInsert(s)
 	case *sql.UpdateStmt:
-		up, err := b.bindUpdate(s.AST)
-		if err != nil {
-			return nil, err
-		}
-		up.Returning, err = b.returningOver(s.Returning, up.Rel, s.AST.TableRefs)
-		return up, err
+		return b.bindUpdate(s)
 	case *sql.DeleteStmt:
-		del, err := b.bindDelete(s.AST)
-		if err != nil {
-			return nil, err
-		}
-		del.Returning, err = b.returningOver(s.Returning, del.Rel, s.AST.TableRefs)
-		return del, err
+		return b.bindDelete(s)
+	case *sql.CreateTableAsStmt:
+		return b.bindCreateTableAs(s)
 	case *sql.CreateTableStmt:
 		return b.bindCreateTable(s)
 	case *sql.CreateMaterializedViewStmt:
@@ -181,6 +181,10 @@ func (b *binder) bindStatement(n sql.Node) (any, error) {
 		return b.bindCreateSubscription(s)
 	case *sql.CreateSinkStmt:
 		return b.bindCreateSink(s)
+	case *sql.CreateSequenceStmt:
+		return b.bindCreateSequence(s)
+	case *sql.AlterSequenceStmt:
+		return b.bindAlterSequence(s)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "binder: unsupported statement %T", n)
 }

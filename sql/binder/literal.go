@@ -104,9 +104,7 @@ func (b *binder) bindParam(order int) (*expr.Const, error) {
 		v = b.values[order]
 	}
 	t := b.params[order]
-	// A bytea's Datum is a string of its bytes, not its text: a value
-	// decoded as bytea must not be read again.
-	if s, ok := v.(string); ok && t.ID != types.IDUnknown && !t.IsString() && t.ID != types.IDBytea {
+	if s, ok := v.(string); ok && t.ID != types.IDUnknown && !t.IsString() && !decodedDatum(s, t) {
 		d, err := types.ParseIn(s, t, b.zone) // a value sent before its type was decided
 		if err != nil {
 			return nil, err
@@ -118,6 +116,23 @@ func (b *binder) bindParam(order int) (*expr.Const, error) {
 		b.unknownParams[c] = order
 	}
 	return c, nil
+}
+
+// decodedDatum reports whether s, a parameter's string value of type t,
+// is already t's Datum, not its text: a bytea's bytes, a uuid's 16 bytes
+// (its text is never 16 bytes long), an inet's bytes (which start with
+// its family, 2 or 3, as no text does). Such a value must not be read
+// again.
+func decodedDatum(s string, t types.Type) bool {
+	switch t.ID {
+	case types.IDBytea:
+		return true
+	case types.IDUUID:
+		return len(s) == 16
+	case types.IDInet, types.IDCidr:
+		return s != "" && (s[0] == 2 || s[0] == 3)
+	}
+	return false
 }
 
 // decideParam gives e, when it is a parameter of still unknown type, the

@@ -67,9 +67,11 @@ func funcColumnName(n *ast.FuncCallExpr) string {
 		return "?column?" // a || b
 	case name == markerConcat:
 		return "concat"
+	case strings.HasPrefix(name, sql.MarkerFuncPrefix):
+		return name[len(sql.MarkerFuncPrefix):]
 	case name == markerExtract:
 		return "extract"
-	case name == sql.JSONOpFunc, name == sql.SimilarFunc, name == sql.NotSimilarFunc:
+	case name == sql.JSONOpFunc, name == sql.PrefixOpFunc, name == sql.SimilarFunc, name == sql.NotSimilarFunc:
 		return "?column?"
 	case name == markerArrayLit || name == markerArraySub:
 		return "array"

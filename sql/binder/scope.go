@@ -38,6 +38,9 @@ type scope struct {
 type rel struct {
 	node  planner.Node
 	scope *scope
+	// fns, when set, are the set-returning functions (node is the first)
+	// a lateral rel runs in lockstep: unnest(a, b).
+	fns []planner.Node
 	// lateral: node is a set-returning function whose arguments read
 	// the row of the FROM items before it (bindJoin runs it over them).
 	lateral bool

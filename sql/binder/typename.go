@@ -31,8 +31,7 @@ func parseTypeName(name string) (types.Type, error) {
 	if !ok {
 		return types.Type{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", base)
 	}
-	t := types.Type{ID: id}
-	return applyTypeMods(t, mods)
+	return applyTypeMods(types.Type{ID: id}, base, mods)
 }
 
 // parseCastType is parseTypeName for the target of a cast, which may also
@@ -51,7 +50,7 @@ func parseCastType(name string) (types.Type, error) {
 	if isArray {
 		return types.ArrayOf(id), nil
 	}
-	return applyTypeMods(types.Type{ID: id}, mods)
+	return applyTypeMods(types.Type{ID: id}, base, mods)
 }
 
 // cutArraySuffixes returns name without its trailing "[]"s (the front end
@@ -96,10 +95,15 @@ func splitTypeMods(name string) (string, []string, error) {
 	return strings.Join(strings.Fields(base), " "), mods, nil
 }
 
-// applyTypeMods applies varchar(n) and numeric(p[,s]); other types ignore
-// a precision modifier (timestamp(3), interval(6)).
-func applyTypeMods(t types.Type, mods []string) (types.Type, error) {
+// applyTypeMods applies varchar(n), character(n), numeric(p[,s]) and
+// time(p); other types ignore a precision modifier (timestamp(3),
+// interval(6)). char and character without a length are character(1),
+// as in Postgres; bpchar is unlimited.
+func applyTypeMods(t types.Type, base string, mods []string) (types.Type, error) {
 	if len(mods) == 0 {
+		if t.ID == types.IDBpchar && base != "bpchar" {
+			t.Width = 1
+		}
 		return t, nil
 	}
 	nums := make([]int, len(mods))
@@ -116,8 +120,18 @@ func applyTypeMods(t types.Type, mods []string) (types.Type, error) {
 			return t, pgerr.New(pgerr.InvalidParameterValue, "length for type varchar must be at least 1")
 		}
 		t.Width = nums[0]
+	case types.IDBpchar:
+		if len(nums) != 1 || nums[0] < 1 {
+			return t, pgerr.New(pgerr.InvalidParameterValue, "length for type char must be at least 1")
+		}
+		t.Width = nums[0]
 	case types.IDNumeric:
 		return numericMods(t, nums)
+	case types.IDTime, types.IDTimeTZ:
+		if len(nums) != 1 || nums[0] < 0 {
+			return t, pgerr.New(pgerr.InvalidParameterValue, "TIME(%d) precision must not be negative", nums[0])
+		}
+		t.Precision = min(nums[0], 6) + 1 // Postgres reduces a larger precision to 6, with a warning
 	}
 	return t, nil
 }
@@ -158,6 +172,12 @@ func internalTypeName(t types.Type) string {
 		return "timestamp"
 	case types.IDTimestampTZ:
 		return "timestamptz"
+	case types.IDTime:
+		return "time"
+	case types.IDTimeTZ:
+		return "timetz"
+	case types.IDBpchar:
+		return "bpchar"
 	}
 	return t.String()
 }

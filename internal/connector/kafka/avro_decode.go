@@ -343,6 +343,10 @@ func avroScalar(v any, t types.Type) (types.Datum, error) {
 	case float64:
 		return x, nil
 	case string:
+		switch t.ID {
+		case types.IDUUID, types.IDInet, types.IDCidr, types.IDTime, types.IDTimeTZ, types.IDBpchar:
+			return types.Parse(x, t) // their text
+		}
 		return x, nil
 	case []byte:
 		return string(x), nil

@@ -167,8 +167,8 @@ func avroSinkValue(d types.Datum, t types.Type) (any, error) {
 		}
 		return out, nil
 	}
-	if s, ok := d.(string); ok {
+	if s, ok := d.(string); ok && !t.IsRawBytes() {
 		return s, nil
 	}
-	return types.Format(d, t), nil
+	return types.Format(d, t), nil // uuid, inet, time, ...: their text
 }

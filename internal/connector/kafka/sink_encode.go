@@ -208,7 +208,9 @@ func AppendJSONValue(b []byte, d types.Datum, t types.Type) []byte {
 	case bool:
 		return strconv.AppendBool(b, v)
 	case int64:
-		return strconv.AppendInt(b, v, 10)
+		if t.ID != types.IDTime && t.ID != types.IDTimeTZ { // those are their text
+			return strconv.AppendInt(b, v, 10)
+		}
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return appendJSONString(b, types.Format(v, t))

@@ -50,7 +50,35 @@ func (l *copyLoad) fill(fields [][]byte) error {
 		pk := l.rel.PK[0]
 		l.row[pk], l.unboxed[pk], l.ints[pk] = nil, true, l.w.e.NextRowID()
 	}
-	return l.checkNotNull()
+	if l.rules == nil && l.uniq == nil {
+		return l.checkNotNull()
+	}
+	return l.applyRules()
+}
+
+// applyRules computes the generated columns of the row and checks its
+// constraints (row_rules.go), on the row boxed.
+func (l *copyLoad) applyRules() error {
+	for i, u := range l.unboxed {
+		if u {
+			l.row[i], l.unboxed[i] = l.ints[i], false
+		}
+	}
+	if err := generate(l.rules, l.row); err != nil {
+		return l.withContext(err, "", nil)
+	}
+	if err := l.checkNotNull(); err != nil {
+		return err
+	}
+	if err := checkRow(l.rules, l.rel, l.row); err != nil {
+		return l.withContext(err, "", nil)
+	}
+	if l.uniq != nil {
+		if err := l.uniq.add(l.row); err != nil {
+			return l.withContext(err, "", nil)
+		}
+	}
+	return nil
 }
 
 // appendRow appends the row fill read to the stage's builders.

@@ -40,6 +40,10 @@ type copyLoad struct {
 	ints    []int64
 	// defaults are the left-out columns' defaults (nil: NULL).
 	defaults []expr.Expr
+	// rules are the table's generated columns and CHECK constraints;
+	// uniq checks its UNIQUE constraints.
+	rules *planner.RowRules
+	uniq  *uniqueChecker
 
 	// The insert batches PostgreSQL would have (copyBatchRows): the rows
 	// and bytes of the current one, and the last line of the last full
@@ -62,7 +66,9 @@ const (
 // target columns of table rel (the others get defaults[i], evaluated per
 // row, or NULL where it is nil) and returns the number of rows loaded:
 // all of them, or none and an error.
-func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []int, defaults []expr.Expr, opts pgcopy.Options, r io.Reader) (int64, error) {
+// rules, when not nil, are the table's generated columns and CHECK
+// constraints.
+func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []int, defaults []expr.Expr, rules *planner.RowRules, opts pgcopy.Options, r io.Reader) (int64, error) {
 	names := make([]string, len(targets))
 	ts := make([]types.Type, len(targets))
 	for i, c := range targets {
@@ -72,9 +78,14 @@ func (w *Writer) CopyFrom(ctx context.Context, rel *catalog.Relation, targets []
 		binary: opts.Format == pgcopy.Binary, rd: pgcopy.NewReader(r, opts, names),
 		dec: pgcopy.NewDecoder(opts.Format, ts).InZone(opts.Zone), stage: newCopyStage(rel.ColumnTypes()),
 		row: make([]types.Datum, len(rel.Columns)), unboxed: make([]bool, len(rel.Columns)),
-		ints: make([]int64, len(rel.Columns)), defaults: defaults}
+		ints: make([]int64, len(rel.Columns)), defaults: defaults, rules: rules}
 	l.stage.layout = l.layout
 	defer l.stage.close()
+	var err error
+	if l.uniq, err = newUniqueChecker(w.e, rel); err != nil {
+		return 0, err
+	}
+	defer l.uniq.close()
 	if err := l.read(ctx); err != nil {
 		return 0, l.earlierDuplicate(ctx, err)
 	}
@@ -207,6 +218,17 @@ func (l *copyLoad) commit(ctx context.Context) error {
 		return err
 	}
 	defer t.unlock()
+	if !sameUniques(l.rel, t.cur) {
+		// Its rows' keys were kept for the constraints it started with.
+		e := pgerr.New(pgerr.SerializationFailure, "table %q was altered while the statement waited for it", l.rel.Name)
+		e.Hint = "Run the statement again."
+		return e
+	}
+	if l.uniq != nil {
+		if err := l.uniq.probe(t.snap, t.layout); err != nil {
+			return err
+		}
+	}
 	var before func()
 	if copyBeforeSend != nil {
 		before = func() { copyBeforeSend(l.stage) }

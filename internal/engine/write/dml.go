@@ -25,8 +25,11 @@ const dmlChunkRows = 1024
 // changes it until this one has committed (or failed), so primary-key
 // checks against committed state are exact.
 type dmlTarget struct {
-	w      *Writer
-	rel    *catalog.Relation
+	w   *Writer
+	rel *catalog.Relation
+	// cur is the table as it is now that it is locked: its UNIQUE
+	// constraints are the ones checked.
+	cur    *catalog.Relation
 	tab    *Table
 	layout *storage.Table
 	snap   *storage.Snapshot
@@ -40,6 +43,9 @@ type dmlTarget struct {
 	// ingest, when set, holds the rows the statement sends, already
 	// written (bulk.go).
 	ingest *storage.Ingest
+	// beforeCommit, when set, runs once commitMatching has staged the
+	// statement's changes, before they are sent.
+	beforeCommit func() error
 }
 
 // snapEmpty reports whether the table held no rows in the snapshot.
@@ -82,7 +88,11 @@ func (w *Writer) lockTable(rel *catalog.Relation) (*dmlTarget, error) {
 		e.Hint = "Run the statement again."
 		return nil, e
 	}
-	return &dmlTarget{w: w, rel: rel, tab: tab, layout: planner.TableLayout(rel),
+	cur, ok := w.e.Relation(rel.ID)
+	if !ok {
+		cur = rel
+	}
+	return &dmlTarget{w: w, rel: rel, cur: cur, tab: tab, layout: planner.TableLayout(rel),
 		snap: w.e.Store().Snapshot(), b: chunk.NewBuilder(rel.ColumnTypes())}, nil
 }
 
@@ -229,12 +239,20 @@ func (w *Writer) Insert(ctx context.Context, ins *planner.Insert, ret Returned) 
 		return 0, err
 	}
 	defer t.unlock()
+	if ins.OnConflict != nil {
+		return t.upsert(ctx, ins, ret)
+	}
 	ex, err := planner.BuildBatch(ins.Source, t.w.e.Reader(t.snap))
 	if err != nil {
 		return 0, err
 	}
 	defer ex.Close()
-	l := &insertLoad{t: t, stage: newCopyStage(t.rel.ColumnTypes()), ret: ret}
+	uniq, err := newUniqueChecker(w.e, t.cur)
+	if err != nil {
+		return 0, err
+	}
+	defer uniq.close()
+	l := &insertLoad{t: t, stage: newCopyStage(t.rel.ColumnTypes()), ret: ret, rules: ins.Rules, uniq: uniq}
 	defer l.stage.close()
 	if err := l.read(ctx, ex); err != nil {
 		return 0, l.earlierDuplicate(ctx, err)
@@ -258,8 +276,10 @@ type insertLoad struct {
 	key, val []byte
 	// good is how many rows passed their own checks: those a key check
 	// covers when a later row fails.
-	good int64
-	ret  Returned
+	good  int64
+	ret   Returned
+	rules *planner.RowRules
+	uniq  *uniqueChecker
 }
 
 // read stages the rows of ex.
@@ -290,7 +310,10 @@ func (l *insertLoad) chunk(c *chunk.Chunk) error {
 		if t.rel.RowID {
 			l.row[t.rel.PK[0]] = t.w.e.NextRowID()
 		}
-		if err := t.checkNotNull(l.row); err != nil {
+		if err := t.checkRules(l.rules, l.row); err != nil {
+			return err
+		}
+		if err := l.checkUnique(); err != nil {
 			return err
 		}
 		if l.ret != nil {
@@ -313,6 +336,17 @@ func (l *insertLoad) chunk(c *chunk.Chunk) error {
 	return nil
 }
 
+// checkUnique checks the row against the table's UNIQUE constraints.
+func (l *insertLoad) checkUnique() error {
+	if l.uniq == nil {
+		return nil
+	}
+	if err := l.uniq.add(l.row); err != nil {
+		return err
+	}
+	return l.uniq.probe(l.t.snap, l.t.layout)
+}
+
 // earlierDuplicate returns, for the error err of a row after the staged
 // ones, the unique violation of a staged row if there is one (it comes
 // first in input order), else err.
@@ -329,6 +363,18 @@ func (l *insertLoad) earlierDuplicate(ctx context.Context, err error) error {
 		return l.t.rowDuplicate(badRow)
 	}
 	return err
+}
+
+// checkRules computes the generated columns of row, then checks its NOT
+// NULL and CHECK constraints.
+func (t *dmlTarget) checkRules(rules *planner.RowRules, row []types.Datum) error {
+	if err := generate(rules, row); err != nil {
+		return err
+	}
+	if err := t.checkNotNull(row); err != nil {
+		return err
+	}
+	return checkRow(rules, t.rel, row)
 }
 
 func (t *dmlTarget) checkNotNull(row []types.Datum) error {
@@ -405,6 +451,9 @@ func (t *dmlTarget) commitMatching(ctx context.Context, filter expr.Expr, add fu
 	})
 	if err == nil {
 		err = stage.finish()
+	}
+	if err == nil && t.beforeCommit != nil {
+		err = t.beforeCommit()
 	}
 	if err != nil {
 		return 0, err
@@ -483,6 +532,9 @@ func (w *Writer) Delete(ctx context.Context, del *planner.Delete, ret Returned) 
 		return 0, err
 	}
 	defer t.unlock()
+	if del.Using != nil {
+		return t.deleteUsing(ctx, del, ret)
+	}
 	t.indexes = del.Indexes
 	var row []types.Datum
 	return t.commitMatching(ctx, del.Filter, func(stage *changeStage, c *chunk.Chunk, i int) error {
@@ -504,16 +556,23 @@ func (w *Writer) Update(ctx context.Context, up *planner.Update, ret Returned) (
 		return 0, err
 	}
 	defer t.unlock()
+	uniq, err := newUniqueChecker(w.e, t.cur)
+	if err != nil {
+		return 0, err
+	}
+	defer uniq.close()
+	if up.From != nil {
+		return t.updateFrom(ctx, up, ret, uniq)
+	}
 	t.indexes = up.Indexes
 	if !setsKey(up) {
-		return t.updateInPlace(ctx, up, ret)
+		return t.updateInPlace(ctx, up, ret, uniq)
 	}
 	olds, err := t.matching(ctx, up.Filter)
 	if err != nil {
 		return 0, err
 	}
 	news := make([][]types.Datum, len(olds))
-	pkMoved := false
 	for i, old := range olds {
 		nw := append([]types.Datum(nil), old...)
 		for j, col := range up.Cols {
@@ -523,7 +582,7 @@ func (w *Writer) Update(ctx context.Context, up *planner.Update, ret Returned) (
 			}
 			nw[col] = v
 		}
-		if err := t.checkNotNull(nw); err != nil {
+		if err := t.checkRules(up.Rules, nw); err != nil {
 			return 0, err
 		}
 		if ret != nil {
@@ -532,15 +591,28 @@ func (w *Writer) Update(ctx context.Context, up *planner.Update, ret Returned) (
 			}
 		}
 		news[i] = nw
+	}
+	return t.commitUpdates(ctx, uniq, olds, news)
+}
+
+// commitUpdates commits an UPDATE that holds its rows: olds[i] becomes
+// news[i]. Where a primary key moves, the new keys must be free; uniq
+// (nil: none) checks the table's UNIQUE constraints.
+func (t *dmlTarget) commitUpdates(ctx context.Context, uniq *uniqueChecker, olds, news [][]types.Datum) (int64, error) {
+	pkMoved := false
+	for i, old := range olds {
 		ko, err := t.pkKey(old)
 		if err != nil {
 			return 0, err
 		}
-		kn, err := t.pkKey(nw)
+		kn, err := t.pkKey(news[i])
 		if err != nil {
 			return 0, err
 		}
 		pkMoved = pkMoved || ko != kn
+	}
+	if err := t.checkUpdateUnique(uniq, olds, news); err != nil {
+		return 0, err
 	}
 	if pkMoved {
 		if err := t.checkMovedKeys(olds, news); err != nil {
@@ -554,15 +626,38 @@ func (w *Writer) Update(ctx context.Context, up *planner.Update, ret Returned) (
 		}
 	} else {
 		for i := range olds {
-			t.add(chunk.UpdateDelete, olds[i])
-			t.add(chunk.UpdateInsert, news[i])
+			t.addPair(olds[i], news[i])
 		}
 	}
 	return int64(len(olds)), t.commit(ctx, int64(len(olds)))
 }
 
+// checkUpdateUnique checks the rows an UPDATE leaves (news, replacing
+// olds) against the table's UNIQUE constraints.
+func (t *dmlTarget) checkUpdateUnique(uniq *uniqueChecker, olds, news [][]types.Datum) error {
+	if uniq == nil {
+		return nil
+	}
+	for _, r := range olds {
+		key, err := t.pkKey(r)
+		if err != nil {
+			return err
+		}
+		uniq.free(key)
+	}
+	for _, r := range news {
+		if err := uniq.add(r); err != nil {
+			return err
+		}
+	}
+	return uniq.probe(t.snap, t.layout)
+}
+
 // setsKey reports whether an UPDATE assigns a primary-key column.
 func setsKey(up *planner.Update) bool {
+	if generatesKey(up.Rules, up.Rel) {
+		return true
+	}
 	for _, c := range up.Cols {
 		if slices.Contains(up.Rel.PK, c) {
 			return true
@@ -574,9 +669,12 @@ func setsKey(up *planner.Update) bool {
 // updateInPlace runs an UPDATE that leaves every primary key as it is
 // (each row stays where it is, so no key can collide), staging its
 // changes instead of holding them in memory.
-func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update, ret Returned) (int64, error) {
+func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update, ret Returned, uniq *uniqueChecker) (int64, error) {
 	var old []types.Datum
 	nw := make([]types.Datum, len(t.rel.Columns))
+	if uniq != nil {
+		t.beforeCommit = func() error { return uniq.probe(t.snap, t.layout) }
+	}
 	return t.commitMatching(ctx, up.Filter, func(stage *changeStage, c *chunk.Chunk, i int) error {
 		old = c.Row(i, old)
 		copy(nw, old)
@@ -587,8 +685,18 @@ func (t *dmlTarget) updateInPlace(ctx context.Context, up *planner.Update, ret R
 			}
 			nw[col] = v
 		}
-		if err := t.checkNotNull(nw); err != nil {
+		if err := t.checkRules(up.Rules, nw); err != nil {
 			return err
+		}
+		if uniq != nil {
+			key, err := t.pkKey(old)
+			if err != nil {
+				return err
+			}
+			uniq.free(key)
+			if err := uniq.add(nw); err != nil {
+				return err
+			}
 		}
 		if ret != nil {
 			if err := ret(nw); err != nil {
@@ -649,9 +757,20 @@ func sameRowShape(a, b *catalog.Relation) bool {
 	}
 	for i, c := range a.Columns {
 		d := b.Columns[i]
-		if c.Type != d.Type || c.Dropped != d.Dropped || c.NotNull != d.NotNull {
+		if c.Type != d.Type || c.Dropped != d.Dropped || c.NotNull != d.NotNull || c.Generated != d.Generated || c.Identity != d.Identity {
 			return false
 		}
 	}
-	return true
+	// Nor its CHECK constraints: a statement bound before ALTER TABLE ...
+	// ADD CHECK must not write rows unchecked. (UNIQUE constraints are
+	// read from the table as it is once locked: newUniqueChecker.)
+	return slices.Equal(a.Checks, b.Checks)
+}
+
+// sameUniques reports whether two versions of a table have the same
+// UNIQUE constraints.
+func sameUniques(a, b *catalog.Relation) bool {
+	return slices.EqualFunc(a.Uniques, b.Uniques, func(x, y catalog.Unique) bool {
+		return x.Name == y.Name && x.Index == y.Index && slices.Equal(x.Columns, y.Columns)
+	})
 }

@@ -17,6 +17,12 @@
 // insert into a table whose source ingests sends its rows as an sstable
 // written here, not as chunks.
 //
+// Each row written first gets its generated columns, then is checked
+// for NOT NULL and the table's CHECK constraints (row_rules.go), and
+// against its UNIQUE constraints: in the statement's own rows and, in
+// the snapshot, in each constraint's unique index (unique.go). A table
+// whose constraint's index is not created refuses writes.
+//
 // The package sees the engine only through the Engine interface: the
 // store, the coordinator, a table's write state and current source, a
 // batch reader over a snapshot, and hidden row ids.
