@@ -118,6 +118,9 @@ func openKafkaDB(t testing.TB, dir string) *streamdb.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Close is idempotent: a test that fails before its own Close must not
+	// leave the database's consumers running into the next test's leak check.
+	t.Cleanup(func() { db.Close() })
 	return db
 }
 
