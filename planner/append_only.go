@@ -43,6 +43,10 @@ func appendOnlyThrough(n Node, view func(*catalog.Relation) (Node, bool)) bool {
 	case *Expand:
 		return rec(n.Input)
 	case *Join:
+		if n.Temporal {
+			// Changes of the table emit nothing: an insert emits inserts.
+			return rec(n.Left)
+		}
 		// An inner join of two insert streams emits a row when its second
 		// side arrives, and never takes one back.
 		return n.Kind == InnerJoin && rec(n.Left) && rec(n.Right)

@@ -97,6 +97,9 @@ func describe(n Node) string {
 		return fmt.Sprintf("Aggregate group by %v: %s", n.GroupBy, strings.Join(aggs, ", "))
 	case *Join:
 		s := fmt.Sprintf("Hash %s join on %v = %v", n.Kind, n.LeftKeys, n.RightKeys)
+		if r, ok := n.Right.(*Scan); ok && n.Temporal {
+			s = fmt.Sprintf("Temporal %s join on %v = %v (lookup of %s)", n.Kind, n.LeftKeys, n.RightKeys, r.Rel.Name)
+		}
 		if n.Cond != nil {
 			s += " filter " + n.Cond.String()
 		}

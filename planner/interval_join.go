@@ -106,7 +106,7 @@ func intervalFilter(f *Filter) (Node, bool) {
 		in = p.Input
 	}
 	j, isJoin := in.(*Join)
-	if !isJoin || j.Kind != InnerJoin {
+	if !isJoin || j.Kind != InnerJoin || j.Temporal {
 		return nil, false
 	}
 	var moved, rest []expr.Expr

@@ -130,11 +130,18 @@ func (k JoinKind) FiltersLeft() bool { return k == SemiJoin || k == AntiJoin }
 // equi-join; NULL keys never match), then keeps pairs for which Cond (over
 // the concatenated row; nil means true) holds. Outer joins pad the
 // unmatched side with NULLs. Output: left columns then right columns.
+//
+// Temporal marks RisingWave's process-time temporal join (JOIN t FOR
+// SYSTEM_TIME AS OF PROCTIME()): Right is a Scan of a table whose primary
+// key RightKeys cover, Kind inner or left. A batch plan runs it as the
+// join it is; a view looks each left row up in the table as it is when
+// the row arrives (temporal_join.go).
 type Join struct {
 	Left, Right         Node
 	Kind                JoinKind
 	LeftKeys, RightKeys []int
 	Cond                expr.Expr
+	Temporal            bool
 }
 
 // SortKey is one ORDER BY key over the input columns.

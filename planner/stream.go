@@ -511,6 +511,9 @@ func unionWithKey(n *UnionAll) (Node, []int, error) {
 // produces a row. Without it, an update that moves rows from one join key
 // to another would have two actors emit changes of one output key, in
 // no particular order.
+//
+// A temporal join's key is the left key alone: it emits at most one row
+// per left row, in the left row's actor.
 func joinWithKey(n *Join) (Node, []int, error) {
 	l, lk, err := withStreamKey(n.Left)
 	if err != nil {
@@ -522,7 +525,8 @@ func joinWithKey(n *Join) (Node, []int, error) {
 	}
 	oldL, oldR := len(n.Left.Columns()), len(n.Right.Columns())
 	newL := len(l.Columns())
-	nn := &Join{Left: l, Right: r, Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond}
+	nn := &Join{Left: l, Right: r, Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond,
+		Temporal: n.Temporal}
 	if n.Cond != nil && newL != oldL {
 		nn.Cond = expr.Remap(n.Cond, func(i int) int {
 			if i >= oldL {
@@ -554,6 +558,9 @@ func joinWithKey(n *Join) (Node, []int, error) {
 	if len(joined) == oldL+oldR {
 		// Nothing was added on either side: no projection needed.
 		key := append([]int(nil), lk...)
+		if n.Temporal {
+			return nn, key, nil // a left row matches at most one row
+		}
 		for _, k := range rk {
 			key = append(key, k+newL)
 		}
@@ -573,6 +580,9 @@ func joinWithKey(n *Join) (Node, []int, error) {
 	key := make([]int, 0, len(lk)+len(rk))
 	for _, k := range lk {
 		key = append(key, pos[k])
+	}
+	if n.Temporal {
+		return &Project{Input: nn, Exprs: exprs, Cols: cols}, key, nil
 	}
 	for _, k := range rk {
 		key = append(key, pos[k+newL])

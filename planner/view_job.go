@@ -119,6 +119,9 @@ func NumScans(n Node) int {
 	if _, ok := n.(*Scan); ok {
 		return 1
 	}
+	if j, ok := n.(*Join); ok && j.Temporal {
+		return NumScans(j.Left) // the table is looked up, not scanned
+	}
 	total := 0
 	for _, in := range n.Inputs() {
 		total += NumScans(in)
@@ -218,6 +221,9 @@ func (b *jobBuilder) build(n Node) (*fragment, error) {
 	case *Aggregate:
 		return b.buildAgg(n)
 	case *Join:
+		if n.Temporal {
+			return b.buildTemporalJoin(n)
+		}
 		return b.buildJoin(n)
 	case *UnionAll:
 		return b.buildUnion(n)

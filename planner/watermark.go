@@ -93,6 +93,13 @@ func boundOf(n Node, col int) (watermarkBound, bool) {
 		// from a row still to come on one side, with a key of at least
 		// the lesser bound.
 		nl := len(n.Left.Columns())
+		if n.Temporal {
+			// Left columns pass unchanged, a row per left row.
+			if col < nl {
+				return boundOf(n.Left, col)
+			}
+			return watermarkBound{}, false
+		}
 		side := n.LeftKeys
 		if col >= nl {
 			if n.Kind.FiltersLeft() {

@@ -62,6 +62,8 @@ package sql
 //	                   (operands extend over every operator but comparisons, as LIKE's);
 //	                   substring(s SIMILAR p ESCAPE e) -> substring(s, p, e)
 //	rewriteNullsOrder  e [ASC|DESC] NULLS FIRST|LAST -> __sdb_nulls_first|last(e) [ASC|DESC]
+//	rewriteTemporalJoin  JOIN t FOR SYSTEM_TIME AS OF PROCTIME() d ON c -> JOIN t d ON
+//	                   __sdb_temporal_join() AND (c) (runs first, after checkTokens)
 //	rewriteFullJoin    FULL JOIN .. ON c -> LEFT JOIN .. ON __sdb_full_join() AND (c)
 //	rewriteValues      VALUES (..), (..) as a query -> VALUES ROW(..), ROW(..)
 //	rewriteConcat      concat(..) -> __sdb_concat(..) (TiDB reads a || b as concat too)

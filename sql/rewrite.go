@@ -15,14 +15,15 @@ const markerPrefix = "__sdb_"
 
 // Marker names.
 const (
-	markerCast      = "__sdb_cast"
-	markerFullJoin  = "__sdb_full_join"
-	markerNullsFst  = "__sdb_nulls_first"
-	markerNullsLast = "__sdb_nulls_last"
-	markerTableFunc = "__sdb_tf_"
-	markerConcat    = "__sdb_concat"
-	markerDerived   = "__sdb_derived"
-	markerExtract   = "__sdb_extract"
+	markerCast         = "__sdb_cast"
+	markerFullJoin     = "__sdb_full_join"
+	markerTemporalJoin = "__sdb_temporal_join"
+	markerNullsFst     = "__sdb_nulls_first"
+	markerNullsLast    = "__sdb_nulls_last"
+	markerTableFunc    = "__sdb_tf_"
+	markerConcat       = "__sdb_concat"
+	markerDerived      = "__sdb_derived"
+	markerExtract      = "__sdb_extract"
 )
 
 // rewrite runs the context-free passes over a statement's tokens. Table
@@ -31,6 +32,7 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 	passes := []func(string, []Token) ([]Token, error){
 		rewriteNamedArgs,
 		checkTokens,
+		rewriteTemporalJoin,
 		rewriteGroupingSets,
 		rewriteWithinGroup,
 		rewriteDistinctOn,

@@ -19,6 +19,8 @@
 //     its name and arguments.
 //   - a FULL [OUTER] JOIN b ON cond becomes a LEFT JOIN b ON
 //     __sdb_full_join() AND (cond).
+//   - a [LEFT] JOIN t FOR SYSTEM_TIME AS OF PROCTIME() [AS d] ON cond
+//     becomes a [LEFT] JOIN t [AS d] ON __sdb_temporal_join() AND (cond).
 //   - A written concat(...) becomes __sdb_concat(...): TiDB reads a || b
 //     as a call of concat too, and the two differ on NULLs.
 //   - ARRAY[a, b] becomes __sdb_array_lit(a, b), ARRAY(SELECT ...)

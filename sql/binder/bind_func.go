@@ -15,6 +15,7 @@ import (
 const (
 	markerCast       = "__sdb_cast"
 	markerFullJoin   = "__sdb_full_join"
+	markerTemporal   = "__sdb_temporal_join"
 	markerNullsFirst = "__sdb_nulls_first"
 	markerNullsLast  = "__sdb_nulls_last"
 	markerConcat     = "__sdb_concat"
@@ -146,6 +147,8 @@ func markerName(name string) string {
 	switch name {
 	case markerFullJoin:
 		return "FULL JOIN"
+	case markerTemporal:
+		return "FOR SYSTEM_TIME AS OF PROCTIME()"
 	case markerNullsFirst:
 		return "NULLS FIRST"
 	case markerNullsLast:

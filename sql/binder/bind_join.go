@@ -60,6 +60,11 @@ func (b *binder) bindJoin(n *ast.Join) (*rel, error) {
 		if err := b.bindOn(j, s, len(l.scope.cols), n.On.Expr); err != nil {
 			return nil, err
 		}
+		if hasMarker(n.On.Expr, markerTemporal) {
+			if err := checkTemporalJoin(j); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return &rel{node: j, scope: s}, nil
 }
@@ -78,18 +83,23 @@ func joinKind(n *ast.Join) planner.JoinKind {
 	return planner.InnerJoin
 }
 
-func hasFullJoinMarker(e ast.ExprNode) bool {
+func hasFullJoinMarker(e ast.ExprNode) bool { return hasMarker(e, markerFullJoin) }
+
+// hasMarker reports whether a conjunct of e is a call of the marker name.
+func hasMarker(e ast.ExprNode, name string) bool {
 	for _, c := range splitAnd(e, nil) {
-		if isFullJoinMarker(c) {
+		if isMarker(c, name) {
 			return true
 		}
 	}
 	return false
 }
 
-func isFullJoinMarker(e ast.ExprNode) bool {
+func isFullJoinMarker(e ast.ExprNode) bool { return isMarker(e, markerFullJoin) }
+
+func isMarker(e ast.ExprNode, name string) bool {
 	f, ok := e.(*ast.FuncCallExpr)
-	return ok && f.FnName.L == markerFullJoin
+	return ok && f.FnName.L == name
 }
 
 // splitAnd flattens a tree of ANDs (and parentheses) into conjuncts.
@@ -128,7 +138,7 @@ func (b *binder) bindOn(j *planner.Join, s *scope, nLeft int, on ast.ExprNode) e
 	var conds []expr.Expr
 	var full fullJoinCheck
 	for _, conj := range splitAnd(on, nil) {
-		if isFullJoinMarker(conj) {
+		if isFullJoinMarker(conj) || isMarker(conj, markerTemporal) {
 			continue
 		}
 		if li, ri, ok := equiKey(s, nLeft, conj); ok {
