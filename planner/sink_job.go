@@ -9,6 +9,7 @@ import (
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/chunk"
+	"github.com/streamdb/streamdb/internal/connector"
 	"github.com/streamdb/streamdb/internal/connector/kafka"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -52,11 +53,7 @@ func AppendOnlyPlan(n Node, view func(*catalog.Relation) (Node, bool)) bool {
 // delivery (stream.SinkLog) instead of a Materialize. mode says whether
 // the scans backfill: a new sink first delivers its input's current rows.
 func BuildSinkJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode ScanMode) (*StreamJob, error) {
-	opts, err := kafka.ParseSinkOptions(rel.Connector)
-	if err != nil {
-		return nil, err
-	}
-	cols, key, err := SinkColumns(rel, opts)
+	writer, desc, err := newSinkWriter(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -83,9 +80,9 @@ func BuildSinkJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 		f = to
 	}
 	tables := stream.NewSinkTables(b.stateTableIDs(stream.NumSinkTables), f.types())
-	f.ops = append(f.ops, fmt.Sprintf("Sink %s (kafka topic %s, %s)", rel.Name, opts.Topic, strings.ToUpper(opts.Format)))
+	f.ops = append(f.ops, fmt.Sprintf("Sink %s (%s)", rel.Name, desc))
 	f.mapExecs(func(i int, in stream.Executor) stream.Executor {
-		s := stream.NewSinkLog(in, f.actors[i].State, tables, &sinkWriter{w: kafka.NewSinkWriter(opts, cols, key)})
+		s := stream.NewSinkLog(in, f.actors[i].State, tables, writer)
 		f.actors[i].Closers = append(f.actors[i].Closers, s.Close)
 		if me, ok := env.(SinkMonitorEnv); ok {
 			me.SinkMonitor(rel.ID, s.State, s.Sent)
@@ -102,6 +99,39 @@ func BuildSinkJob(rel *catalog.Relation, shape *ViewShape, env StreamEnv, mode S
 	}
 	return b.job, nil
 }
+
+// newSinkWriter returns the writer of sink rel's connector and its
+// description for EXPLAIN.
+func newSinkWriter(rel *catalog.Relation) (stream.SinkWriter, string, error) {
+	if connector.IsBlackhole(rel.Connector) {
+		if _, err := connector.ParseBlackholeOptions(rel.Connector); err != nil {
+			return nil, "", err
+		}
+		return blackholeWriter{}, "blackhole", nil
+	}
+	opts, err := kafka.ParseSinkOptions(rel.Connector)
+	if err != nil {
+		return nil, "", err
+	}
+	cols, key, err := SinkColumns(rel, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	desc := fmt.Sprintf("kafka topic %s, %s", opts.Topic, strings.ToUpper(opts.Format))
+	return &sinkWriter{w: kafka.NewSinkWriter(opts, cols, key)}, desc, nil
+}
+
+// blackholeWriter delivers a blackhole sink's changes: it drops them,
+// counting each as a message sent.
+type blackholeWriter struct{}
+
+func (blackholeWriter) Open(context.Context) (int64, bool, error) { return 0, false, nil }
+
+func (blackholeWriter) Write(_ context.Context, b *stream.SinkBatch) (int, error) {
+	return len(b.Changes), nil
+}
+
+func (blackholeWriter) Close() {}
 
 // SinkColumns returns the columns of sink rel's messages (its visible
 // columns) and its key: primary_key's columns, else the input's stream

@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec/stream"
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/connector"
 	"github.com/streamdb/streamdb/internal/connector/kafka"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/systemcatalog"
@@ -20,7 +21,8 @@ import (
 )
 
 // Sinks (CREATE SINK k FROM v | AS query WITH (connector = 'kafka', ...)
-// FORMAT PLAIN | UPSERT | DEBEZIUM ENCODE JSON, in RisingWave's syntax)
+// FORMAT PLAIN | UPSERT | DEBEZIUM ENCODE JSON, in RisingWave's syntax;
+// or connector = 'blackhole', whose delivery drops the changes)
 // are created like materialized views: a creating job backfills the
 // input's current rows (SHOW JOBS, ALTER SINK ... PAUSE | RESUME | SET
 // BACKFILL_RATE_LIMIT) and then follows its changes; but the job ends in
@@ -64,12 +66,6 @@ func (db *DB) startSink(ctx context.Context, cs *planner.CreateSink, opts viewOp
 	for k, v := range cs.With {
 		with[k] = v
 	}
-	_, own := catalog.SplitName(cs.Name)
-	with[kafka.OptSinkName] = own
-	ko, err := kafka.ParseSinkOptions(with)
-	if err != nil {
-		return nil, err
-	}
 	shape, err := planner.PlanView(cs.Query, nil)
 	if err != nil {
 		return nil, err
@@ -77,10 +73,40 @@ func (db *DB) startSink(ctx context.Context, cs *planner.CreateSink, opts viewOp
 	if err := db.checkUpstreamsCreated(shape.Plan); err != nil {
 		return nil, err
 	}
+	newRel := func() (*catalog.Relation, error) {
+		id, err := db.allocID()
+		if err != nil {
+			return nil, err
+		}
+		rel := &catalog.Relation{ID: id, Name: cs.Name, Kind: catalog.KindSink, State: catalog.StateCreating,
+			Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK, Definition: cs.Definition,
+			Deps: db.viewDeps(cs.Query, shape.Plan), Connector: with, CloseWindows: true,
+			SearchPath: storedPath(cs.SearchPath), TimeZone: cs.TimeZone}
+		opts.apply(rel, db.opts.Parallelism)
+		return rel, nil
+	}
+	if connector.IsBlackhole(with) {
+		bo, err := connector.ParseBlackholeOptions(with)
+		if err != nil {
+			return nil, err
+		}
+		if bo.AppendOnly() && !db.appendOnlyPlan(shape.Plan) {
+			return nil, notAppendOnly("Use type = 'upsert', or force_append_only = 'true'.")
+		}
+		rel, err := newRel()
+		if err != nil {
+			return nil, err
+		}
+		return db.launchView(ctx, rel, shape)
+	}
+	_, own := catalog.SplitName(cs.Name)
+	with[kafka.OptSinkName] = own
+	ko, err := kafka.ParseSinkOptions(with)
+	if err != nil {
+		return nil, err
+	}
 	if ko.Format == kafka.SinkPlain && !ko.ForceAppendOnly && !db.appendOnlyPlan(shape.Plan) {
-		e := pgerr.New(pgerr.InvalidParameterValue, "The sink cannot be append-only: its input has updates or deletes")
-		e.Hint = "Use FORMAT UPSERT or DEBEZIUM, or force_append_only = 'true' to drop deletes and send updates as inserts."
-		return nil, e
+		return nil, notAppendOnly("Use FORMAT UPSERT or DEBEZIUM, or force_append_only = 'true' to drop deletes and send updates as inserts.")
 	}
 	if _, err := kafka.Resolve(ctx, ko.SinkSource(), sinkCreateTimeout); err != nil {
 		if pe := (*pgerr.Error)(nil); errors.As(err, &pe) && pe.Code == pgerr.UndefinedObject {
@@ -88,15 +114,10 @@ func (db *DB) startSink(ctx context.Context, cs *planner.CreateSink, opts viewOp
 		}
 		return nil, err
 	}
-	id, err := db.allocID()
+	rel, err := newRel()
 	if err != nil {
 		return nil, err
 	}
-	rel := &catalog.Relation{ID: id, Name: cs.Name, Kind: catalog.KindSink, State: catalog.StateCreating,
-		Columns: shape.Columns, PK: shape.PK, DistKey: shape.PK, Definition: cs.Definition,
-		Deps: db.viewDeps(cs.Query, shape.Plan), Connector: with, CloseWindows: true,
-		SearchPath: storedPath(cs.SearchPath), TimeZone: cs.TimeZone}
-	opts.apply(rel, db.opts.Parallelism)
 	cols, key, err := planner.SinkColumns(rel, ko)
 	if err != nil {
 		return nil, err
@@ -113,6 +134,14 @@ func (db *DB) startSink(ctx context.Context, cs *planner.CreateSink, opts viewOp
 		}
 	}
 	return db.launchView(ctx, rel, shape)
+}
+
+// notAppendOnly is the error of an append-only sink over an input that
+// updates or deletes.
+func notAppendOnly(hint string) error {
+	e := pgerr.New(pgerr.InvalidParameterValue, "The sink cannot be append-only: its input has updates or deletes")
+	e.Hint = hint
+	return e
 }
 
 // appendOnlyPlan reports whether plan's stream holds inserts only,
@@ -197,11 +226,19 @@ func (db *DB) sinkInfo(snap storage.Reader, r *catalog.Relation) (systemcatalog.
 			in.From = up.Name
 		}
 	}
-	o, err := kafka.ParseSinkOptions(r.Connector)
-	if err != nil {
-		return in, err
+	if connector.IsBlackhole(r.Connector) {
+		o, err := connector.ParseBlackholeOptions(r.Connector)
+		if err != nil {
+			return in, err
+		}
+		in.Connector, in.Format = connector.Blackhole, strings.ToUpper(o.Type)
+	} else {
+		o, err := kafka.ParseSinkOptions(r.Connector)
+		if err != nil {
+			return in, err
+		}
+		in.Topic, in.Format, in.ExactlyOnce = o.Topic, strings.ToUpper(o.Format), o.ExactlyOnce
 	}
-	in.Topic, in.Format, in.ExactlyOnce = o.Topic, strings.ToUpper(o.Format), o.ExactlyOnce
 	if n := len(r.Internal); n >= stream.NumSinkTables {
 		t := stream.NewSinkTables(r.Internal[n-stream.NumSinkTables:], r.ColumnTypes())
 		mark, err := stream.LoadSinkMark(snap, t)
