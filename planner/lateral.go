@@ -58,6 +58,9 @@ func buildBatchLateral(n *LateralJoin, src batch.Source) (batch.Executor, error)
 //     values over no rows (count 0, the others NULL);
 //   - ORDER BY ... LIMIT n [OFFSET m] is a Top-N per correlated key.
 func decorrelateLateral(n *LateralJoin) (Node, error) {
+	if row, ok, err := lateralRow(n); ok || err != nil {
+		return row, err // no FROM: a projection of the left side
+	}
 	p, m, keys, agg, err := pullCorrelation(n.Right, n.Outer)
 	if err != nil {
 		return nil, err
