@@ -198,6 +198,9 @@ func (b *binder) bindBinary(c *exprCtx, n *ast.BinaryOperationExpr) (expr.Expr, 
 	if err != nil {
 		return nil, err
 	}
+	if l, r, err = mzNowMillis(op, n, l, r); err != nil {
+		return nil, err
+	}
 	return b.binary(op, l, r)
 }
 

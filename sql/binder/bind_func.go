@@ -27,6 +27,7 @@ const (
 // funcAliases maps the names the parser gives some SQL-standard forms to
 // the names expr.Func knows.
 var funcAliases = map[string]string{
+	"mz_now":            "now", // Materialize's: see mzNowMillis
 	"curdate":           "current_date",
 	"current_date":      "current_date",
 	"current_timestamp": "current_timestamp",
