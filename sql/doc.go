@@ -31,6 +31,8 @@ package sql
 //	checkTokens        reject __sdb_ identifiers, operators TiDB reads differently
 //	                   (# comment, ^ xor, ? placeholder, @ variable, :=), adjacent strings;
 //	                   the JSON operators (#>, ?, @>, ...) pass, for rewriteJSONOps
+//	rewriteFirstLast   first_value(x ORDER BY k) -> (array_agg(x ORDER BY k))[1]; last_value
+//	                   the same with each key reversed (RisingWave's aggregates)
 //	rewriteAggOrder    string_agg|array_agg(DISTINCT x .. ORDER BY k DESC NULLS FIRST) ->
 //	                   array_agg(x, .., __sdb_agg_distinct(), __sdb_agg_order(k, 1, 1))
 //	rewriteAggFilter   agg(x) FILTER (WHERE c) -> agg(CASE WHEN (c) THEN (x) END)

@@ -36,6 +36,7 @@ func rewrite(query string, toks []Token) ([]Token, error) {
 		rewriteGroupingSets,
 		rewriteWithinGroup,
 		rewriteDistinctOn,
+		rewriteFirstLast,
 		rewriteAggOrder,
 		rewriteAggFilter,
 		rewriteWindowAggs,
