@@ -68,6 +68,9 @@ func aggResultType(k AggKind, arg types.Type) (types.Type, error) {
 		if arg.IsString() {
 			return types.TText, nil // min(text), as Postgres resolves varchar
 		}
+		if arg.ID == types.IDCidr {
+			return types.TInet, nil // min(inet), as Postgres resolves cidr
+		}
 		return types.Type{ID: arg.ID, Elem: arg.Elem}, nil
 	}
 	if arg.ID == types.IDUnknown {

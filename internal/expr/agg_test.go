@@ -29,6 +29,8 @@ func TestAggResultType(t *testing.T) {
 		{AggMin, types.TDate, "date"},
 		{AggMax, types.Type{ID: types.IDVarchar, Width: 3}, "text"},
 		{AggMax, types.TUnknown, "text"},
+		{AggMin, types.TCidr, "inet"},
+		{AggMax, types.TInet, "inet"},
 		{AggJSONAgg, types.TInt32, "json"},
 	}
 	for _, c := range cases {
