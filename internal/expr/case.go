@@ -34,7 +34,13 @@ func caseExpr(operand Expr, whens, thens []Expr, els Expr) (Expr, error) {
 	if els != nil {
 		results = append(results, els)
 	}
-	t, err := commonTypeFor("CASE", exprTypes(results))
+	// PostgreSQL weighs the ELSE result first (transformCaseExpr), which
+	// decides among types that convert to each other (char and text).
+	ts := exprTypes(results)
+	if els != nil {
+		ts = append(ts[len(ts)-1:], ts[:len(ts)-1]...)
+	}
+	t, err := commonTypeFor("CASE", ts)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,11 @@ import (
 
 // commonType is Postgres's select_common_type: untyped inputs are ignored
 // (all untyped gives text); the rest must share a category; the result is
-// the first preferred type among them, else the last type all the others
-// convert to implicitly. Modifiers survive only when all inputs agree.
+// the first preferred type among them, else the type reached by going
+// left to right and moving to the next input's type only when the
+// current converts to it implicitly and not back (so character, varchar
+// and text, which all convert to each other, resolve to the first).
+// Modifiers survive only when all inputs agree.
 func commonType(ts []types.Type) (types.Type, error) { return commonTypeFor("", ts) }
 
 // commonTypeFor is commonType for the construct named context (CASE,
@@ -28,24 +31,27 @@ func commonTypeFor(context string, ts []types.Type) (types.Type, error) {
 		if category(t.ID) != category(res.ID) {
 			return types.Type{}, mismatch(context, res, t)
 		}
-		if preferred(res.ID) && res.ID != t.ID {
+		if preferred(res.ID) || res.ID == t.ID {
 			continue
 		}
-		if t.ID != res.ID && implicitCast(res.ID, t.ID) {
+		toT, toRes := implicitCast(res.ID, t.ID), implicitCast(t.ID, res.ID)
+		switch {
+		case toT && !toRes:
 			res = t
-		} else if t.ID != res.ID && !implicitCast(t.ID, res.ID) {
+		case !toRes:
 			return types.Type{}, mismatch(context, res, t)
 		}
 	}
-	return withCommonTypmod(res, known), nil
+	return withCommonTypmod(res, ts), nil
 }
 
-// withCommonTypmod keeps res's modifiers only if every input of its type
-// has the same ones.
-func withCommonTypmod(res types.Type, known []types.Type) types.Type {
-	for _, t := range known {
+// withCommonTypmod keeps res's modifiers only if every input has res's
+// type and the same modifiers (select_common_typmod: an untyped literal
+// or NULL, which has none, drops them).
+func withCommonTypmod(res types.Type, ts []types.Type) types.Type {
+	for _, t := range ts {
 		if t != res {
-			return types.Type{ID: res.ID}
+			return types.Type{ID: res.ID, Elem: res.Elem}
 		}
 	}
 	return res

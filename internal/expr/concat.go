@@ -12,13 +12,18 @@ func concatOp(l, r Expr) (Expr, error) {
 		return e, err
 	}
 	lt, rt := l.Type(), r.Type()
-	if !stringish(lt) && !stringish(rt) {
+	if !textLike(lt) && !textLike(rt) {
 		return nil, operatorError("||", []types.Type{lt, rt}, resolveNone)
 	}
 	args := []Expr{castToText(l), castToText(r)}
 	return &call{name: "||", style: styleInfix, args: args, typ: types.TText,
 		fn: func(a []types.Datum) (types.Datum, error) { return a[0].(string) + a[1].(string), nil }}, nil
 }
+
+// textLike reports whether t is stringish or character(n), which
+// converts to text implicitly (without its trailing blanks), so that
+// char || char is textcat's, as in PostgreSQL.
+func textLike(t types.Type) bool { return stringish(t) || t.ID == types.IDBpchar }
 
 // stringish reports whether t is text, varchar or an untyped literal.
 func stringish(t types.Type) bool { return t.IsString() || t.ID == types.IDUnknown }

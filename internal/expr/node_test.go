@@ -169,7 +169,8 @@ func TestResultTypes(t *testing.T) {
 		{fn("date_trunc", str("day"), date("2024-01-01")), "timestamp with time zone"},
 		{fn("extract", str("day"), date("2024-01-01")), "numeric"},
 		{fn("date_part", str("day"), date("2024-01-01")), "double precision"},
-		{fn("coalesce", lit("a", "varchar(3)"), lit("b", "text")), "text"},
+		{fn("coalesce", lit("a", "varchar(3)"), lit("b", "text")), "character varying"},
+		{fn("coalesce", lit("b", "text"), lit("a", "varchar(3)")), "text"},
 		{fn("greatest", date("2024-01-01"), ts("2024-01-01")), "timestamp without time zone"},
 		{bin(lit("a", "varchar(3)"), "||", lit("b", "varchar(3)")), "text"},
 		{cast_(num("1"), "numeric(5,2)"), "numeric(5,2)"},
@@ -198,7 +199,15 @@ func TestCommonType(t *testing.T) {
 		{[]types.Type{types.TFloat64, types.TInt32}, "double precision"},
 		{[]types.Type{v3, v3}, "character varying(3)"},
 		{[]types.Type{v3, types.Type{ID: types.IDVarchar, Width: 5}}, "character varying"},
-		{[]types.Type{v3, types.TText}, "text"},
+		// character, varchar and text convert to each other implicitly:
+		// the first wins, unless it is text (the preferred type).
+		{[]types.Type{v3, types.TText}, "character varying"},
+		{[]types.Type{types.TText, v3}, "text"},
+		{[]types.Type{types.Type{ID: types.IDBpchar, Width: 3}, types.TText}, "bpchar"},
+		{[]types.Type{types.TUnknown, types.Type{ID: types.IDBpchar, Width: 3}, v3}, "bpchar"},
+		{[]types.Type{types.Type{ID: types.IDBpchar, Width: 3}, types.Type{ID: types.IDBpchar, Width: 3}}, "character(3)"},
+		{[]types.Type{types.TCidr, types.TInet}, "inet"},
+		{[]types.Type{types.TTime, types.TTimeTZ}, "time with time zone"},
 		{[]types.Type{n52, types.TInt32}, "numeric"},
 		{[]types.Type{types.TDate, types.TTimestampTZ}, "timestamp with time zone"},
 	}

@@ -172,10 +172,13 @@ func formatType(name string, args []Expr) (Expr, error) {
 // FormatTypeName is format_type(oid, NULL), the name regtype prints:
 // FormatType without a modifier, but character for bpchar (whose
 // format_type(oid, -1), bpchar, differs from character, which means
-// character(1)).
+// character(1)), and character[] for its array.
 func FormatTypeName(oid uint32) string {
-	if oid == types.TBpchar.OID() {
+	switch oid {
+	case types.TBpchar.OID():
 		return "character"
+	case types.ArrayOf(types.IDBpchar).OID():
+		return "character[]"
 	}
 	return FormatType(oid, -1)
 }

@@ -25,6 +25,8 @@ const InvalidRegex = "2201B"
 func init() {
 	for _, op := range []string{"~", "!~", "~*", "!~*"} {
 		addBinary(op, tText, tText, tBool, regexMatch(op))
+		// bpcharregexeq and the others match the padded value.
+		addBinary(op, tBpchar, tText, tBool, regexMatch(op))
 	}
 }
 
