@@ -2,8 +2,10 @@ package expr
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -27,7 +29,7 @@ import (
 // evaluated at, unless AtInstants fixed it.
 var clockFuncs = map[string]bool{
 	"now": true, "current_timestamp": true, "transaction_timestamp": true, "statement_timestamp": true,
-	"clock_timestamp": true, "current_date": true, "localtimestamp": true,
+	"clock_timestamp": true, "current_date": true, "localtimestamp": true, "current_time": true, "localtime": true,
 }
 
 // Instants are the times a batch statement's functions of the current
@@ -51,6 +53,8 @@ func registerClock() {
 		"clock_timestamp")
 	register(nowFn(types.TDate), "current_date")
 	register(nowFn(types.TTimestamp), "localtimestamp")
+	register(nowFn(types.TTimeTZ), "current_time")
+	register(nowFn(types.TTime), "localtime")
 }
 
 // nowFn returns the current time (or date, or local time) at evaluation,
@@ -58,16 +62,62 @@ func registerClock() {
 // zone).
 func nowFn(t types.Type) funcBuilder {
 	return func(name string, args []Expr) (Expr, error) {
+		t := t
+		if len(args) == 1 && (t.ID == types.IDTime || t.ID == types.IDTimeTZ) {
+			p, err := clockPrecision(name, args[0])
+			if err != nil {
+				return nil, err
+			}
+			t.Precision, args = p+1, nil
+		}
 		if len(args) != 0 {
 			return nil, functionError(name, exprTypes(args), resolveNone)
 		}
 		return &call{name: name, typ: t, fn: func([]types.Datum) (types.Datum, error) {
-			if t.ID == types.IDDate {
-				return timestampToDate(systemNow()), nil
-			}
-			return systemNow(), nil
+			return clockValue(t, systemNow(), nil), nil
 		}}, nil
 	}
+}
+
+// clockPrecision reads the precision of current_time(p) or localtime(p):
+// an integer constant, at most 6 (PostgreSQL reduces a larger one to 6,
+// with a warning).
+func clockPrecision(name string, arg Expr) (int, error) {
+	c, ok := arg.(*Const)
+	if !ok || !c.Typ.IsInteger() {
+		return 0, functionError(name, []types.Type{arg.Type()}, resolveNone)
+	}
+	p, ok := c.Value.(int64)
+	if !ok {
+		return 0, functionError(name, []types.Type{arg.Type()}, resolveNone)
+	}
+	if p < 0 {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", strings.ToUpper(name), p)
+	}
+	return int(min(p, 6)), nil
+}
+
+// clockValue is the value of type t (timestamptz, timestamp, date, time
+// or timetz) of the function of the current time that reads the instant
+// now, in zone z: current_date, localtimestamp, localtime and
+// current_time take its wall clock there.
+func clockValue(t types.Type, now types.Timestamp, z *types.Zone) types.Datum {
+	local := z.Local(now)
+	tod := int64(local) % types.MicrosPerDay
+	if tod < 0 {
+		tod += types.MicrosPerDay
+	}
+	switch t.ID {
+	case types.IDDate:
+		return timestampToDate(local)
+	case types.IDTimestamp:
+		return local
+	case types.IDTime:
+		return types.RoundTime(tod, t)
+	case types.IDTimeTZ:
+		return types.PackTimeTZ(types.RoundTime(tod, t), int32(-z.Offset(now)))
+	}
+	return now
 }
 
 // ReadsClockFunc reports whether the function name (a name Func knows)
@@ -134,10 +184,8 @@ func (at *Instants) fixed(c *call, z *types.Zone) (types.Datum, bool) {
 		return at.Transaction, true
 	case "statement_timestamp":
 		return at.Statement, true
-	case "current_date":
-		return timestampToDate(z.Local(at.Transaction)), true
-	case "localtimestamp":
-		return z.Local(at.Transaction), true
+	case "current_date", "localtimestamp", "current_time", "localtime":
+		return clockValue(c.typ, at.Transaction, z), true
 	}
 	return nil, false
 }

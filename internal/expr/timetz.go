@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -36,6 +37,41 @@ func init() {
 	addBinary("+", tTimeTZ, tDate, tTSTZ, func(a []types.Datum) (types.Datum, error) {
 		return dateAddTimeTZ(a[1].(types.Date), a[0].(int64))
 	})
+}
+
+// timeTZAtZone is timezone(text, timetz), timetz AT TIME ZONE zone
+// (timetz_zone): the same instant in the zone, whose offset is the one
+// it has now for a zone name with daylight saving time, as in
+// PostgreSQL. A time converts to timetz (in the session's zone) first.
+func timeTZAtZone(a []types.Datum) (types.Datum, error) {
+	nz, err := types.LookupNamedZone(a[0].(string))
+	if err != nil {
+		return nil, err
+	}
+	now := systemNow()
+	return timeTZInZone(a[1].(int64), -int64(nz.Local(now)-now)/types.MicrosPerSecond)
+}
+
+// timeTZAtIntervalZone is timezone(interval, timetz) (timetz_izone): the
+// zone the interval's hours, minutes and seconds east of UTC.
+func timeTZAtIntervalZone(a []types.Datum) (types.Datum, error) {
+	iv := a[0].(types.Interval)
+	if iv.Months != 0 || iv.Days != 0 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue,
+			"interval time zone \"%s\" must not include months or days", types.FormatInterval(iv))
+	}
+	return timeTZInZone(a[1].(int64), -iv.Micros/types.MicrosPerSecond)
+}
+
+// timeTZInZone is v's instant as a time of day in zone (seconds west of
+// UTC), modulo a day; 22009 for a zone beyond ±15:59:59.
+func timeTZInZone(v int64, zone int64) (types.Datum, error) {
+	t, from := types.SplitTimeTZ(v)
+	r := timeAddInterval(t, (int64(from)-zone)*types.MicrosPerSecond)
+	if !types.TimeTZValid(r, int32(zone)) || zone != int64(int32(zone)) {
+		return nil, pgerr.New(pgerr.InvalidTimeZoneDisplacement, "time zone displacement out of range")
+	}
+	return types.PackTimeTZ(r, int32(zone)), nil
 }
 
 // timeTZAddInterval is timetz_pl_interval: the time of day moves modulo

@@ -237,12 +237,11 @@ func init() {
 			return timestampToTZ(ts.(types.Timestamp), z)
 		}
 	}, "make_timestamptz", i4, i4, i4, i4, i4, types.TFloat64)
-	zoneCall(func(z *types.Zone, _ *call) evalFn {
-		return func([]types.Datum) (types.Datum, error) { return timestampToDate(localNow(z)), nil }
-	}, "current_date")
-	zoneCall(func(z *types.Zone, _ *call) evalFn {
-		return func([]types.Datum) (types.Datum, error) { return localNow(z), nil }
-	}, "localtimestamp")
+	for _, name := range []string{"current_date", "localtimestamp", "current_time", "localtime"} {
+		zoneCall(func(z *types.Zone, c *call) evalFn {
+			return func([]types.Datum) (types.Datum, error) { return clockValue(c.typ, systemNow(), z), nil }
+		}, name)
+	}
 	tstzArr := types.ArrayOf(types.IDTimestampTZ)
 	toString := func(z *types.Zone, c *call) evalFn { return arrayToStringIn(c.args[0].Type(), z) }
 	zoneCall(toString, "array_to_string", tstzArr, text)
@@ -266,6 +265,8 @@ func init() {
 		fn2(tText, tTS, tTSTZ, atZone(false)),
 		fn2(tIvl, tTSTZ, tTS, atIntervalZone(true)),
 		fn2(tIvl, tTS, tTSTZ, atIntervalZone(false)),
+		fn2(tText, tTimeTZ, tTimeTZ, timeTZAtZone),
+		fn2(tIvl, tTimeTZ, tTimeTZ, timeTZAtIntervalZone),
 	), "timezone")
 }
 
@@ -345,9 +346,6 @@ func isoTimestampIn(ts types.Timestamp, z *types.Zone) string {
 	}
 	return s + types.FormatOffset(off, true)
 }
-
-// localNow is the current local time in z.
-func localNow(z *types.Zone) types.Timestamp { return z.Local(systemNow()) }
 
 // addIntervalIn is timestamptz + interval in zone z (timestamptz_pl_interval):
 // the months, then the days step the local calendar, each landing on a
