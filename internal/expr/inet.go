@@ -1,6 +1,9 @@
 package expr
 
 import (
+	"math"
+
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
 )
 
@@ -53,6 +56,59 @@ func init() {
 	register(overloads(inetFn(tInet, func(v types.Inet) types.Datum {
 		return types.MakeInet(v.Netmask(), v.MaxBits())
 	})), "netmask")
+	register(overloads(inetFn(tInet, func(v types.Inet) types.Datum { return types.InetHostmask(v) })), "hostmask")
+	register(overloads(
+		fn1(tCidr, tText, func(a []types.Datum) (types.Datum, error) { return types.CidrAbbrev(a[0].(string)), nil }),
+		fn1(tInet, tText, func(a []types.Datum) (types.Datum, error) { return types.FormatInet(a[0].(string), false), nil }),
+	), "abbrev")
+	register(overloads(fn2(tInet, tInt4, tInet, setMasklen(false)), fn2(tCidr, tInt4, tCidr, setMasklen(true))), "set_masklen")
+	register(overloads(fn2(tInet, tInet, tBool, func(a []types.Datum) (types.Datum, error) {
+		return types.SplitInet(a[0].(string)).Addr.Is4() == types.SplitInet(a[1].(string)).Addr.Is4(), nil
+	})), "inet_same_family")
+	register(overloads(fn2(tInet, tInet, tCidr, func(a []types.Datum) (types.Datum, error) {
+		return types.InetMerge(types.SplitInet(a[0].(string)), types.SplitInet(a[1].(string)))
+	})), "inet_merge")
+	registerInetArith()
+}
+
+// registerInetArith adds inet ± bigint, inet - inet and the bitwise
+// operators ~, & and |.
+func registerInetArith() {
+	add := func(neg bool, inet, n int) evalFn {
+		return func(a []types.Datum) (types.Datum, error) {
+			d := a[n].(int64)
+			if neg {
+				if d == math.MinInt64 {
+					return nil, pgerr.New(pgerr.NumericOutOfRange, "result is out of range")
+				}
+				d = -d
+			}
+			return types.InetAdd(types.SplitInet(a[inet].(string)), d)
+		}
+	}
+	addBinary("+", tInet, tInt8, tInet, add(false, 0, 1))
+	addBinary("+", tInt8, tInet, tInet, add(false, 1, 0))
+	addBinary("-", tInet, tInt8, tInet, add(true, 0, 1))
+	addBinary("-", tInet, tInet, tInt8, func(a []types.Datum) (types.Datum, error) {
+		return types.InetSub(types.SplitInet(a[0].(string)), types.SplitInet(a[1].(string)))
+	})
+	for _, op := range []byte{'&', '|'} {
+		addBinary(string(op), tInet, tInet, tInet, func(a []types.Datum) (types.Datum, error) {
+			return types.InetBitwise(op, types.SplitInet(a[0].(string)), types.SplitInet(a[1].(string)))
+		})
+	}
+	unaryOps["~"] = append(unaryOps["~"], sig{params: []types.ID{tInet}, result: tInet,
+		fn: func(a []types.Datum) (types.Datum, error) {
+			v := types.SplitInet(a[0].(string))
+			return types.InetBitwise('~', v, v)
+		}})
+}
+
+// setMasklen is set_masklen(inet or cidr, integer).
+func setMasklen(cidr bool) evalFn {
+	return func(a []types.Datum) (types.Datum, error) {
+		return types.InetSetMasklen(types.SplitInet(a[0].(string)), int(a[1].(int64)), cidr)
+	}
 }
 
 // inetCastLevel decides castLevel for casts to and from inet and cidr:
