@@ -125,6 +125,14 @@ func (s *stmtParser) parse(toks []Token) (Node, error) {
 		return parseComment(c)
 	case first.isWord("truncate"):
 		return parseTruncate(c)
+	case first.isWord("prepare"):
+		return s.parsePrepare(c)
+	case first.isWord("execute"):
+		return s.parseExecute(c)
+	case first.isWord("deallocate"):
+		return parseDeallocate(c)
+	case first.isWord("refresh"):
+		return parseRefresh(c)
 	}
 	return s.parseDML(toks)
 }

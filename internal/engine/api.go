@@ -260,6 +260,7 @@ func (s *Session) runArgs(ctx context.Context, query string, args []any) (*colle
 		return nil, err
 	}
 	s.startStatement()
+	s.queryText = query
 	stmts, err := s.parser.Parse(query)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,9 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 	if params, cols, ok, err := s.describeCursorStmt(query, st, paramTypes); ok {
 		return params, cols, err
 	}
+	if n, ok := st.Node.(*sql.ExecuteStmt); ok {
+		return s.describeExecute(n, paramTypes)
+	}
 	if cols, ok := s.describeUnbound(st); ok {
 		return nil, cols, nil
 	}
@@ -60,10 +63,16 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 		s.prepared = map[string][]types.Type{}
 	}
 	s.prepared[query] = res.ParamTypes
+	return res.ParamTypes, boundColumns(res.Stmt), nil
+}
+
+// boundColumns are the result columns of a bound statement: a query's,
+// or the RETURNING list of a write (nil when it returns no rows).
+func boundColumns(stmt any) []Column {
 	var ret planner.Returning
-	switch st := res.Stmt.(type) {
+	switch st := stmt.(type) {
 	case *planner.Query:
-		return res.ParamTypes, visibleColumns(st.Plan), nil
+		return visibleColumns(st.Plan)
 	case *planner.Insert:
 		ret = st.Returning
 	case *planner.Update:
@@ -75,12 +84,13 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.
 	for _, c := range ret.Out {
 		cols = append(cols, Column{Name: c.Name, Type: c.Type})
 	}
-	return res.ParamTypes, cols, nil
+	return cols
 }
 
 // Execute implements pgwire.Session.
 func (s *Session) Execute(ctx context.Context, query string, args []types.Datum, w ResultWriter) error {
 	s.startStatement()
+	s.queryText = query
 	st, err := s.parseOne(query)
 	if err != nil || st == nil {
 		return err
@@ -165,7 +175,7 @@ func (s *Session) describeUnbound(st *sql.Statement) ([]Column, bool) {
 		return describeColumns, true
 	case *sql.ShowIndexesStmt:
 		return showIndexesColumns, true
-	case *sql.CommentStmt, *sql.TruncateStmt:
+	case *sql.CommentStmt, *sql.TruncateStmt, *sql.PrepareStmt, *sql.DeallocateStmt, *sql.RefreshStmt:
 		return nil, true
 	case *sql.SetStmt, *sql.TransactionStmt, *sql.FlushStmt, *sql.EmptyStmt, *sql.WaitStmt, *sql.CancelJobsStmt, *sql.AlterStmt, *sql.AlterSystemStmt,
 		*sql.AlterRelationStmt,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/pgerr"
+	"github.com/streamdb/streamdb/internal/systemcatalog"
 	"github.com/streamdb/streamdb/internal/types"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/storage"
@@ -17,11 +18,23 @@ import (
 type snapshotSource struct {
 	db   *DB
 	snap storage.Reader
+	// id, when set, is the session that opened the query, whose rows a
+	// system relation shows when it is scanned later, from a context
+	// that does not carry it (a QueryIter pulled by its reader).
+	id *systemcatalog.Identity
+}
+
+// systemScan reads a system relation as the query's session sees it.
+func (s *snapshotSource) systemScan(ctx context.Context, rel *catalog.Relation) storage.Iterator {
+	if _, ok := ctx.Value(identityKey{}).(systemcatalog.Identity); !ok && s.id != nil {
+		ctx = context.WithValue(ctx, identityKey{}, *s.id)
+	}
+	return s.db.systemScan(ctx, rel)
 }
 
 func (s *snapshotSource) Scan(ctx context.Context, rel *catalog.Relation) (storage.Iterator, error) {
 	if rel.Kind == catalog.KindSystem {
-		return s.db.systemScan(ctx, rel), nil
+		return s.systemScan(ctx, rel), nil
 	}
 	if rel.State == catalog.StateCreating {
 		return nil, pgerr.New(pgerr.ObjectNotInPrereqState,
@@ -33,7 +46,7 @@ func (s *snapshotSource) Scan(ctx context.Context, rel *catalog.Relation) (stora
 // ScanKey implements batch.KeySource.
 func (s *snapshotSource) ScanKey(ctx context.Context, rel *catalog.Relation, prefix []types.Datum) (storage.Iterator, error) {
 	if rel.Kind == catalog.KindSystem {
-		return s.db.systemScan(ctx, rel), nil
+		return s.systemScan(ctx, rel), nil
 	}
 	if rel.State == catalog.StateCreating {
 		return nil, pgerr.New(pgerr.ObjectNotInPrereqState,

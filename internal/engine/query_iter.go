@@ -47,7 +47,8 @@ var errIterClosed = pgerr.New(pgerr.InvalidCursorState, "the query's rows were c
 // openQuery opens q's executor over a new snapshot.
 func (db *DB) openQuery(ctx context.Context, q *planner.Query) (*QueryIter, error) {
 	snap := db.store.Snapshot()
-	ex, err := planner.BuildBatch(q.Plan, &snapshotSource{db: db, snap: snap})
+	id := identityOf(ctx)
+	ex, err := planner.BuildBatch(q.Plan, &snapshotSource{db: db, snap: snap, id: &id})
 	if err != nil {
 		snap.Close()
 		return nil, err

@@ -53,6 +53,11 @@ type Session struct {
 	cursors map[string]*namedCursor
 	// seqs are the session's currval and lastval (sequence_ddl.go).
 	seqs sessionSequences
+	// named are the statements SQL's PREPARE made, by name (prepare.go).
+	named map[string]*namedStatement
+	// queryText is the query string of the statement running, as
+	// pg_prepared_statements shows a PREPARE's ("" when not known).
+	queryText string
 }
 
 // NewSession returns a new session.
@@ -95,6 +100,7 @@ func defaultVars() map[string]string {
 // It stops at the first error.
 func (s *Session) Run(ctx context.Context, query string, w ResultWriter) error {
 	s.startStatement()
+	s.queryText = query
 	stmts, err := s.parser.Parse(query)
 	if err != nil {
 		return err
@@ -195,6 +201,19 @@ func (s *Session) exec(ctx context.Context, st *sql.Statement, opts binder.Optio
 		return s.fetch(ctx, n, w)
 	case *sql.CloseStmt:
 		return s.closeCursor(n, w)
+	case *sql.RefreshStmt:
+		return s.refresh(n, w)
+	case *sql.PrepareStmt:
+		return s.prepare(st, n, w)
+	case *sql.DeallocateStmt:
+		return s.deallocate(n, w)
+	case *sql.ExecuteStmt:
+		inner, iopts, err := s.executeTarget(ctx, n, opts)
+		if err != nil {
+			return err
+		}
+		st, opts = inner, iopts
+		defer func() { err = unpositioned(err) }()
 	case *sql.CancelJobsStmt:
 		for _, id := range n.IDs {
 			if err := s.db.cancelJob(uint32(id)); err != nil {

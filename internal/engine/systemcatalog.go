@@ -149,7 +149,7 @@ type identityKey struct{}
 // settings.
 func (s *Session) identity() systemcatalog.Identity {
 	id := systemcatalog.Identity{User: s.user, Database: s.database, Settings: map[string]string{}, Defaults: settingDefaults,
-		SetConfig: s.setConfig, PID: int32(s.pid & 0x7fffffff)}
+		SetConfig: s.setConfig, PID: int32(s.pid & 0x7fffffff), Prepared: s.preparedStatements}
 	if id.User == "" {
 		id.User = defaultUser
 	}

@@ -130,4 +130,19 @@ type Identity struct {
 	// Defaults are the settings' default values (pg_settings' boot_val,
 	// and whether a setting's source is "default" or "session").
 	Defaults map[string]string
+	// Prepared, when not nil, lists the session's prepared statements
+	// (pg_prepared_statements).
+	Prepared func() []PreparedStatement
+}
+
+// PreparedStatement is a prepared statement of a session, as
+// pg_prepared_statements shows it.
+type PreparedStatement struct {
+	Name, Statement string
+	PrepareTime     types.Timestamp
+	ParamTypes      []types.Type
+	FromSQL         bool
+	// GenericPlans and CustomPlans count the executions that used a
+	// generic plan or planned for their own parameter values.
+	GenericPlans, CustomPlans int64
 }

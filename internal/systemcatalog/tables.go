@@ -48,7 +48,7 @@ var postgresTables = []*table{
 	pgForeignDataWrapper, pgForeignServer, pgUserMappings, pgSubscription, pgTransform,
 	pgTSConfig, pgTSDict, pgTSParser, pgTSTemplate, pgPolicies, pgRules, pgSequences, pgStats,
 	infoTables, infoColumns, infoSchemata, infoViews,
-	pgCast, pgDepend, infoSequences,
+	pgCast, pgDepend, infoSequences, pgPreparedStatements,
 }
 
 // Relation ids: system relations' are far from stored ones.
