@@ -36,6 +36,7 @@ func (s *stmtParser) parseDML(toks []Token) (Node, error) {
 	case toks[m].isWord("update"):
 		rest, joined = moveUpdateFrom(toks[m:])
 		toks = append(toks[:m:m], rest...)
+		toks, err = s.expandUpdateSet(toks, m)
 	case toks[m].isWord("delete"):
 		rest, joined = moveDeleteUsing(toks[m:])
 		toks = append(toks[:m:m], rest...)

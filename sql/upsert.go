@@ -145,6 +145,15 @@ func (s *stmtParser) parseOnConflict(toks []Token) ([]Token, *OnConflict, error)
 	out := []Token{raw("on duplicate key update", do)}
 	where := findTopLevel(set, 0, func(i int) bool { return set[i].isWord("where") })
 	if where < 0 {
+		where = len(set)
+	}
+	list, err := s.expandMultiAssign(set[:where])
+	if err != nil {
+		return nil, nil, err
+	}
+	set = append(list, set[where:]...)
+	where = len(list)
+	if where == len(set) {
 		return append(out, set...), oc, nil
 	}
 	if where == len(set)-1 {
