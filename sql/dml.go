@@ -9,6 +9,9 @@ import (
 // parseDML parses a query or DML statement (SELECT, WITH, VALUES, TABLE,
 // INSERT, UPDATE, DELETE) through the rewrite and the TiDB parser.
 func (s *stmtParser) parseDML(toks []Token) (Node, error) {
+	if err := s.refuseWithDML(toks); err != nil {
+		return nil, err
+	}
 	if n, ok, err := s.parseSelectInto(toks); ok {
 		return n, err
 	}
@@ -150,6 +153,9 @@ func (s *stmtParser) moveInsertWith(toks []Token, m int) ([]Token, error) {
 	if j >= len(toks) {
 		return nil, syntaxErrorAtEnd(s.query, toks[len(toks)-1].End)
 	}
+	if toks[j].isWord("values") {
+		return moveWithValues(toks, m, j), nil
+	}
 	if !toks[j].isWord("select") && !(toks[j].isPunct("(") && startsQuery(toks, j+1)) {
 		return nil, notSupportedAt(s.query, toks[0], "WITH before INSERT ... %s is not supported", s.query[toks[j].Pos:toks[j].End])
 	}
@@ -157,6 +163,35 @@ func (s *stmtParser) moveInsertWith(toks []Token, m int) ([]Token, error) {
 	out = append(out, toks[m:j]...)
 	out = append(out, toks[:m]...)
 	return append(out, toks[j:]...), nil
+}
+
+// moveWithValues turns WITH ctes INSERT INTO t [(cols)] VALUES (..), (..)
+// (the INSERT at toks[m], VALUES at toks[j]) into INSERT INTO t [(cols)]
+// WITH ctes VALUES ROW(..), ROW(..), which the TiDB parser reads as a
+// VALUES query with the CTEs; the binder inserts its rows as an INSERT's
+// VALUES list (see InsertStmt). ROW is a raw token, which no pass takes
+// for a user's ROW(x).
+func moveWithValues(toks []Token, m, j int) []Token {
+	out := make([]Token, 0, len(toks)+4)
+	out = append(out, toks[m:j]...)
+	out = append(out, toks[:m]...)
+	out = append(out, toks[j])
+	k := j + 1
+	for k < len(toks) && toks[k].isPunct("(") {
+		closing := matchForward(toks, k)
+		if closing < 0 {
+			break // unbalanced: TiDB reports it
+		}
+		out = append(out, raw("row", toks[k]))
+		out = append(out, toks[k:closing+1]...)
+		k = closing + 1
+		if k >= len(toks) || !toks[k].isPunct(",") {
+			break
+		}
+		out = append(out, toks[k])
+		k++
+	}
+	return append(out, toks[k:]...)
 }
 
 // wrapTiDB maps a TiDB statement to this package's node types; any other

@@ -36,7 +36,16 @@ func (b *binder) bindInsert(st *sql.InsertStmt) (*planner.Insert, error) {
 		return nil, err
 	}
 	var src planner.Node
-	if s.Select != nil {
+	if lists, with, ok := withValues(s.Select); ok {
+		// WITH ctes INSERT ... VALUES: the rows are a VALUES list, typed
+		// by their columns, with the CTEs in scope.
+		var pop func()
+		if pop, err = b.pushWith(with); err != nil {
+			return nil, err
+		}
+		src, err = b.insertValues(r, targets, lists, len(s.Columns) > 0)
+		pop()
+	} else if s.Select != nil {
 		src, err = b.insertSelect(r, targets, s.Select, len(s.Columns) > 0)
 	} else {
 		src, err = b.insertValues(r, targets, s.Lists, len(s.Columns) > 0)
@@ -59,6 +68,21 @@ func (b *binder) bindInsert(st *sql.InsertStmt) (*planner.Insert, error) {
 	}
 	ins.Returning, err = b.bindReturning(st.Returning, r, q)
 	return ins, err
+}
+
+// withValues recognizes the query the front end makes of WITH ctes
+// INSERT INTO t VALUES (..): a VALUES query with a WITH clause and
+// nothing else. It returns the rows and the WITH clause.
+func withValues(q ast.ResultSetNode) ([][]ast.ExprNode, *ast.WithClause, bool) {
+	sel, ok := q.(*ast.SelectStmt)
+	if !ok || sel.Kind != ast.SelectStmtKindValues || sel.With == nil || sel.OrderBy != nil || sel.Limit != nil {
+		return nil, nil, false
+	}
+	rows := make([][]ast.ExprNode, len(sel.Lists))
+	for i, r := range sel.Lists {
+		rows[i] = r.Values
+	}
+	return rows, sel.With, true
 }
 
 // singleTable returns the table (and alias) of a one-table DML statement.
@@ -308,15 +332,28 @@ func (b *binder) assignCast(e expr.Expr, col catalog.Column) (expr.Expr, error) 
 
 func (b *binder) insertSelect(r *catalog.Relation, targets []int, q ast.ResultSetNode, explicit bool) (planner.Node, error) {
 	b.presetSelectParams(r, targets, q)
+	// An untyped literal or NULL in the select list takes its target
+	// column's type, as in PostgreSQL (INSERT INTO t SELECT 1, NULL).
+	_, b.setOpBranch = q.(*ast.SelectStmt)
 	src, err := b.bindResultSet(q)
+	b.setOpBranch = false
 	if err != nil {
 		return nil, err
 	}
-	node := visibleNode(src.node)
-	cols := node.Columns()
-	if err := checkArity(len(cols), len(targets), explicit); err != nil {
+	vis := visibleCols(src.node)
+	if err := checkArity(len(vis), len(targets), explicit); err != nil {
 		return nil, err
 	}
+	ts := make([]types.Type, len(vis))
+	for k := range vis {
+		ts[k] = r.Columns[targets[k]].Type
+	}
+	resolved, err := resolveBranch(src.node, ts)
+	if err != nil {
+		return nil, err
+	}
+	node := visibleNode(resolved)
+	cols := node.Columns()
 	vals := make([]expr.Expr, len(cols))
 	for k, c := range cols {
 		vals[k] = expr.NewColumn(k, c.Type, c.Name)

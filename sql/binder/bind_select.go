@@ -52,6 +52,9 @@ func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
 	if err := b.takeFrameExcludes(s); err != nil {
 		return nil, err
 	}
+	// Taken before the CTEs bind: their queries are not the branch.
+	branch := b.setOpBranch
+	b.setOpBranch = false
 	pop, err := b.pushWith(s.With)
 	if err != nil {
 		return nil, err
@@ -68,8 +71,6 @@ func (b *binder) bindSelect(s *ast.SelectStmt) (*rel, error) {
 		t.Fields = &ast.FieldList{Fields: []*ast.SelectField{{WildCard: &ast.WildCardField{}}}}
 		s = &t
 	}
-	branch := b.setOpBranch
-	b.setOpBranch = false
 	s, on := splitDistinctOn(s)
 	st, err := b.bindSelectCore(s)
 	if err != nil {
