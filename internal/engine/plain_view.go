@@ -98,13 +98,14 @@ func (db *DB) materializedReader(id uint32, seen map[uint32]bool) *catalog.Relat
 }
 
 // viewDeps is what a new materialized view depends on: the relations
-// its plan scans, and the plain views its query names (expanded away in
-// the plan, but dropping one must not leave the view's definition
-// dangling).
+// its plan scans, and the others its query names: plain views (expanded
+// away in the plan) and tables named as row types (NULL::t of
+// jsonb_populate_record), whose drop must not leave the view's
+// definition dangling, unable to bind again at a restart.
 func (db *DB) viewDeps(q *planner.Query, plan planner.Node) []uint32 {
 	deps := scannedRelations(plan)
 	for _, id := range q.Refs {
-		if r, ok := db.RelationByID(id); ok && r.Kind == catalog.KindView && !slices.Contains(deps, id) {
+		if _, ok := db.RelationByID(id); ok && !slices.Contains(deps, id) {
 			deps = append(deps, id)
 		}
 	}

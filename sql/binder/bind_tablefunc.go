@@ -37,7 +37,7 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 	var err error
 	lateral := false
 	name := tf.Name
-	if expr.IsSetFunc(name) || expr.JSONToRecordFuncs[name] {
+	if expr.IsSetFunc(name) || expr.JSONToRecordFuncs[name] || populateRecordFuncs[name] != "" {
 		name = "unnest" // bound like it, as the function it names
 	}
 	switch name {
@@ -52,6 +52,12 @@ func (b *binder) bindTableFunc(tn *ast.TableName, alias string) (*rel, error) {
 			un, err = b.bindUnnestOver(c, tf.Args)
 			if err == nil {
 				node, args = un, []expr.Expr{un.Arg}
+			}
+		} else if populateRecordFuncs[tf.Name] != "" {
+			var un *planner.Unnest
+			un, err = b.bindPopulateRecord(c, tf)
+			if err == nil {
+				node, args = un, un.Set.Args
 			}
 		} else if expr.JSONToRecordFuncs[tf.Name] {
 			var un *planner.Unnest
