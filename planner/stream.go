@@ -102,7 +102,7 @@ const (
 
 // TableLayout returns the storage layout of a relation's rows.
 func TableLayout(r *catalog.Relation) *storage.Table {
-	return &storage.Table{ID: r.ID, Types: r.ColumnTypes(), PK: r.PK, DistKey: r.DistKey, Missing: r.MissingValues(),
+	return &storage.Table{ID: r.DataID(), Types: r.ColumnTypes(), PK: r.PK, DistKey: r.DistKey, Missing: r.MissingValues(),
 		Prefix: r.Narrowed}
 }
 

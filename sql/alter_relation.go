@@ -28,6 +28,11 @@ type AlterRelationStmt struct {
 	// Default and DefaultText are AlterSetDefault's expression.
 	Default     ast.ExprNode
 	DefaultText string
+	// TypeName is AlterSetType's new type (as ColumnDef.TypeName); Using
+	// and UsingText its USING expression (nil when absent).
+	TypeName  string
+	Using     ast.ExprNode
+	UsingText string
 	// Check and Unique are the constraint AlterAddConstraint adds;
 	// Constraint names the one AlterDropConstraint drops (its IF EXISTS
 	// is ColumnIfExists).
@@ -55,6 +60,8 @@ const (
 	AlterDropNotNull
 	AlterAddConstraint
 	AlterDropConstraint
+	// AlterSetType is ALTER [COLUMN] c [SET DATA] TYPE type [USING expr].
+	AlterSetType
 )
 
 // isRelationAlter reports whether the ALTER at the cursor, past its
@@ -212,7 +219,8 @@ func parseDropColumn(c *cursor, a *AlterRelationStmt) error {
 }
 
 // parseAlterColumn parses, after ALTER, [COLUMN] name {SET DEFAULT expr |
-// DROP DEFAULT | SET NOT NULL | DROP NOT NULL}.
+// DROP DEFAULT | SET NOT NULL | DROP NOT NULL | [SET DATA] TYPE type
+// [USING expr]}.
 func (s *stmtParser) parseAlterColumn(c *cursor, a *AlterRelationStmt) error {
 	c.acceptWord("column") // reserved in PostgreSQL: never a column's name
 	var err error
@@ -232,6 +240,8 @@ func (s *stmtParser) parseAlterColumn(c *cursor, a *AlterRelationStmt) error {
 		a.Action = AlterSetNotNull
 	case c.acceptWords("drop", "not", "null"):
 		a.Action = AlterDropNotNull
+	case c.acceptWords("set", "data", "type"), c.acceptWord("type"):
+		return s.parseSetType(c, a)
 	default:
 		if c.eof() {
 			return c.errHere()
@@ -240,6 +250,30 @@ func (s *stmtParser) parseAlterColumn(c *cursor, a *AlterRelationStmt) error {
 		return notSupportedAt(c.query, t, "ALTER TABLE ... ALTER COLUMN ... %s is not supported", c.query[t.Pos:c.endOffset()])
 	}
 	return nil
+}
+
+// parseSetType parses, after [SET DATA] TYPE, type [COLLATE "C" |
+// "default"] [USING expr].
+func (s *stmtParser) parseSetType(c *cursor, a *AlterRelationStmt) error {
+	a.Action = AlterSetType
+	var err error
+	if a.TypeName, err = parseTypeName(c); err != nil {
+		return err
+	}
+	if t := c.peek(); c.acceptWord("collate") {
+		name, err := c.ident()
+		if err != nil {
+			return err
+		}
+		if name != "C" && name != "default" && name != "POSIX" {
+			return notSupportedAt(c.query, t, "COLLATE %q is not supported: only \"C\", \"POSIX\" and \"default\"", name)
+		}
+	}
+	if !c.acceptWord("using") {
+		return nil
+	}
+	a.Using, a.UsingText, err = s.parseExprUntil(c, func(k int) bool { return c.toks[k].isPunct(",") })
+	return err
 }
 
 func (*AlterRelationStmt) node() {}

@@ -26,6 +26,10 @@ func TestParseAlterRelation(t *testing.T) {
 		"alter table t alter column c drop default":     {Kind: ObjTable, Name: "t", Action: AlterDropDefault, Column: "c"},
 		"alter table t alter c set not null":            {Kind: ObjTable, Name: "t", Action: AlterSetNotNull, Column: "c"},
 		"alter table t alter column c drop not null":    {Kind: ObjTable, Name: "t", Action: AlterDropNotNull, Column: "c"},
+		"alter table t alter column c type bigint":      {Kind: ObjTable, Name: "t", Action: AlterSetType, Column: "c", TypeName: "bigint"},
+		"alter table t alter c set data type numeric(10, 2)": {Kind: ObjTable, Name: "t", Action: AlterSetType, Column: "c",
+			TypeName: "numeric(10,2)"},
+		`alter table t alter c type text collate "C"`: {Kind: ObjTable, Name: "t", Action: AlterSetType, Column: "c", TypeName: "text"},
 	} {
 		got, ok := parseOne(t, q).Node.(*AlterRelationStmt)
 		if !ok {
@@ -42,6 +46,11 @@ func TestParseAlterRelation(t *testing.T) {
 	st := parseOne(t, "alter table t alter column c set default 1 + 2").Node.(*AlterRelationStmt)
 	if st.Action != AlterSetDefault || st.Default == nil || st.DefaultText != "1 + 2" {
 		t.Errorf("SET DEFAULT: got %#v", st)
+	}
+	st = parseOne(t, "alter table t alter c type int using c::int + 1, alter d type text").Node.(*AlterRelationStmt)
+	if st.Action != AlterSetType || st.Using == nil || st.UsingText != "c::int + 1" || len(st.More) != 1 ||
+		st.More[0].Action != AlterSetType || st.More[0].TypeName != "text" || st.More[0].Using != nil {
+		t.Errorf("TYPE ... USING: got %#v", st)
 	}
 	st = parseOne(t, "alter table t add c int default 'x' not null").Node.(*AlterRelationStmt)
 	if st.Def.Default == nil || st.Def.DefaultText != "'x'" || !st.Def.NotNull {
@@ -60,7 +69,8 @@ func TestParseAlterRelation(t *testing.T) {
 	}
 	for _, q := range []string{"alter table t add", "alter table t add primary key (a)", "alter table t drop constraint",
 		"alter table t add foreign key (a) references u", "alter table t add unique nulls not distinct (a)",
-		"alter table t alter column c type bigint", "alter table t add a int, rename b to c", "alter table t rename b to c, add a int", "alter view v pause",
+		"alter table t alter column c type", "alter table t alter c type int using", "alter table t alter c type text collate \"de_DE\"",
+		"alter table t add a int, rename b to c", "alter table t rename b to c, add a int", "alter view v pause",
 		"alter index i rename column a to b", "alter table t rename column a", "alter table t drop column"} {
 		_, err := NewParser().Parse(q)
 		asPgErr(t, err)

@@ -173,6 +173,10 @@ type Relation struct {
 	// Internal lists the ids of the state tables the view's operators own,
 	// in the order the planner allocated them.
 	Internal []uint32 `json:"internal,omitempty"`
+	// Storage is the state table holding a table's rows when it is not
+	// ID (0): ALTER TABLE ... ALTER COLUMN ... TYPE writes the rewritten
+	// rows into a new one (see DataID).
+	Storage uint32 `json:"storage,omitempty"`
 	// Parallelism is the number of actors of each partitioned fragment of
 	// a view's job (0: a view recorded before views ran in parallel, run
 	// with 1). Actor i of a fragment owns the vnodes
@@ -327,5 +331,17 @@ func (r *Relation) StateTables() []uint32 {
 	if r.Watermark != nil {
 		ids = append(ids, r.Watermark.State)
 	}
+	if r.Storage != 0 {
+		ids = append(ids, r.Storage)
+	}
 	return ids
+}
+
+// DataID is the state table holding r's rows: Storage, or ID when it is
+// 0.
+func (r *Relation) DataID() uint32 {
+	if r.Storage != 0 {
+		return r.Storage
+	}
+	return r.ID
 }

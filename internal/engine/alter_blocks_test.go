@@ -66,3 +66,57 @@ func TestAddColumnOverBlocks(t *testing.T) {
 		"UPDATE t SET d = 'set' WHERE id = 3000")
 	check("after writes")
 }
+
+// TestAlterTypeOverBlocks: ALTER ... TYPE rewrites a table whose rows
+// were bulk-loaded as columnar blocks, the primary key's type too (the
+// rows move to other vnodes): every row reads its converted values, the
+// old rows' state is purged, and a view over other columns created
+// before a later ALTER ... TYPE keeps equal to its query.
+func TestAlterTypeOverBlocks(t *testing.T) {
+	db, err := Open(":memory:", &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := db.NewSession()
+	const n = 40_000
+	query := func(q string) string { t.Helper(); return queryText(t, s, q) }
+	mustExec(t, s,
+		"CREATE TABLE t (id int PRIMARY KEY, k int, v bigint)",
+		fmt.Sprintf("INSERT INTO t SELECT g, g %% 10, g FROM generate_series(1, %d) AS g", n))
+	var keys int64
+	fmt.Sscanf(query("SELECT keys FROM streamdb_catalog.state_sizes WHERE relation = 't' AND kind = 'rows'"), "[[%d]]", &keys)
+	if keys <= 0 || keys >= n/10 {
+		t.Fatalf("t holds %d keys for %d rows: the load was not stored as blocks", keys, n)
+	}
+	mustExec(t, s,
+		"UPDATE t SET v = -v WHERE id % 1000 = 0", // rows over the blocks
+		"ALTER TABLE t ALTER id TYPE text USING 'k' || id, ALTER v TYPE numeric(12,1) USING v / 2.0")
+	if got := query("SELECT count(*), count(DISTINCT id), sum(v), min(id), max(id) FROM t"); got != "[[40000 40000 399190000.0 k1 k9999]]" {
+		t.Fatalf("after ALTER ... TYPE: %s", got)
+	}
+	if got := query("SELECT id, k, v FROM t WHERE id IN ('k1', 'k2000', 'k39999') ORDER BY v"); got != "[[k2000 0 -1000.0] [k1 1 0.5] [k39999 9 19999.5]]" {
+		t.Fatalf("point reads after ALTER ... TYPE: %s", got)
+	}
+	if got := query("SELECT sum(keys) FROM streamdb_catalog.state_sizes WHERE relation = 't' AND kind = 'rows'"); got != fmt.Sprintf("[[%d]]", n) {
+		t.Fatalf("t keeps %s keys of rows for %d rows: the old rows were not purged", got, n)
+	}
+	mustExec(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k")
+	wantCode(t, s, "ALTER TABLE t ALTER k TYPE bigint USING k * 2", "0A000", "cannot alter type of a column used by a view or rule")
+	wantCode(t, s, "ALTER TABLE t ALTER id TYPE varchar(10)", "0A000", `cannot alter the type of primary key column "id" of table "t" while other objects read the table`)
+	check := func(when string) {
+		t.Helper()
+		if got, want := query("SELECT * FROM mv ORDER BY k"), query("SELECT k, count(*), sum(v) FROM t GROUP BY k ORDER BY k"); got != want {
+			t.Fatalf("%s: mv = %s, its query gives %s", when, got, want)
+		}
+	}
+	check("ALTER of a column mv reads is refused")
+	mustExec(t, s, "ALTER TABLE t ADD COLUMN w text",
+		"ALTER TABLE t ALTER w TYPE int USING length(id)")
+	check("after ALTER of a column mv does not read")
+	mustExec(t, s, "INSERT INTO t VALUES ('new', 3, 1.5, 7)", "DELETE FROM t WHERE id = 'k5'", "UPDATE t SET v = v + 1, w = 2 WHERE id < 'k2'")
+	check("after writes")
+	if got := query("SELECT sum(w), count(w) FROM t"); got != "[[185689 40000]]" {
+		t.Fatalf("w: %s", got)
+	}
+}

@@ -57,7 +57,7 @@ func (a *relAlter) addCheck(ctx context.Context) error {
 }
 
 // dropConstraint drops the CHECK or UNIQUE constraint a.n names.
-func (a *relAlter) dropConstraint(ctx context.Context) error {
+func (a *relAlter) dropConstraint() error {
 	name := a.n.Constraint
 	if i := slices.IndexFunc(a.next.Checks, func(c catalog.Check) bool { return c.Name == name }); i >= 0 {
 		a.next.Checks = slices.Delete(slices.Clone(a.next.Checks), i, i+1)
@@ -67,10 +67,8 @@ func (a *relAlter) dropConstraint(ctx context.Context) error {
 	if i >= 0 {
 		u := a.next.Uniques[i]
 		a.lockDML()
-		if idx, ok := a.db.RelationByID(u.Index); ok {
-			if err := a.db.dropRelation(ctx, idx, true, a.w); err != nil {
-				return err
-			}
+		if idx, ok := a.db.RelationByID(u.Index); ok && !a.dropping(idx.ID) {
+			a.drops = append(a.drops, pendingDrop{rel: idx})
 		}
 		a.next.Uniques = slices.Delete(slices.Clone(a.next.Uniques), i, i+1)
 		return nil

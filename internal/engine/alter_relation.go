@@ -66,23 +66,91 @@ func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.A
 	defer a.unlock()
 	acts := append([]*sql.AlterRelationStmt{n}, n.More...)
 	slices.SortStableFunc(acts, func(x, y *sql.AlterRelationStmt) int { return alterPass(x) - alterPass(y) })
+	if err := checkTypeActions(acts); err != nil {
+		return err
+	}
 	for _, act := range acts {
 		if err := a.apply(ctx, act); err != nil {
 			return err
 		}
 	}
-	if err := a.db.commitAlter(a.next); err != nil {
+	if err := a.finish(ctx); err != nil {
 		return err
+	}
+	return w.Complete(tag)
+}
+
+// finish makes the changes the actions decided, once all of them have
+// passed their checks, so that an ALTER one of whose actions fails
+// changes nothing (a DROP COLUMN ... CASCADE before it drops no view), as
+// in PostgreSQL: it rewrites the rows (ALTER ... TYPE), drops the
+// relations the actions drop, and commits next.
+func (a *relAlter) finish(ctx context.Context) error {
+	var rw *rewrite
+	if len(a.retypes) > 0 {
+		var err error
+		if rw, err = a.rewriteRows(ctx); err != nil {
+			return err
+		}
+		defer rw.abandon()
+	}
+	if err := a.dropPending(ctx); err != nil {
+		return err
+	}
+	var edit metaEdit
+	if rw != nil {
+		edit = rw.commitEdit()
+	}
+	if err := a.db.commitAlter(a.next, edit); err != nil {
+		return err
+	}
+	if rw != nil {
+		rw.committed = true
 	}
 	if err := a.db.followOwnedColumns(a.r, a.next); err != nil {
 		return err
 	}
 	if a.rebuild {
-		if err := a.db.rebuildJobs(ctx, r.ID, true); err != nil {
+		if err := a.db.rebuildJobs(ctx, a.r.ID, true); err != nil {
 			return err
 		}
 	}
-	return w.Complete(tag)
+	if rw != nil {
+		return rw.purgeOld()
+	}
+	return nil
+}
+
+// pendingDrop is a relation an action drops (DROP COLUMN ... CASCADE,
+// DROP CONSTRAINT of a UNIQUE constraint), dropped once every action
+// has passed its checks; notice: announce it as a cascade.
+type pendingDrop struct {
+	rel    *catalog.Relation
+	notice bool
+}
+
+// dropping reports whether an action of the statement drops relation id.
+func (a *relAlter) dropping(id uint32) bool {
+	return slices.ContainsFunc(a.drops, func(d pendingDrop) bool { return d.rel.ID == id })
+}
+
+// dropPending drops the relations the actions drop.
+func (a *relAlter) dropPending(ctx context.Context) error {
+	for _, d := range a.drops {
+		cur, ok := a.db.RelationByID(d.rel.ID)
+		if !ok {
+			continue // dropped by the cascade of another
+		}
+		if d.notice {
+			if err := a.w.Notice("NOTICE", fmt.Sprintf("drop cascades to %s %s", kindWord(cur.Kind), cur.Name)); err != nil {
+				return err
+			}
+		}
+		if err := a.db.dropRelation(ctx, cur, true, a.w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // apply makes the change of one action of the statement in a.next.
@@ -92,7 +160,9 @@ func (a *relAlter) apply(ctx context.Context, n *sql.AlterRelationStmt) error {
 	case sql.AlterAddColumn:
 		return a.addColumn()
 	case sql.AlterDropColumn:
-		return a.dropColumn(ctx)
+		return a.dropColumn()
+	case sql.AlterSetType:
+		return a.setType()
 	case sql.AlterRenameColumn:
 		return a.renameColumn()
 	case sql.AlterRename:
@@ -100,25 +170,28 @@ func (a *relAlter) apply(ctx context.Context, n *sql.AlterRelationStmt) error {
 	case sql.AlterAddConstraint:
 		return a.addCheck(ctx)
 	case sql.AlterDropConstraint:
-		return a.dropConstraint(ctx)
+		return a.dropConstraint()
 	}
 	return a.alterColumn()
 }
 
 // alterPass orders the actions of one ALTER TABLE as PostgreSQL runs
 // them (its AT_PASS_*): the drops (of columns, defaults and NOT NULL)
-// first, then the added columns, then SET NOT NULL, then SET DEFAULT, each
-// group in the order written; so ALTER c SET DEFAULT 1, ADD c int works.
+// first, then the type changes, then the added columns, then SET NOT
+// NULL, then SET DEFAULT, each group in the order written; so ALTER c SET
+// DEFAULT 1, ADD c int works.
 func alterPass(n *sql.AlterRelationStmt) int {
 	switch n.Action {
-	case sql.AlterAddColumn:
+	case sql.AlterSetType:
 		return 1
-	case sql.AlterSetNotNull:
+	case sql.AlterAddColumn:
 		return 2
-	case sql.AlterSetDefault:
+	case sql.AlterSetNotNull:
 		return 3
-	case sql.AlterAddConstraint:
+	case sql.AlterSetDefault:
 		return 4
+	case sql.AlterAddConstraint:
+		return 5
 	}
 	return 0
 }
@@ -149,6 +222,10 @@ type relAlter struct {
 	// added a column, so the jobs must be rebuilt (addColumn).
 	next    *catalog.Relation
 	rebuild bool
+	// drops are the relations the actions drop (finish drops them);
+	// retypes the columns whose type they change (alter_type.go).
+	drops   []pendingDrop
+	retypes []retype
 	// unlockDML, when not nil, releases r's DML lock (lockDML).
 	unlockDML func()
 }
@@ -271,7 +348,7 @@ func (a *relAlter) addColumn() error {
 	return nil
 }
 
-func (a *relAlter) dropColumn(ctx context.Context) error {
+func (a *relAlter) dropColumn() error {
 	if err := a.checkColumnsChangeable("drop"); err != nil {
 		return err
 	}
@@ -297,6 +374,7 @@ func (a *relAlter) dropColumn(ctx context.Context) error {
 			return err
 		}
 	}
+	users = slices.DeleteFunc(users, func(u *catalog.Relation) bool { return a.dropping(u.ID) })
 	if len(users) > 0 && !a.n.Cascade {
 		return a.dependentsError(users)
 	}
@@ -304,15 +382,8 @@ func (a *relAlter) dropColumn(ctx context.Context) error {
 		return err
 	}
 	for _, u := range users {
-		cur, ok := a.db.RelationByID(u.ID)
-		if !ok {
-			continue // dropped by the cascade of another
-		}
-		if err := a.w.Notice("NOTICE", fmt.Sprintf("drop cascades to %s %s", kindWord(u.Kind), u.Name)); err != nil {
-			return err
-		}
-		if err := a.db.dropRelation(ctx, cur, true, a.w); err != nil {
-			return err
+		if !a.dropping(u.ID) {
+			a.drops = append(a.drops, pendingDrop{rel: u, notice: true})
 		}
 	}
 	a.lockDML()
@@ -409,6 +480,9 @@ func (a *relAlter) alterColumn() error {
 		}
 		col.NotNull = true
 		a.lockDML()
+		if len(a.retypes) > 0 {
+			return nil // the rewrite checks the rows (alter_type.go)
+		}
 		// The stored rows as next reads them (a column added by this
 		// statement: its missing value).
 		if has, err := a.db.hasNull(r, c); err != nil {
@@ -420,10 +494,17 @@ func (a *relAlter) alterColumn() error {
 	return nil
 }
 
+// metaEdit is what a commitAlter also deletes and writes in the store's
+// metadata, in its one write.
+type metaEdit struct {
+	dels []string
+	puts map[string][]byte
+}
+
 // commitAlter durably writes next, the new version of a relation, with
 // every relation that reads it recording it as it was (bound.go) unless
-// it did already, in one store write, and publishes them.
-func (db *DB) commitAlter(next *catalog.Relation) error {
+// it did already, and edit, in one store write, and publishes them.
+func (db *DB) commitAlter(next *catalog.Relation, edit metaEdit) error {
 	prev, ok := db.RelationByID(next.ID)
 	if !ok {
 		return pgerr.New(pgerr.UndefinedTable, "relation %d does not exist", next.ID)
@@ -450,7 +531,8 @@ func (db *DB) commitAlter(next *catalog.Relation) error {
 		}
 		changed = append(changed, &nd)
 	}
-	puts := make(map[string][]byte, len(changed))
+	puts := make(map[string][]byte, len(changed)+len(edit.puts))
+	maps.Copy(puts, edit.puts)
 	for _, r := range changed {
 		b, err := json.Marshal(r)
 		if err != nil {
@@ -458,7 +540,7 @@ func (db *DB) commitAlter(next *catalog.Relation) error {
 		}
 		puts[relKey(r.ID)] = b
 	}
-	if err := db.store.UpdateMeta(nil, puts); err != nil {
+	if err := db.store.UpdateMeta(edit.dels, puts); err != nil {
 		return err
 	}
 	db.mu.Lock()

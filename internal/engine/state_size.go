@@ -31,7 +31,7 @@ func (s systemSource) StateSizes() ([]systemcatalog.StateSize, error) {
 }
 
 // stateTables lists the state tables r owns, unmeasured: its rows under
-// its own id (a source and a plain view keep none), its operators' state
+// its own id or Storage (a source and a plain view keep none), its operators' state
 // (r.Internal) and its watermark's.
 func stateTables(r *catalog.Relation) []systemcatalog.StateSize {
 	if r.Kind.Virtual() {
@@ -39,7 +39,7 @@ func stateTables(r *catalog.Relation) []systemcatalog.StateSize {
 	}
 	var out []systemcatalog.StateSize
 	if r.Kind != catalog.KindSource {
-		out = append(out, systemcatalog.StateSize{Relation: r, Table: r.ID, Kind: systemcatalog.StateRows})
+		out = append(out, systemcatalog.StateSize{Relation: r, Table: r.DataID(), Kind: systemcatalog.StateRows})
 	}
 	for _, id := range r.Internal {
 		out = append(out, systemcatalog.StateSize{Relation: r, Table: id, Kind: systemcatalog.StateInternal})

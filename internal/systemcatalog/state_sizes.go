@@ -26,7 +26,7 @@ var stateSizes = newTable(nsStreamdb, "state_sizes", 16008, "v", stateSizeRows,
 // What a state table holds (StateSize.Kind).
 const (
 	// StateRows is a relation's own rows (or an index's entries), kept
-	// under the relation's id.
+	// under the relation's id (its Storage once ALTER ... TYPE rewrote them).
 	StateRows = "rows"
 	// StateInternal is the state of one of the relation's operators
 	// (catalog.Relation.Internal): aggregates' groups, joins' sides, a
