@@ -513,9 +513,10 @@ func (db *DB) commitAlter(next *catalog.Relation, edit metaEdit) error {
 	if renamed && next.Kind == catalog.KindIndex {
 		next.ShownDefinition = renamedIn(next, prev, next)
 	}
+	cols := renamedColumns(prev, next)
 	changed := []*catalog.Relation{next}
 	for _, d := range db.dependents(next.ID) {
-		if d.Bound[prev.ID] != nil && !renamed {
+		if d.Bound[prev.ID] != nil && !renamed && len(cols) == 0 {
 			continue
 		}
 		nd := *d
@@ -528,6 +529,9 @@ func (db *DB) commitAlter(next *catalog.Relation, edit metaEdit) error {
 		}
 		if renamed {
 			nd.ShownDefinition = renamedIn(d, prev, next)
+		}
+		if len(cols) > 0 {
+			nd.ShownDefinition = db.columnsRenamedIn(d, next, cols)
 		}
 		changed = append(changed, &nd)
 	}
@@ -564,6 +568,49 @@ func renamedIn(d, prev, next *catalog.Relation) string {
 	_, old := catalog.SplitName(prev.Name)
 	_, now := catalog.SplitName(next.Name)
 	return sql.RenameRelationRefs(d.Shown(), old, now, d.Kind == catalog.KindIndex)
+}
+
+// renamedColumns returns the names, old then new, of the columns of
+// relation prev that next (its new version) renames.
+func renamedColumns(prev, next *catalog.Relation) [][2]string {
+	var out [][2]string
+	for i, c := range prev.Columns[:min(len(prev.Columns), len(next.Columns))] {
+		n := next.Columns[i]
+		if !c.Dropped && !n.Dropped && !c.Hidden && c.Name != n.Name {
+			out = append(out, [2]string{c.Name, n.Name})
+		}
+	}
+	return out
+}
+
+// columnsRenamedIn returns the definition of d to show once relation r
+// renamed the columns cols (sql.RenameQueryColumnRefs): references to
+// them unqualified are renamed only where no other relation d reads has
+// a column of that name.
+func (db *DB) columnsRenamedIn(d, r *catalog.Relation, cols [][2]string) string {
+	def := d.Shown()
+	if def == "" || d.Kind == catalog.KindIndex {
+		return d.ShownDefinition
+	}
+	_, own := catalog.SplitName(r.Name)
+	for _, c := range cols {
+		def = sql.RenameQueryColumnRefs(def, own, c[0], c[1], db.otherHasColumn(d, r.ID, c[0]))
+	}
+	return def
+}
+
+// otherHasColumn reports whether a relation d reads, other than id, has
+// a column called name.
+func (db *DB) otherHasColumn(d *catalog.Relation, id uint32, name string) bool {
+	for _, dep := range d.Deps {
+		if dep == id {
+			continue
+		}
+		if o, ok := db.RelationByID(dep); ok && visibleColumn(o, name) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tableEmpty reports whether table r holds no row (committed).
