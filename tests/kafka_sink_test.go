@@ -460,8 +460,10 @@ func TestKafkaSinkBackfill(t *testing.T) {
 // TestKafkaSinkAlterTable: a sink from a table keeps the columns it was
 // created with while the table gains a column (rows written after it
 // carry it, the sink's messages do not), refuses the drop of a column it
-// delivers (2BP01), and goes on delivering after the table and the sink
-// are renamed, also across a restart.
+// delivers (2BP01) and the change of its type (0A000), and goes on
+// delivering after the table and the sink are renamed, also across a
+// restart; its messages keep the field names it was created with ("v"
+// after v is renamed label), as a view keeps its column names.
 func TestKafkaSinkAlterTable(t *testing.T) {
 	verifyNoLeaks(t)
 	_, addr := sinkCluster(t, "alt")
@@ -483,6 +485,7 @@ func TestKafkaSinkAlterTable(t *testing.T) {
 	mustExec(t, db, "ALTER TABLE t RENAME TO t2")
 	mustExec(t, db, "ALTER TABLE t2 RENAME COLUMN v TO label")
 	mustExec(t, db, "ALTER SINK s RENAME TO s2")
+	expectSQLState(t, db, pgerr.FeatureNotSupported, "sink s2", "ALTER TABLE t2 ALTER COLUMN n TYPE float8")
 	mustExec(t, db, "DELETE FROM t2 WHERE id > 90")
 	waitFolded(t, r, upsertWant(t, db, "SELECT id, label, n FROM t2"))
 	if err := db.Close(); err != nil {
