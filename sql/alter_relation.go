@@ -62,6 +62,9 @@ const (
 	AlterDropConstraint
 	// AlterSetType is ALTER [COLUMN] c [SET DATA] TYPE type [USING expr].
 	AlterSetType
+	// AlterDropExpression is ALTER [COLUMN] c DROP EXPRESSION [IF
+	// EXISTS] (its IF EXISTS is ColumnIfExists).
+	AlterDropExpression
 )
 
 // isRelationAlter reports whether the ALTER at the cursor, past its
@@ -220,7 +223,7 @@ func parseDropColumn(c *cursor, a *AlterRelationStmt) error {
 
 // parseAlterColumn parses, after ALTER, [COLUMN] name {SET DEFAULT expr |
 // DROP DEFAULT | SET NOT NULL | DROP NOT NULL | [SET DATA] TYPE type
-// [USING expr]}.
+// [USING expr] | DROP EXPRESSION [IF EXISTS]}.
 func (s *stmtParser) parseAlterColumn(c *cursor, a *AlterRelationStmt) error {
 	c.acceptWord("column") // reserved in PostgreSQL: never a column's name
 	var err error
@@ -242,6 +245,9 @@ func (s *stmtParser) parseAlterColumn(c *cursor, a *AlterRelationStmt) error {
 		a.Action = AlterDropNotNull
 	case c.acceptWords("set", "data", "type"), c.acceptWord("type"):
 		return s.parseSetType(c, a)
+	case c.acceptWords("drop", "expression"):
+		a.Action = AlterDropExpression
+		a.ColumnIfExists = c.acceptWords("if", "exists")
 	default:
 		if c.eof() {
 			return c.errHere()

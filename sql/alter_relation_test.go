@@ -27,6 +27,8 @@ func TestParseAlterRelation(t *testing.T) {
 		"alter table t alter c set not null":            {Kind: ObjTable, Name: "t", Action: AlterSetNotNull, Column: "c"},
 		"alter table t alter column c drop not null":    {Kind: ObjTable, Name: "t", Action: AlterDropNotNull, Column: "c"},
 		"alter table t alter column c type bigint":      {Kind: ObjTable, Name: "t", Action: AlterSetType, Column: "c", TypeName: "bigint"},
+		"alter table t alter c drop expression if exists": {Kind: ObjTable, Name: "t", Action: AlterDropExpression, Column: "c",
+			ColumnIfExists: true},
 		"alter table t alter c set data type numeric(10, 2)": {Kind: ObjTable, Name: "t", Action: AlterSetType, Column: "c",
 			TypeName: "numeric(10,2)"},
 		`alter table t alter c type text collate "C"`: {Kind: ObjTable, Name: "t", Action: AlterSetType, Column: "c", TypeName: "text"},

@@ -26,14 +26,21 @@ func (a *relAlter) addCheck(ctx context.Context) error {
 	if len(a.next.Columns) != len(a.r.Columns) {
 		return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD CHECK in the statement that adds or drops columns is not supported")
 	}
-	chk, e, err := binder.NewCheck(a.s.catalog(), a.next, *a.n.Check)
+	return a.addCheckOver(ctx, a.r, *a.n.Check)
+}
+
+// addCheckOver adds CHECK constraint d to a.next once every stored row,
+// read as layout has it (a.r, or a.next for the constraint of a column
+// the statement adds: the rows read its missing value), passes it.
+func (a *relAlter) addCheckOver(ctx context.Context, layout *catalog.Relation, d sql.CheckDef) error {
+	chk, e, err := binder.NewCheck(a.s.catalog(), a.next, d)
 	if err != nil {
 		return err
 	}
 	a.lockDML()
 	snap := a.db.store.Snapshot()
 	defer snap.Close()
-	it := planner.TableLayout(a.r).Scan(snap)
+	it := planner.TableLayout(layout).Scan(snap)
 	defer it.Close()
 	for n := 0; it.Next(); n++ {
 		if n%1024 == 0 {

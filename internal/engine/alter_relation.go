@@ -158,7 +158,7 @@ func (a *relAlter) apply(ctx context.Context, n *sql.AlterRelationStmt) error {
 	a.n = n
 	switch n.Action {
 	case sql.AlterAddColumn:
-		return a.addColumn()
+		return a.addColumn(ctx)
 	case sql.AlterDropColumn:
 		return a.dropColumn()
 	case sql.AlterSetType:
@@ -309,7 +309,7 @@ func (a *relAlter) unlock() {
 	}
 }
 
-func (a *relAlter) addColumn() error {
+func (a *relAlter) addColumn(ctx context.Context) error {
 	if err := a.checkColumnsChangeable("add"); err != nil {
 		return err
 	}
@@ -345,6 +345,12 @@ func (a *relAlter) addColumn() error {
 	}
 	a.next.Columns = append(a.next.Columns, col)
 	a.rebuild = true
+	for _, chk := range def.Checks {
+		// The stored rows read the column's missing value.
+		if err := a.addCheckOver(ctx, a.next, chk); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -449,8 +455,9 @@ func (a *relAlter) rename() error {
 	return nil
 }
 
-// alterColumn runs ALTER COLUMN ... SET/DROP DEFAULT and SET/DROP NOT
-// NULL. They change what DML checks and fills, not the rows stored.
+// alterColumn runs ALTER COLUMN ... SET/DROP DEFAULT, SET/DROP NOT NULL
+// and DROP EXPRESSION. They change what DML checks and fills, not the
+// rows stored.
 func (a *relAlter) alterColumn() error {
 	c, err := a.column(a.n.Column)
 	if err != nil {
@@ -469,6 +476,17 @@ func (a *relAlter) alterColumn() error {
 		col.Default = a.n.DefaultText
 	case sql.AlterDropDefault:
 		col.Default = ""
+	case sql.AlterDropExpression:
+		if col.Generated == "" {
+			msg := fmt.Sprintf("column %q of relation %q is not a stored generated column", a.n.Column, a.ownName())
+			if a.n.ColumnIfExists {
+				return a.skip(msg + ", skipping")
+			}
+			return pgerr.New(pgerr.ObjectNotInPrereqState, "%s", msg)
+		}
+		// The stored values stay: the column is an ordinary one now.
+		col.Generated = ""
+		a.lockDML()
 	case sql.AlterDropNotNull:
 		if slices.Contains(r.PK, c) {
 			return pgerr.New("42P16", "column %q is in a primary key", a.n.Column)
