@@ -81,6 +81,13 @@ func testAlterColumnTypeUnderViews(t *testing.T, par int) {
 	views["discounted"] = "SELECT cust, sum(amt * disc), count(note) FROM orders GROUP BY cust"
 	alterWrites(t, db, rng, &next, "orders", "amt", false, 40)
 	views.check(t, db, "view over the new types")
+	// A generated column added is computed for the stored rows too.
+	mustExec(t, db, "ALTER TABLE orders ADD COLUMN twice int GENERATED ALWAYS AS (amt * 2) STORED")
+	views.check(t, db, "after ADD COLUMN ... GENERATED")
+	mustExec(t, db, "CREATE MATERIALIZED VIEW doubled AS SELECT cust, sum(twice) AS s FROM orders GROUP BY cust")
+	views["doubled"] = "SELECT cust, sum(amt) * 2 FROM orders GROUP BY cust"
+	alterWrites(t, db, rng, &next, "orders", "amt", false, 40)
+	views.check(t, db, "writes after ADD COLUMN ... GENERATED")
 
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

@@ -65,6 +65,7 @@ func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.A
 	a := &relAlter{db: db, s: s, st: st, r: r, w: w, next: cloneRel(r)}
 	defer a.unlock()
 	acts := append([]*sql.AlterRelationStmt{n}, n.More...)
+	a.actions = len(acts)
 	slices.SortStableFunc(acts, func(x, y *sql.AlterRelationStmt) int { return alterPass(x) - alterPass(y) })
 	if err := checkTypeActions(acts); err != nil {
 		return err
@@ -87,7 +88,7 @@ func (s *Session) alterRelation(ctx context.Context, st *sql.Statement, n *sql.A
 // relations the actions drop, and commits next.
 func (a *relAlter) finish(ctx context.Context) error {
 	var rw *rewrite
-	if len(a.retypes) > 0 {
+	if len(a.retypes) > 0 || len(a.computed) > 0 {
 		var err error
 		if rw, err = a.rewriteRows(ctx); err != nil {
 			return err
@@ -226,6 +227,11 @@ type relAlter struct {
 	// retypes the columns whose type they change (alter_type.go).
 	drops   []pendingDrop
 	retypes []retype
+	// computed are the generated columns the actions add, computed for
+	// every row by the rewrite (alter_type.go); actions is how many
+	// actions the statement has.
+	computed []retype
+	actions  int
 	// unlockDML, when not nil, releases r's DML lock (lockDML).
 	unlockDML func()
 }
@@ -336,6 +342,9 @@ func (a *relAlter) addColumn(ctx context.Context) error {
 		col.Missing = &text
 	}
 	a.lockDML()
+	if col.Generated != "" {
+		return a.addGenerated(col)
+	}
 	if col.NotNull && missing == nil {
 		if empty, err := a.db.tableEmpty(a.r); err != nil {
 			return err

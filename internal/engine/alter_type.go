@@ -44,6 +44,9 @@ import (
 // column of the primary key changes the key's encoding, and the views
 // over the table key their state by it: one is refused while anything
 // reads the table.
+//
+// ADD COLUMN ... GENERATED ALWAYS AS (expr) STORED uses the same rewrite:
+// the column is computed for every row (relAlter.computed).
 
 // retype is the change of one ALTER ... TYPE: column col takes the value
 // of conv, over a row of the table as the statement found it.
@@ -218,13 +221,14 @@ func (a *relAlter) copyRows(ctx context.Context, dst *storage.Table) error {
 	b := db.store.NewWriteBatch()
 	defer func() { _ = b.Close() }()
 	row := make([]types.Datum, len(a.next.Columns))
+	missing := a.next.MissingValues()
 	for n := 0; it.Next(); n++ {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return pgerr.As(err)
 			}
 		}
-		if err := a.convert(row, it.Row(), rules); err != nil {
+		if err := a.convert(row, it.Row(), missing, rules); err != nil {
 			return err
 		}
 		if pkChanges {
@@ -251,12 +255,26 @@ func (a *relAlter) copyRows(ctx context.Context, dst *storage.Table) error {
 	return err
 }
 
-// convert fills row with old, a row of a.r, as a.next has it, and checks
-// it against a.next's NOT NULL and CHECK constraints.
-func (a *relAlter) convert(row, old []types.Datum, rules *planner.RowRules) error {
+// convert fills row with old, a row of a.r, as a.next has it (the
+// columns the statement adds read missing, generated ones computed), and
+// checks it against a.next's NOT NULL and CHECK constraints.
+func (a *relAlter) convert(row, old, missing []types.Datum, rules *planner.RowRules) error {
 	copy(row, old)
+	for i := len(old); i < len(row); i++ {
+		row[i] = nil
+		if i < len(missing) {
+			row[i] = missing[i]
+		}
+	}
 	for _, r := range a.retypes {
 		v, err := r.conv.Eval(old)
+		if err != nil {
+			return err
+		}
+		row[r.col] = v
+	}
+	for _, r := range a.computed {
+		v, err := r.conv.Eval(row)
 		if err != nil {
 			return err
 		}
@@ -304,6 +322,35 @@ func (a *relAlter) checkKey(dst *storage.Table, b *storage.WriteBatch, row []typ
 	e := pgerr.New(pgerr.UniqueViolation, "could not create unique index %q", a.ownName()+"_pkey")
 	e.Detail = fmt.Sprintf("Key (%s)=(%s) is duplicated.", strings.Join(names, ", "), strings.Join(vals, ", "))
 	return e
+}
+
+// addGenerated adds generated column col (ADD COLUMN ... GENERATED
+// ALWAYS AS (expr) STORED) to a.next: the rewrite computes it for every
+// stored row and checks its NOT NULL and CHECK constraints there. It is
+// the only action of its statement, whose other actions would read the
+// stored rows before they have the column.
+func (a *relAlter) addGenerated(col catalog.Column) error {
+	if a.actions > 1 {
+		e := pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... GENERATED must be the only action of its statement")
+		e.Hint = "Run the other actions as separate ALTER TABLE statements."
+		return e
+	}
+	a.next.Columns = append(a.next.Columns, col)
+	i := len(a.next.Columns) - 1
+	e, err := binder.GeneratedColumn(a.s.catalog(), a.st, a.next, i, a.n.Def.Generated)
+	if err != nil {
+		return err
+	}
+	for _, d := range a.n.Def.Checks {
+		chk, _, err := binder.NewCheck(a.s.catalog(), a.next, d)
+		if err != nil {
+			return err
+		}
+		a.next.Checks = append(slices.Clone(a.next.Checks), chk)
+	}
+	a.computed = append(a.computed, retype{col: i, conv: e})
+	a.rebuild = true
+	return nil
 }
 
 // commitEdit is what the ALTER's commit also writes: the new table is

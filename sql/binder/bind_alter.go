@@ -3,6 +3,8 @@ package binder
 import (
 	"slices"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -29,6 +31,13 @@ func NewColumn(cat catalog.Reader, st *sql.Statement, def sql.ColumnDef, at *exp
 		return catalog.Column{}, nil, b.at(err, nil, typeBase(def.TypeName))
 	}
 	col := catalog.Column{Name: def.Name, Type: t, NotNull: def.NotNull}
+	if def.Generated != nil {
+		if def.Default != nil {
+			return col, nil, b.atNode(pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column %q", def.Name), def.Default)
+		}
+		col.Generated = def.GeneratedText // bound by GeneratedColumn
+		return col, nil, nil
+	}
 	if def.Default == nil {
 		return col, nil, nil
 	}
@@ -53,6 +62,20 @@ func NewColumn(cat catalog.Reader, st *sql.Statement, def sql.ColumnDef, at *exp
 	return col, v, nil
 }
 
+// GeneratedColumn binds the generation expression of column i of r (the
+// table as ALTER TABLE ... ADD COLUMN leaves it), over a row of r.
+func GeneratedColumn(cat catalog.Reader, st *sql.Statement, r *catalog.Relation, i int, n ast.ExprNode) (expr.Expr, error) {
+	b := newBinder(cat, st, Options{})
+	if hasSubquery(n) {
+		return nil, b.atNode(pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in column generation expression"), n)
+	}
+	e, err := b.generationExpr(r.Name, r.Columns, i, n)
+	if err != nil {
+		return nil, err
+	}
+	return finishExpr(e, b.zone, nil), nil
+}
+
 // ColumnDefault checks the expression of ALTER TABLE ... ALTER COLUMN
 // ... SET DEFAULT, of st, for column col.
 func ColumnDefault(cat catalog.Reader, st *sql.Statement, n *sql.AlterRelationStmt, col catalog.Column) error {
@@ -61,10 +84,11 @@ func ColumnDefault(cat catalog.Reader, st *sql.Statement, n *sql.AlterRelationSt
 	return err
 }
 
-// checkAddedColumnKind refuses ADD COLUMN of a serial, identity or
-// generated column, or with a UNIQUE constraint: each would have to be
-// computed or indexed over the rows already stored. (Its CHECK
-// constraints are checked over them: relAlter.addColumn.)
+// checkAddedColumnKind refuses ADD COLUMN of a serial or identity
+// column, or with a UNIQUE constraint: each would have to be numbered or
+// indexed over the rows already stored. (A generated column is computed
+// for them and its CHECK constraints checked over them: see
+// relAlter.addColumn.)
 func checkAddedColumnKind(def sql.ColumnDef) error {
 	what := ""
 	switch _, serial := serialType(def.TypeName); {
@@ -72,8 +96,6 @@ func checkAddedColumnKind(def sql.ColumnDef) error {
 		what = "a serial column"
 	case def.Identity != "":
 		what = "an identity column"
-	case def.Generated != nil:
-		what = "a generated column"
 	case def.Unique:
 		return uniqueNotSupported()
 	default:
