@@ -3,6 +3,9 @@ package engine
 import (
 	"fmt"
 	"testing"
+
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/storage"
 )
 
 // TestAddColumnOverBlocks: rows bulk-loaded into an empty table are
@@ -119,4 +122,67 @@ func TestAlterTypeOverBlocks(t *testing.T) {
 	if got := query("SELECT sum(w), count(w) FROM t"); got != "[[185689 40000]]" {
 		t.Fatalf("w: %s", got)
 	}
+}
+
+// TestAlterTypeFailureLeavesNoRows: an ALTER ... TYPE that fails after
+// part of its rewrite was written (batches of several MiB already
+// committed) leaves the table as it was, and neither a key of the new
+// storage nor its record to purge behind; one that succeeds leaves no key
+// of the old storage. An index holding the column refuses the change.
+func TestAlterTypeFailureLeavesNoRows(t *testing.T) {
+	db, err := Open(":memory:", &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := db.NewSession()
+	query := func(q string) string { t.Helper(); return queryText(t, s, q) }
+	mustExec(t, s, "CREATE TABLE t (id int PRIMARY KEY, a text, pad text)",
+		"INSERT INTO t SELECT g, g::text, repeat('x', 2000) FROM generate_series(1, 6000) AS g")
+	r, ok := db.Relation("t")
+	if !ok {
+		t.Fatal("no table t")
+	}
+	// The row the rewrite reads last fails it, once ~12 MiB are written.
+	snap := db.store.Snapshot()
+	it := planner.TableLayout(r).Scan(snap)
+	var last int64
+	for it.Next() {
+		last = it.Row()[0].(int64)
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snap.Close()
+	mustExec(t, s, fmt.Sprintf("UPDATE t SET a = 'bad' WHERE id = %d", last))
+	keys := func(id uint32) int64 {
+		t.Helper()
+		snap := db.store.Snapshot()
+		defer snap.Close()
+		sizes, err := storage.TableSizes(snap, []uint32{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sizes[0].Keys
+	}
+	scratch := db.nextID
+	wantCode(t, s, "ALTER TABLE t ALTER a TYPE int USING a::int", "22P02", `invalid input syntax for type integer: "bad"`)
+	if n := keys(scratch); n != 0 || db.nextID != scratch+1 {
+		t.Fatalf("after a failed ALTER: %d keys under table %d (next id %d)", n, scratch, db.nextID)
+	}
+	if _, ok, err := db.store.GetMeta(dropKey(scratch)); ok || err != nil {
+		t.Fatalf("the failed ALTER left its record to purge (%v)", err)
+	}
+	if got := query("SELECT count(*), max(a), pg_typeof(max(a))::text FROM t"); got != "[[6000 bad text]]" {
+		t.Fatalf("t after a failed ALTER: %s", got)
+	}
+	mustExec(t, s, fmt.Sprintf("DELETE FROM t WHERE id = %d", last), "ALTER TABLE t ALTER a TYPE int USING a::int")
+	if n := keys(r.ID); n != 0 {
+		t.Fatalf("after ALTER ... TYPE the old storage keeps %d keys", n)
+	}
+	if got := query("SELECT count(*), sum(a) FROM t"); got != fmt.Sprintf("[[5999 %d]]", 6000*6001/2-int(last)) {
+		t.Fatalf("t after ALTER ... TYPE: %s", got)
+	}
+	mustExec(t, s, "CREATE INDEX t_a ON t (a)")
+	wantCode(t, s, "ALTER TABLE t ALTER a TYPE bigint", "0A000", "cannot alter type of a column used by an index")
 }
