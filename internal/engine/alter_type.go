@@ -330,6 +330,9 @@ func (a *relAlter) checkKey(dst *storage.Table, b *storage.WriteBatch, row []typ
 // the only action of its statement, whose other actions would read the
 // stored rows before they have the column.
 func (a *relAlter) addGenerated(col catalog.Column) error {
+	if col.Default != "" {
+		return pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column %q of table %q", col.Name, a.ownName())
+	}
 	if a.actions > 1 {
 		e := pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... GENERATED must be the only action of its statement")
 		e.Hint = "Run the other actions as separate ALTER TABLE statements."

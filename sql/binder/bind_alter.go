@@ -32,10 +32,10 @@ func NewColumn(cat catalog.Reader, st *sql.Statement, def sql.ColumnDef, at *exp
 	}
 	col := catalog.Column{Name: def.Name, Type: t, NotNull: def.NotNull}
 	if def.Generated != nil {
-		if def.Default != nil {
-			return col, nil, b.atNode(pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column %q", def.Name), def.Default)
-		}
 		col.Generated = def.GeneratedText // bound by GeneratedColumn
+		if def.Default != nil {
+			col.Default = def.DefaultText // refused by the caller, which knows the table's name
+		}
 		return col, nil, nil
 	}
 	if def.Default == nil {
