@@ -87,7 +87,7 @@ func (a *relAlter) setType() error {
 		return err
 	}
 	if slices.ContainsFunc(a.retypes, func(r retype) bool { return r.col == c }) {
-		return pgerr.New(pgerr.SyntaxError, "cannot alter type of column %q twice", a.n.Column)
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of column %q twice", a.n.Column)
 	}
 	if err := a.checkTypeUsers(c); err != nil {
 		return err
