@@ -149,3 +149,85 @@ func (sc *queryScopes) selectItem(toks []Token, start, end int) bool {
 	n := toks[end+1]
 	return n.isPunct(",") || n.isWord("from") || n.isPunct(")") || n.isPunct(";")
 }
+
+// RenameOutputColumn returns the query text def with its k-th output
+// column (0-based, in the first SELECT's list at the top level) named
+// new, for showing a view's definition after ALTER VIEW ... RENAME
+// COLUMN, as PostgreSQL shows it: the item's alias replaced, or "AS new"
+// added. def itself when its list cannot be read so (a * before or at
+// the item, an item k past the list).
+func RenameOutputColumn(def string, k int, new string) string {
+	toks, err := Lex(def)
+	if err != nil {
+		return def
+	}
+	items := topSelectItems(toks)
+	if k >= len(items) {
+		return def
+	}
+	for _, it := range items[:k+1] {
+		if last := toks[it[1]-1]; last.isPunct("*") {
+			return def
+		}
+	}
+	first, end := items[k][0], items[k][1]
+	last := toks[end-1]
+	switch {
+	case end-first >= 2 && toks[end-2].isWord("as"):
+		return def[:last.Pos] + identText(new) + def[last.End:]
+	case end-first >= 2 && implicitAlias(toks[end-2], last):
+		return def[:last.Pos] + identText(new) + def[last.End:]
+	}
+	return def[:last.End] + " AS " + identText(new) + def[last.End:]
+}
+
+// topSelectItems returns the token ranges [first, end) of the items of
+// the first select list at the top level of toks.
+func topSelectItems(toks []Token) [][2]int {
+	depth, start := 0, -1
+	var items [][2]int
+	for i, t := range toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth != 0:
+		case start < 0 && t.isWord("select"):
+			start = i + 1
+			if start < len(toks) && toks[start].isWord("all") {
+				start++
+			}
+			if start < len(toks) && toks[start].isWord("distinct") {
+				if start+1 < len(toks) && toks[start+1].isWord("on") {
+					return nil // DISTINCT ON's list is not read here
+				}
+				start++
+			}
+		case start >= 0 && (t.isPunct(",") || t.isWord("from") || wordIn(t, fromEnders) || t.isPunct(";")):
+			items = append(items, [2]int{start, i})
+			if !t.isPunct(",") {
+				return items
+			}
+			start = i + 1
+		}
+	}
+	if start >= 0 && start < len(toks) {
+		items = append(items, [2]int{start, len(toks)})
+	}
+	return items
+}
+
+// implicitAlias reports whether last, after prev, is an alias written
+// without AS (count(*) n, a x).
+func implicitAlias(prev, last Token) bool {
+	if last.Kind != TokIdent || !last.Quoted && wordIn(last, exprEndWords) {
+		return false
+	}
+	return prev.isPunct(")") || prev.Kind == TokIdent && (prev.Quoted || !wordIn(prev, exprEndWords)) ||
+		prev.Kind != TokIdent && prev.Kind != TokPunct && prev.Kind != TokOp
+}
+
+// exprEndWords are words that end or continue an expression, never an
+// alias after it.
+var exprEndWords = wordSet(`end null true false unknown is not and or then else when case distinct as collate from`)

@@ -26,3 +26,28 @@ func TestRenameQueryColumnRefs(t *testing.T) {
 		}
 	}
 }
+
+func TestRenameOutputColumn(t *testing.T) {
+	for _, c := range []struct {
+		def  string
+		k    int
+		want string
+	}{
+		{"SELECT id, a FROM t", 1, "SELECT id, a AS b FROM t"},
+		{"select id, a + 1 as a1 from t", 1, "select id, a + 1 as b from t"},
+		{"SELECT count(*) n, x FROM t GROUP BY x", 0, "SELECT count(*) b, x FROM t GROUP BY x"},
+		{"SELECT DISTINCT a, 1 one FROM t", 1, "SELECT DISTINCT a, 1 b FROM t"},
+		{"SELECT a IS NULL, CASE WHEN a THEN 1 ELSE 2 END FROM t", 1, "SELECT a IS NULL, CASE WHEN a THEN 1 ELSE 2 END AS b FROM t"},
+		{"SELECT a IS NULL FROM t", 0, "SELECT a IS NULL AS b FROM t"},
+		{"WITH w AS (SELECT a FROM t) SELECT a FROM w", 0, "WITH w AS (SELECT a FROM t) SELECT a AS b FROM w"},
+		{"SELECT 1", 0, "SELECT 1 AS b"},
+		{"SELECT t.a, 'x'::text FROM t", 1, "SELECT t.a, 'x'::text AS b FROM t"},
+		{"SELECT *, a FROM t", 1, "SELECT *, a FROM t"},
+		{"SELECT a FROM t", 1, "SELECT a FROM t"},
+		{"SELECT DISTINCT ON (a) a FROM t", 0, "SELECT DISTINCT ON (a) a FROM t"},
+	} {
+		if got := RenameOutputColumn(c.def, c.k, "b"); got != c.want {
+			t.Errorf("%s, %d:\n got %s\nwant %s", c.def, c.k, got, c.want)
+		}
+	}
+}

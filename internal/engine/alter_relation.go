@@ -443,6 +443,16 @@ func (a *relAlter) renameColumn() error {
 	}
 	a.renameInRules(a.n.Column, a.n.NewName)
 	a.next.Columns[c].Name = a.n.NewName
+	if r.Kind != catalog.KindTable && r.Shown() != "" {
+		// A view shows its column's new name as PostgreSQL does (AS new).
+		k := 0
+		for _, col := range r.Columns[:c] {
+			if !col.Hidden {
+				k++
+			}
+		}
+		a.next.ShownDefinition = sql.RenameOutputColumn(r.Shown(), k, a.n.NewName)
+	}
 	return nil
 }
 
