@@ -47,6 +47,11 @@ func ScanReads(n Node) map[*Scan][]bool {
 	return out
 }
 
+// Pruning reports whether the column pruning of scans is on: whether a
+// job's state holds only the columns of its scans that ScanReads says
+// its plan reads.
+func Pruning() bool { return !pruneOff.Load() }
+
 // scanReads is ScanReads(n) when pruning is on, else nil.
 func scanReads(n Node) map[*Scan][]bool {
 	if pruneOff.Load() {
