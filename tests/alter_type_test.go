@@ -165,6 +165,7 @@ loop:
 			t.Fatalf("%s: %v", typeStep(alters), err)
 		}
 		alters++
+		time.Sleep(10 * time.Millisecond) // inserts get in between
 	}
 	p.kill()
 	<-done
