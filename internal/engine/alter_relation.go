@@ -18,11 +18,15 @@ import (
 
 // alterRelation runs the ALTERs that change a relation's definition, as
 // PostgreSQL does: ADD COLUMN, DROP COLUMN, RENAME COLUMN, RENAME TO,
-// ALTER COLUMN SET/DROP DEFAULT and SET/DROP NOT NULL.
+// ALTER COLUMN SET/DROP DEFAULT, SET/DROP NOT NULL, DROP EXPRESSION and
+// TYPE (alter_type.go, which also adds generated columns).
 //
 // Each is one durable catalog write (the relation and the views that
 // read it, in one store batch): a crash leaves the old definition or the
-// new one. Views are bound to what they read, not to names: before a
+// new one. The actions only decide the change (next) and check it; the
+// relations they drop and the rows they rewrite are dropped and
+// rewritten by finish once all of them passed, so one that fails leaves
+// everything as it was. Views are bound to what they read, not to names: before a
 // relation changes, each view over it that has no record of it yet
 // records it as it was (catalog/bound.go), so renames leave views
 // working and a view created before an ADD COLUMN keeps its columns
