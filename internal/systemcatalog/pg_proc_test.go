@@ -12,7 +12,7 @@ import (
 // as syntax, not as pg_proc rows.
 var pgSyntaxFuncs = map[string]bool{
 	"coalesce": true, "nullif": true, "greatest": true, "least": true, "trim": true,
-	"current_timestamp": true, "current_date": true, "localtimestamp": true,
+	"current_timestamp": true, "current_date": true, "localtimestamp": true, "current_time": true, "localtime": true,
 }
 
 // TestPgProcCoversFunctions: every function and aggregate the expression
