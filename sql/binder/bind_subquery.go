@@ -188,84 +188,78 @@ func (b *binder) bindCompareSubquery(c *exprCtx, n *ast.CompareSubqueryExpr) (ex
 }
 
 // bindQuantified binds x op ANY|ALL (SELECT ...) for the operators IN
-// does not cover: x and the subquery's column are brought to their
-// common type.
+// does not cover.
 func (b *binder) bindQuantified(c *exprCtx, n *ast.CompareSubqueryExpr, op string, sq *ast.SubqueryExpr) (expr.Expr, error) {
-	x, err := b.bindExpr(c, n.L)
+	p, err := b.bindProbedSubquery(c, n, n.L, sq, "subquery", op, func(err error) error { return b.atOp(err, n, op) })
 	if err != nil {
 		return nil, err
-	}
-	plan, outer, err := b.bindSubqueryPlan(c, sq.Query, "subquery")
-	if err != nil {
-		return nil, err
-	}
-	cols := plan.Columns()
-	if len(cols) != 1 {
-		return nil, b.atNode(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), n)
-	}
-	if x, err = b.decideParam(x, cols[0].Type); err != nil {
-		return nil, err
-	}
-	t, err := commonType([]types.Type{x.Type(), cols[0].Type})
-	if err != nil {
-		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, cols[0].Type)
-		err.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
-		return nil, b.atOp(err, n, op)
-	}
-	if x, err = castTo(x, t); err != nil {
-		return nil, err
-	}
-	if cols[0].Type != t {
-		col, err := castTo(expr.NewColumn(0, cols[0].Type, cols[0].Name), t)
-		if err != nil {
-			return nil, err
-		}
-		plan = &planner.Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []planner.Column{{Name: cols[0].Name, Type: t}}}
 	}
 	// The comparison must exist for the type (checked here, so the
 	// error comes at bind time).
-	if _, err := expr.Binary(op, expr.NewColumn(0, t, "x"), expr.NewColumn(1, t, "y")); err != nil {
+	if _, err := expr.Binary(op, expr.NewColumn(0, p.typ, "x"), expr.NewColumn(1, p.typ, "y")); err != nil {
 		return nil, err
 	}
-	return c.subs.add(planner.Subquery{Kind: planner.QuantifiedSubquery, Plan: plan, Probe: x, Op: op, All: n.All, Outer: outer},
+	return c.subs.add(planner.Subquery{Kind: planner.QuantifiedSubquery, Plan: p.plan, Probe: p.x, Op: op, All: n.All, Outer: p.outer},
 		planner.Column{Name: "?column?", Type: types.TBool}), nil
 }
 
 // bindInQuery binds x [NOT] IN (subquery).
 func (b *binder) bindInQuery(c *exprCtx, n ast.Node, left ast.ExprNode, sq *ast.SubqueryExpr, not bool) (expr.Expr, error) {
-	x, err := b.bindExpr(c, left)
+	p, err := b.bindProbedSubquery(c, n, left, sq, "IN subquery", "=", func(err error) error { return b.at(err, n, "in") })
 	if err != nil {
 		return nil, err
 	}
-	plan, outer, err := b.bindSubqueryPlan(c, sq.Query, "IN subquery")
+	return c.subs.add(planner.Subquery{Kind: planner.InSubquery, Plan: p.plan, Probe: p.x, Not: not, Outer: p.outer},
+		planner.Column{Name: "?column?", Type: types.TBool}), nil
+}
+
+// probedSubquery is a one-column subquery and the value x compared with
+// its rows (x IN (SELECT ...), x op ANY|ALL (SELECT ...)), both of type
+// typ.
+type probedSubquery struct {
+	x     expr.Expr
+	plan  planner.Node
+	outer *expr.OuterRow
+	typ   types.Type
+}
+
+// bindProbedSubquery binds left and the subquery sq (named what in
+// errors) of the comparison n by op, and brings both to their common
+// type; at positions the error of a comparison that does not exist.
+func (b *binder) bindProbedSubquery(c *exprCtx, n ast.Node, left ast.ExprNode, sq *ast.SubqueryExpr, what, op string,
+	at func(error) error) (probedSubquery, error) {
+	x, err := b.bindExpr(c, left)
 	if err != nil {
-		return nil, err
+		return probedSubquery{}, err
+	}
+	plan, outer, err := b.bindSubqueryPlan(c, sq.Query, what)
+	if err != nil {
+		return probedSubquery{}, err
 	}
 	cols := plan.Columns()
 	if len(cols) != 1 {
-		return nil, b.atNode(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), n)
+		return probedSubquery{}, b.atNode(pgerr.New(pgerr.SyntaxError, "subquery has too many columns"), n)
 	}
 	if x, err = b.decideParam(x, cols[0].Type); err != nil {
-		return nil, err
+		return probedSubquery{}, err
 	}
 	t, err := commonType([]types.Type{x.Type(), cols[0].Type})
 	if err != nil {
-		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", x.Type(), cols[0].Type)
+		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, cols[0].Type)
 		err.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
-		return nil, b.at(err, n, "in")
+		return probedSubquery{}, at(err)
 	}
 	if x, err = castTo(x, t); err != nil {
-		return nil, err
+		return probedSubquery{}, err
 	}
 	if cols[0].Type != t {
 		col, err := castTo(expr.NewColumn(0, cols[0].Type, cols[0].Name), t)
 		if err != nil {
-			return nil, err
+			return probedSubquery{}, err
 		}
 		plan = &planner.Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []planner.Column{{Name: cols[0].Name, Type: t}}}
 	}
-	return c.subs.add(planner.Subquery{Kind: planner.InSubquery, Plan: plan, Probe: x, Not: not, Outer: outer},
-		planner.Column{Name: "?column?", Type: types.TBool}), nil
+	return probedSubquery{x: x, plan: plan, outer: outer, typ: t}, nil
 }
 
 // bindArraySubquery binds ARRAY(SELECT ...).
