@@ -15,6 +15,7 @@ type inList struct {
 }
 
 func in(e Expr, list []Expr, not bool) (Expr, error) {
+	e, list = inCommonType(e, list)
 	n := &inList{not: not}
 	for _, item := range list {
 		eq, err := binary("=", e, item)
@@ -24,6 +25,56 @@ func in(e Expr, list []Expr, not bool) (Expr, error) {
 		n.eqs = append(n.eqs, eq.(*call))
 	}
 	return n, nil
+}
+
+// inCommonType converts e and the items of list that read no column to
+// their common type when there are two or more such items, as
+// PostgreSQL's transformAExprIn makes them one e = ANY (ARRAY[...]) of
+// that type: 'a'::char(3) IN ('x', 'a '::text) compares characters,
+// where 'a'::char(3) IN ('a '::text) is character = text, which
+// compares texts. Without a common type, or with fewer such items, each
+// item keeps the = it resolves to with e.
+func inCommonType(e Expr, list []Expr) (Expr, []Expr) {
+	ts := []types.Type{e.Type()}
+	for _, item := range list {
+		if !readsColumn(item) {
+			ts = append(ts, item.Type())
+		}
+	}
+	if len(ts) < 3 {
+		return e, list
+	}
+	t, err := commonType(ts)
+	if err != nil {
+		return e, list
+	}
+	ce, err := coerce(e, t)
+	if err != nil {
+		return e, list
+	}
+	out := make([]Expr, len(list))
+	for i, item := range list {
+		out[i] = item
+		if !readsColumn(item) {
+			if out[i], err = coerce(item, t); err != nil {
+				return e, list
+			}
+		}
+	}
+	return ce, out
+}
+
+// readsColumn reports whether e reads a column of its row.
+func readsColumn(e Expr) bool {
+	if _, ok := e.(*Column); ok {
+		return true
+	}
+	for _, c := range e.Children() {
+		if readsColumn(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // InList takes apart e [NOT] IN (list): the comparisons e = list[i], each

@@ -224,8 +224,8 @@ type probedSubquery struct {
 }
 
 // bindProbedSubquery binds left and the subquery sq (named what in
-// errors) of the comparison n by op, and brings both to their common
-// type; at positions the error of a comparison that does not exist.
+// errors) of the comparison n by op, and brings both to the type op
+// compares them as (comparisonType); at positions the error of a comparison that does not exist.
 func (b *binder) bindProbedSubquery(c *exprCtx, n ast.Node, left ast.ExprNode, sq *ast.SubqueryExpr, what, op string,
 	at func(error) error) (probedSubquery, error) {
 	x, err := b.bindExpr(c, left)
@@ -243,7 +243,7 @@ func (b *binder) bindProbedSubquery(c *exprCtx, n ast.Node, left ast.ExprNode, s
 	if x, err = b.decideParam(x, cols[0].Type); err != nil {
 		return probedSubquery{}, err
 	}
-	t, err := commonType([]types.Type{x.Type(), cols[0].Type})
+	t, err := comparisonType(op, x.Type(), cols[0].Type)
 	if err != nil {
 		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, cols[0].Type)
 		err.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
@@ -260,6 +260,24 @@ func (b *binder) bindProbedSubquery(c *exprCtx, n ast.Node, left ast.ExprNode, s
 		plan = &planner.Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []planner.Column{{Name: cols[0].Name, Type: t}}}
 	}
 	return probedSubquery{x: x, plan: plan, outer: outer, typ: t}, nil
+}
+
+// comparisonType is the type x op y compares its operands as, as
+// PostgreSQL's make_op resolves the operator of x IN (SELECT y) and x
+// op ANY|ALL (SELECT y): the one type the chosen operator converts both
+// to (text for character = text, character for varchar = character),
+// else their common type.
+func comparisonType(op string, l, r types.Type) (types.Type, error) {
+	e, err := expr.Binary(op, expr.NewColumn(0, l, "x"), expr.NewColumn(1, r, "y"))
+	if err == nil {
+		if ch := e.Children(); len(ch) == 2 && ch[0].Type().ID == ch[1].Type().ID && ch[0].Type().ID != types.IDUnknown {
+			if ch[0].Type() == ch[1].Type() {
+				return ch[0].Type(), nil
+			}
+			return commonType([]types.Type{ch[0].Type(), ch[1].Type()})
+		}
+	}
+	return commonType([]types.Type{l, r})
 }
 
 // bindArraySubquery binds ARRAY(SELECT ...).
