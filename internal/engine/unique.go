@@ -29,7 +29,7 @@ import (
 func (db *DB) createUniqueIndexes(ctx context.Context, rel *catalog.Relation, w ResultWriter) (err error) {
 	defer func() {
 		if err != nil {
-			db.dropFailedTable(rel, w)
+			db.dropFailed(rel, w, "a table whose unique constraints could not be made", "table")
 		}
 	}()
 	for k, u := range rel.Uniques {
@@ -75,9 +75,10 @@ func (db *DB) setUniqueIndex(rel uint32, k int, index uint32) error {
 	return nil
 }
 
-// dropFailedTable drops a table whose UNIQUE constraints could not be
-// made.
-func (db *DB) dropFailedTable(rel *catalog.Relation, w ResultWriter) {
+// dropFailed drops rel, if it still exists: a table whose UNIQUE
+// constraints, or a unique index, could not be made. A failure to drop
+// it is logged as "dropping " + what, with rel's name under key kind.
+func (db *DB) dropFailed(rel *catalog.Relation, w ResultWriter, what, kind string) {
 	db.ddlMu.Lock()
 	defer db.ddlMu.Unlock()
 	cur, ok := db.RelationByID(rel.ID)
@@ -85,7 +86,7 @@ func (db *DB) dropFailedTable(rel *catalog.Relation, w ResultWriter) {
 		return
 	}
 	if err := db.dropRelation(context.Background(), cur, true, w); err != nil {
-		db.opts.Logger.Error("dropping a table whose unique constraints could not be made", "table", rel.Name, "err", err)
+		db.opts.Logger.Error("dropping "+what, kind, rel.Name, "err", err)
 	}
 }
 
@@ -137,7 +138,7 @@ func (db *DB) buildUniqueIndex(ctx context.Context, ci *planner.CreateIndex, opt
 	idx := j.rel
 	defer func() {
 		if err != nil {
-			db.dropFailedIndex(idx, w)
+			db.dropFailed(idx, w, "a unique index that could not be made", "index")
 		}
 	}()
 	if err := db.waitJob(ctx, j, w); err != nil {
@@ -216,19 +217,6 @@ func (db *DB) addUnique(rel uint32, u catalog.Unique) error {
 	}
 	db.replaceRelation(&next)
 	return nil
-}
-
-// dropFailedIndex drops a unique index that could not be made.
-func (db *DB) dropFailedIndex(idx *catalog.Relation, w ResultWriter) {
-	db.ddlMu.Lock()
-	defer db.ddlMu.Unlock()
-	cur, ok := db.RelationByID(idx.ID)
-	if !ok {
-		return
-	}
-	if err := db.dropRelation(context.Background(), cur, true, w); err != nil {
-		db.opts.Logger.Error("dropping a unique index that could not be made", "index", idx.Name, "err", err)
-	}
 }
 
 // dropIndexOnlyUnique removes from its table the unique constraint that
