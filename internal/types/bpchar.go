@@ -3,8 +3,6 @@ package types
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
 // A character(n) Datum is a string blank-padded to n characters, as
@@ -22,23 +20,11 @@ func BpcharTrim(s string) string { return strings.TrimRight(s, " ") }
 // excess is all blanks, or explicit is true (an explicit cast), in which
 // case it is truncated. Lengths count characters, not bytes.
 func CheckBpchar(s string, t Type, explicit bool) (string, error) {
-	if t.Width <= 0 {
-		return s, nil
+	s, n, err := fitWidth(s, t, explicit)
+	if err != nil || n >= t.Width {
+		return s, err
 	}
-	n := 0
-	for i := range s {
-		if n == t.Width {
-			if explicit || strings.TrimRight(s[i:], " ") == "" {
-				return s[:i], nil
-			}
-			return "", pgerr.New(pgerr.StringDataTooLong, "value too long for type %s", t)
-		}
-		n++
-	}
-	if n < t.Width {
-		return s + strings.Repeat(" ", t.Width-n), nil
-	}
-	return s, nil
+	return s + strings.Repeat(" ", t.Width-n), nil
 }
 
 // BpcharLength is length() of a bpchar: characters without the trailing

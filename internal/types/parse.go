@@ -182,20 +182,30 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // spaces, or explicit is true (an explicit cast), in which case it is
 // truncated. Lengths count characters, not bytes.
 func CheckVarchar(s string, t Type, explicit bool) (string, error) {
+	s, _, err := fitWidth(s, t, explicit)
+	return s, err
+}
+
+// fitWidth cuts s to t's width in characters (none when t.Width is 0)
+// and returns it with its length in characters: a longer string is 22001
+// unless the excess is all blanks or explicit is true (an explicit
+// cast), which truncate it. The length checks of character varying(n)
+// and character(n).
+func fitWidth(s string, t Type, explicit bool) (string, int, error) {
 	if t.Width <= 0 {
-		return s, nil
+		return s, 0, nil
 	}
 	n := 0
 	for i := range s {
 		if n == t.Width {
 			if explicit || strings.TrimRight(s[i:], " ") == "" {
-				return s[:i], nil
+				return s[:i], n, nil
 			}
-			return "", pgerr.New(pgerr.StringDataTooLong, "value too long for type %s", t)
+			return "", 0, pgerr.New(pgerr.StringDataTooLong, "value too long for type %s", t)
 		}
 		n++
 	}
-	return s, nil
+	return s, n, nil
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
