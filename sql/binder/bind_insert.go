@@ -209,6 +209,13 @@ func (b *binder) bindDefault(n ast.ExprNode, col catalog.Column) (expr.Expr, err
 		}
 		return nil, err
 	}
+	return b.castDefault(e, col, n)
+}
+
+// castDefault casts e, the DEFAULT or generation expression n of col,
+// for storing into col (42804 when it cannot be, as PostgreSQL's
+// cookDefault says it).
+func (b *binder) castDefault(e expr.Expr, col catalog.Column, n ast.ExprNode) (expr.Expr, error) {
 	c, err := b.assignCast(e, col)
 	if err != nil {
 		if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.DatatypeMismatch {

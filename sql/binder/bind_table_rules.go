@@ -193,17 +193,7 @@ func (b *binder) generationExpr(name string, cols []catalog.Column, i int, n ast
 	if volatile || expr.IsVolatile(e) {
 		return nil, b.atNode(pgerr.New(InvalidObjectDefinition, "generation expression is not immutable"), n)
 	}
-	col := cols[i]
-	cast, err := b.assignCast(e, col)
-	if err != nil {
-		if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.DatatypeMismatch {
-			err = &pgerr.Error{Code: pgerr.DatatypeMismatch,
-				Message: fmt.Sprintf("column %q is of type %s but default expression is of type %s", col.Name, col.Type, e.Type()),
-				Hint:    "You will need to rewrite or cast the expression."}
-		}
-		return nil, b.atNode(err, n)
-	}
-	return cast, nil
+	return b.castDefault(e, cols[i], n)
 }
 
 // InvalidObjectDefinition is the SQLSTATE of a generation expression
