@@ -36,14 +36,7 @@ var diffViews = []struct{ name, query string }{
 // statements to two tables and checks after every step that each view
 // equals its defining query run as a batch SELECT.
 func TestDifferential(t *testing.T) {
-	steps := 150
-	if s := os.Getenv("STREAMDB_DIFF_STEPS"); s != "" {
-		steps, _ = strconv.Atoi(s)
-	}
-	seed := int64(1)
-	if s := os.Getenv("STREAMDB_DIFF_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
+	steps, seed := diffStepsSeed(150, 1)
 	rng := rand.New(rand.NewSource(seed))
 	db := openMem(t)
 	mustExec(t, db, "CREATE TABLE a (id int PRIMARY KEY, k int, v bigint)")
@@ -63,6 +56,19 @@ func TestDifferential(t *testing.T) {
 			return
 		}
 	}
+}
+
+// diffStepsSeed is how many random statements a differential test runs
+// and the seed of their choice: STREAMDB_DIFF_STEPS and
+// STREAMDB_DIFF_SEED, else steps and seed.
+func diffStepsSeed(steps int, seed int64) (int, int64) {
+	if s := os.Getenv("STREAMDB_DIFF_STEPS"); s != "" {
+		steps, _ = strconv.Atoi(s)
+	}
+	if s := os.Getenv("STREAMDB_DIFF_SEED"); s != "" {
+		seed, _ = strconv.ParseInt(s, 10, 64)
+	}
+	return steps, seed
 }
 
 // checkViews compares every view with its query.

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,14 +88,7 @@ var ntkViews = []struct {
 
 func TestNewTypeKeys(t *testing.T) {
 	ctx := context.Background()
-	steps := 120
-	if s := os.Getenv("STREAMDB_DIFF_STEPS"); s != "" {
-		steps, _ = strconv.Atoi(s)
-	}
-	seed := int64(7)
-	if s := os.Getenv("STREAMDB_DIFF_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
+	steps, seed := diffStepsSeed(120, 7)
 	rng := rand.New(rand.NewSource(seed))
 	pg := eqkPostgres(t, ctx)
 	db := openMem(t)
