@@ -93,6 +93,13 @@ func checkTimeFuncs(n Node) error {
 			if name := expr.Sleeps(e); name != "" && err == nil {
 				err = pgerr.New(pgerr.FeatureNotSupported, "%s() is not supported in a materialized view", name)
 			}
+			if expr.ConvertsTimeTZByZoneName(e) && err == nil {
+				pe := pgerr.New(pgerr.FeatureNotSupported,
+					"time with time zone AT TIME ZONE a zone name is not supported in a materialized view")
+				pe.Detail = "The zone's offset is taken when each row arrives, so the view would keep values its query no longer gives after a daylight-saving change."
+				pe.Hint = "Give the zone as an interval (AT TIME ZONE INTERVAL '+02:00'), or convert a timestamp with time zone."
+				err = pe
+			}
 			if name := expr.ReadsTime(e); name != "" && err == nil {
 				pe := pgerr.New(pgerr.FeatureNotSupported,
 					"%s() in a materialized view is supported only in a WHERE comparison of a row's value with an expression of now() (a temporal filter)", name)

@@ -169,3 +169,21 @@ func timeTZConverter(from, to types.Type, z *types.Zone) convertFn {
 	}
 	return nil
 }
+
+// ConvertsTimeTZByZoneName reports whether e converts a time with time
+// zone to a named zone (timetz AT TIME ZONE 'Europe/Paris'): the offset
+// is the zone's offset when the call runs (PostgreSQL's timetz_zone is
+// not immutable), so a materialized view or a generated column would
+// keep a value its query no longer gives after a daylight-saving change.
+func ConvertsTimeTZByZoneName(e Expr) bool {
+	if c, ok := e.(*call); ok && c.name == "timezone" && len(c.args) == 2 &&
+		c.args[0].Type().ID == types.IDText && c.args[1].Type().ID == types.IDTimeTZ {
+		return true
+	}
+	for _, c := range e.Children() {
+		if ConvertsTimeTZByZoneName(c) {
+			return true
+		}
+	}
+	return false
+}

@@ -190,7 +190,7 @@ func (b *binder) generationExpr(name string, cols []catalog.Column, i int, n ast
 			return nil, b.atNode(err, n)
 		}
 	}
-	if volatile || expr.IsVolatile(e) {
+	if volatile || expr.IsVolatile(e) || expr.ConvertsTimeTZByZoneName(e) {
 		return nil, b.atNode(pgerr.New(InvalidObjectDefinition, "generation expression is not immutable"), n)
 	}
 	return b.castDefault(e, cols[i], n)
