@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/streamdb/streamdb/exec/stream"
+	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/expr"
 	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/internal/types"
@@ -45,7 +46,7 @@ func (b *jobBuilder) buildTemporalJoin(n *Join) (*fragment, error) {
 	}
 	spec := stream.TemporalJoinSpec{Outer: n.Kind == LeftJoin, LeftTypes: f.types(),
 		RightTypes: batchColumnTypes(scan.Cols), Right: TableLayout(up), Cond: n.Cond}
-	if spec.Lookup, err = temporalLookup(n, up.PK, spec.LeftTypes, up.ColumnTypes()); err != nil {
+	if spec.Lookup, err = TemporalLookup(n, up); err != nil {
 		return nil, err
 	}
 	if !appendOnly(n.Left) {
@@ -87,25 +88,94 @@ func (b *jobBuilder) exchangeOnKey(f *fragment) (*fragment, error) {
 	return to, nil
 }
 
-// temporalLookup returns, per primary key column of the table, the
-// expression of the left row that gives its value (cast to the column's
-// type where the key's integer type differs).
-func temporalLookup(n *Join, pk []int, left, right []types.Type) ([]expr.Expr, error) {
-	out := make([]expr.Expr, len(pk))
-	for i, p := range pk {
-		k := slices.Index(n.RightKeys, p)
-		if k < 0 {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "a temporal join must equate every primary key column of its table")
+// TemporalLookup returns, per primary key column of rel (the table of
+// the temporal join j), the expression of j's left row that gives its
+// value: the left column of a key pair (of the column's type, or another
+// integer type, or text for varchar: 0A000 otherwise), or the left side of
+// an ON conjunct left_expr = table.column (cast to the column's type; the
+// conjunct stays in j.Cond and checks the row found), as in RisingWave's
+// Nexmark q13, ON mod(b.auction, 10000) = s.key. A column with neither is
+// 0A000.
+func TemporalLookup(j *Join, rel *catalog.Relation) ([]expr.Expr, error) {
+	left := j.Left.Columns()
+	var conds []expr.Expr
+	if j.Cond != nil {
+		conds = expr.Conjuncts(j.Cond)
+	}
+	out := make([]expr.Expr, len(rel.PK))
+	for i, p := range rel.PK {
+		col := rel.Columns[p]
+		if k := slices.Index(j.RightKeys, p); k >= 0 {
+			lc, lt := j.LeftKeys[k], left[j.LeftKeys[k]].Type
+			if !temporalKeyTypes(lt, col.Type) {
+				return nil, pgerr.New(pgerr.FeatureNotSupported,
+					"a temporal join key must have the type of the primary key column %q (%s), not %s", col.Name, col.Type, lt)
+			}
+			out[i] = expr.NewColumn(lc, lt, left[lc].Name)
+		} else if out[i] = condKey(conds, len(left), p); out[i] == nil {
+			err := pgerr.New(pgerr.FeatureNotSupported,
+				"a temporal join must equate every primary key column of %q with the left side: %q is missing", rel.Name, col.Name)
+			err.Hint = "Join ON left_expression = right_pk_column for each primary key column of the table."
+			return nil, err
 		}
-		lc := n.LeftKeys[k]
-		var e expr.Expr = expr.NewColumn(lc, left[lc], "")
-		if left[lc].ID != right[p].ID {
+		if out[i].Type().ID != col.Type.ID {
 			var err error
-			if e, err = expr.Cast(e, right[p]); err != nil {
+			if out[i], err = expr.Cast(out[i], col.Type); err != nil {
 				return nil, err
 			}
 		}
-		out[i] = e
 	}
 	return out, nil
+}
+
+// condKey returns the left side of a conjunct left_expr = column nl+p
+// (the column possibly cast) whose left_expr reads only the left row's
+// columns (nl of them) and is not volatile; nil when there is none.
+func condKey(conds []expr.Expr, nl, p int) expr.Expr {
+	for _, c := range conds {
+		op, l, r, ok := expr.Comparison(c)
+		if !ok || op != "=" {
+			continue
+		}
+		for _, pair := range [][2]expr.Expr{{l, r}, {r, l}} {
+			if isColumn(pair[1], nl+p) && readsOnlyBelow(pair[0], nl) {
+				return pair[0]
+			}
+		}
+	}
+	return nil
+}
+
+// isColumn reports whether e is column idx, possibly cast.
+func isColumn(e expr.Expr, idx int) bool {
+	for {
+		arg, _, ok := expr.CastParts(e)
+		if !ok {
+			break
+		}
+		e = arg
+	}
+	c, ok := e.(*expr.Column)
+	return ok && c.Index == idx
+}
+
+func readsOnlyBelow(e expr.Expr, n int) bool {
+	for _, c := range expr.Columns(e) {
+		if c >= n {
+			return false
+		}
+	}
+	return !expr.IsVolatile(e) && !expr.HasOuterRefs(e) && !expr.ReadsNow(e)
+}
+
+// temporalKeyTypes reports whether a left key of type l looks up a
+// primary key column of type r exactly: the same type, or two integer
+// types (a value out of the column's range matches no row), or text and
+// varchar (one key encoding).
+func temporalKeyTypes(l, r types.Type) bool {
+	if l.ID == r.ID {
+		return true
+	}
+	isText := func(t types.Type) bool { return t.ID == types.IDText || t.ID == types.IDVarchar }
+	return l.IsInteger() && r.IsInteger() || isText(l) && isText(r)
 }

@@ -172,18 +172,22 @@ func TestTemporalJoinErrors(t *testing.T) {
 	mustExec(t, db, "CREATE MATERIALIZED VIEW mv AS SELECT id, v FROM d")
 	mustExec(t, db, "CREATE VIEW pv AS SELECT id, v FROM d")
 	for q, code := range map[string]string{
-		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() AS r ON e.x = r.id":              "",
-		"SELECT * FROM e JOIN d2 FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.a AND e.id = r.b":  "",
-		"SELECT * FROM e JOIN d2 FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.a":                 pgerr.FeatureNotSupported,
-		"SELECT * FROM e JOIN mv FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":                pgerr.WrongObjectType,
-		"SELECT * FROM e JOIN pv FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":                pgerr.WrongObjectType,
-		"SELECT * FROM e JOIN nk FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":                pgerr.FeatureNotSupported,
-		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x > r.id":                 pgerr.FeatureNotSupported,
-		"SELECT * FROM e FULL JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":            pgerr.FeatureNotSupported,
-		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF e.ts r ON e.x = r.id":                       pgerr.FeatureNotSupported,
-		"SELECT * FROM d FOR SYSTEM_TIME AS OF PROCTIME()":                                        pgerr.FeatureNotSupported,
-		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r USING (id)":                    pgerr.FeatureNotSupported,
-		"SELECT * FROM e JOIN (SELECT * FROM d) FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id": pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() AS r ON e.x = r.id":                  "",
+		"SELECT * FROM e JOIN d2 FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.a AND e.id = r.b":      "",
+		"SELECT * FROM e JOIN d2 FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.a":                     pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN mv FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":                    pgerr.WrongObjectType,
+		"SELECT * FROM e JOIN pv FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":                    pgerr.WrongObjectType,
+		"SELECT * FROM e JOIN nk FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":                    pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x + 1 = r.id":                 "",
+		"SELECT * FROM e JOIN d2 FOR SYSTEM_TIME AS OF PROCTIME() r ON r.a = e.x::bigint AND r.b = 7": "",
+		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x + r.v = r.id":               pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r ON random() = r.id":                pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x > r.id":                     pgerr.FeatureNotSupported,
+		"SELECT * FROM e FULL JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":                pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF e.ts r ON e.x = r.id":                           pgerr.FeatureNotSupported,
+		"SELECT * FROM d FOR SYSTEM_TIME AS OF PROCTIME()":                                            pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN d FOR SYSTEM_TIME AS OF PROCTIME() r USING (id)":                        pgerr.FeatureNotSupported,
+		"SELECT * FROM e JOIN (SELECT * FROM d) FOR SYSTEM_TIME AS OF PROCTIME() r ON e.x = r.id":     pgerr.FeatureNotSupported,
 	} {
 		_, err := db.Exec(context.Background(), q)
 		if got := pgerr.Code(err); err != nil && got != code || err == nil && code != "" {
