@@ -54,8 +54,17 @@ func rewriteWithinGroup(query string, toks []Token) ([]Token, error) {
 		word := func(w string) Token { return Token{Kind: TokIdent, Text: w, Pos: at.Pos, End: at.End} }
 		name := toks[open-1]
 		name.Quoted = true // a plain call: TiDB's grammar may know the name otherwise
+		direct := toks[open+1 : i-1]
+		if toks[open-1].isWord("approx_percentile") {
+			// RisingWave's approx_percentile(q [, relative_error]): the
+			// exact percentile_cont(q) is within any error it allows.
+			name.Text = "percentile_cont"
+			if args := splitArgs(direct); len(args) == 2 {
+				direct = args[0]
+			}
+		}
 		repl := []Token{name, punct("(", at)}
-		repl = append(repl, toks[open+1:i-1]...)
+		repl = append(repl, direct...)
 		for k, item := range splitArgs(inner[2:]) {
 			key, desc, nulls, err := orderItem(query, item)
 			if err != nil {

@@ -1,6 +1,9 @@
 package binder
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/connector"
 	"github.com/streamdb/streamdb/internal/connector/kafka"
@@ -69,6 +72,9 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 		return nil, err
 	}
 	if ct.Checks, err = b.bindChecks(s, name, ct.Columns); err != nil {
+		return nil, err
+	}
+	if s, err = appendOnlyOption(s); err != nil {
 		return nil, err
 	}
 	if s.AppendOnly && s.Source {
@@ -305,4 +311,26 @@ func upper(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// appendOnlyOption reads RisingWave's older WITH (appendonly = 'true')
+// of CREATE TABLE as APPEND ONLY: it returns s without the option.
+func appendOnlyOption(s *sql.CreateTableStmt) (*sql.CreateTableStmt, error) {
+	v, ok := s.With["appendonly"]
+	if !ok || s.Source {
+		return s, nil
+	}
+	on, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for option \"appendonly\": %q", v)
+	}
+	c := *s
+	c.With = make(map[string]string, len(s.With))
+	for k, v := range s.With {
+		if k != "appendonly" {
+			c.With[k] = v
+		}
+	}
+	c.AppendOnly = c.AppendOnly || on
+	return &c, nil
 }
