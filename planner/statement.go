@@ -136,6 +136,8 @@ type CreateTable struct {
 	// FOR (checked; its State is allocated when the table is created).
 	AppendOnly bool
 	Watermark  *catalog.Watermark
+	// OnConflict is the table's catalog.Relation.OnConflict.
+	OnConflict string
 	// Sequences are the sequences the table's serial and identity columns
 	// own, created with it.
 	Sequences []*CreateSequence

@@ -101,6 +101,9 @@ func (s *stmtParser) parseCreateTable(c *cursor, source bool) (Node, error) {
 			return nil, err
 		}
 	}
+	if ct.OnConflict, err = parseTableOnConflict(c); err != nil {
+		return nil, err
+	}
 	if ct.With, err = parseWithOptions(c); err != nil {
 		return nil, err
 	}
@@ -566,4 +569,30 @@ func optionValue(c *cursor) (string, error) {
 		sign = ""
 	}
 	return sign + t.Text, nil
+}
+
+// ON CONFLICT behaviors of CREATE TABLE (CreateTableStmt.OnConflict).
+const (
+	ConflictOverwrite = "overwrite"
+	ConflictIgnore    = "ignore"
+	ConflictIfNotNull = "if not null"
+)
+
+// parseTableOnConflict parses RisingWave's ON CONFLICT clause of CREATE
+// TABLE: what an INSERT of a primary key already there does.
+//
+//	ON CONFLICT { DO UPDATE FULL | OVERWRITE | DO NOTHING | IGNORE | DO UPDATE IF NOT NULL }
+func parseTableOnConflict(c *cursor) (string, error) {
+	if !c.acceptWords("on", "conflict") {
+		return "", nil
+	}
+	switch {
+	case c.acceptWords("do", "update", "full"), c.acceptWords("overwrite"):
+		return ConflictOverwrite, nil
+	case c.acceptWords("do", "nothing"), c.acceptWords("ignore"):
+		return ConflictIgnore, nil
+	case c.acceptWords("do", "update", "if", "not", "null"):
+		return ConflictIfNotNull, nil
+	}
+	return "", c.errHere()
 }

@@ -211,6 +211,9 @@ type CreateTableStmt struct {
 	EncodeOptions  map[string]string
 	// AppendOnly is APPEND ONLY: the table takes INSERTs only.
 	AppendOnly bool
+	// OnConflict is RisingWave's ON CONFLICT clause of CREATE TABLE, one
+	// of the Conflict* words ("" when absent).
+	OnConflict string
 	// Watermark is WATERMARK FOR column AS expr, if given.
 	Watermark *WatermarkDef
 	// Checks and Uniques are the table constraints CHECK and UNIQUE.

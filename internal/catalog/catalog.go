@@ -215,6 +215,10 @@ type Relation struct {
 	// AppendOnly: the table takes INSERTs only (APPEND ONLY; a source is
 	// append-only by nature).
 	AppendOnly bool `json:"append_only,omitempty"`
+	// OnConflict is what an INSERT of a primary key already in the table
+	// does, RisingWave's ON CONFLICT clause of CREATE TABLE: one of the
+	// Conflict* words; "" fails it (23505), as in PostgreSQL.
+	OnConflict string `json:"on_conflict,omitempty"`
 	// Watermark, when not nil, is the table's or source's WATERMARK FOR.
 	Watermark *Watermark `json:"watermark,omitempty"`
 	// CloseWindows: the view's aggregates close the groups a watermark
@@ -345,3 +349,11 @@ func (r *Relation) DataID() uint32 {
 	}
 	return r.ID
 }
+
+// Table conflict behaviors (Relation.OnConflict), as SHOW CREATE TABLE
+// writes them after ON CONFLICT.
+const (
+	ConflictOverwrite = "DO UPDATE FULL"        // the new row replaces the old one
+	ConflictIgnore    = "DO NOTHING"            // the old row stays
+	ConflictIfNotNull = "DO UPDATE IF NOT NULL" // the new row's non-NULL columns replace the old's
+)

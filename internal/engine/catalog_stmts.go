@@ -110,6 +110,9 @@ func createSQL(r *catalog.Relation, rels catalog.Reader) string {
 	if r.AppendOnly && r.Kind == catalog.KindTable {
 		q += " APPEND ONLY"
 	}
+	if r.OnConflict != "" {
+		q += " ON CONFLICT " + r.OnConflict
+	}
 	return q + connectorClause(r.Connector)
 }
 

@@ -72,6 +72,7 @@ func (db *DB) addTable(ctx context.Context, ct *planner.CreateTable, opts tableO
 		rel.Kind = catalog.KindSource
 	}
 	rel.AppendOnly = ct.AppendOnly
+	rel.OnConflict = ct.OnConflict
 	rel.Checks = ct.Checks
 	rel.Uniques = ct.Uniques
 	seqs, err := db.addOwnedSequences(ct, rel)

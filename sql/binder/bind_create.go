@@ -81,6 +81,9 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 		return nil, notSupported("APPEND ONLY on a source (a source is append-only already)")
 	}
 	ct.AppendOnly = s.AppendOnly || s.Source
+	if ct.OnConflict, err = tableConflictOption(ct, s); err != nil {
+		return nil, err
+	}
 	if ct.Watermark, err = b.bindWatermark(s, ct.Columns); err != nil {
 		return nil, err
 	}

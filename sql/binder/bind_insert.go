@@ -58,6 +58,9 @@ func (b *binder) bindInsert(st *sql.InsertStmt) (*planner.Insert, error) {
 		return nil, err
 	}
 	q := firstNonEmpty(st.Alias, tn.Name.O)
+	if st.OnConflict == nil && r.OnConflict != "" {
+		ins.OnConflict = tableConflict(r)
+	}
 	if st.OnConflict != nil {
 		if r.AppendOnly && !st.OnConflict.DoNothing {
 			return nil, b.appendOnlyError(r, "update", tn)
