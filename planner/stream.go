@@ -412,6 +412,15 @@ func withStreamKey(n Node) (Node, []int, error) {
 		return r, append(slices.Clone(inKey), len(r.Cols)-1), nil
 	case *Values:
 		return valuesWithKey(n)
+	case *GenerateSeries:
+		// generate_series(...) in FROM: the set function over one
+		// constant row, as in the select list of a SELECT without FROM.
+		ps := NewProjectSet(&Values{Rows: [][]expr.Expr{{}}}, n)
+		p := &Project{Input: ps, Cols: slices.Clone(n.Cols)}
+		for i, c := range n.Cols {
+			p.Exprs = append(p.Exprs, expr.NewColumn(i, c.Type, c.Name))
+		}
+		return withStreamKey(p)
 	case *Expand:
 		in, inKey, err := withStreamKey(n.Input)
 		if err != nil {

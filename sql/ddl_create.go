@@ -462,6 +462,13 @@ func (s *stmtParser) parseCreateMV(c *cursor) (Node, error) {
 			return nil, err
 		}
 	}
+	if c.acceptWords("in", "cluster") {
+		// Materialize's IN CLUSTER c: streamdb's views all run in its one
+		// process, whatever the name.
+		if _, err := c.ident(); err != nil {
+			return nil, err
+		}
+	}
 	if mv.With, err = parseWithOptions(c); err != nil {
 		return nil, err
 	}
