@@ -33,9 +33,12 @@ func (n *TopN) Inputs() []Node    { return []Node{n.Input} }
 // limitWithKey plans a view's LIMIT: a TopN over its ORDER BY.
 func limitWithKey(n *Limit) (Node, []int, error) {
 	s, ok := n.Input.(*Sort)
+	if !ok {
+		// LIMIT without ORDER BY takes any n rows, as RisingWave's views
+		// do: those first in the input's stream key order.
+		s = &Sort{Input: n.Input}
+	}
 	switch {
-	case !ok:
-		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "LIMIT without ORDER BY is not supported in a materialized view")
 	case n.Count < 0:
 		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "OFFSET without LIMIT is not supported in a materialized view")
 	case n.Count == 0:
