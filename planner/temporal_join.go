@@ -45,7 +45,10 @@ func (b *jobBuilder) buildTemporalJoin(n *Join) (*fragment, error) {
 		}
 	}
 	spec := stream.TemporalJoinSpec{Outer: n.Kind == LeftJoin, LeftTypes: f.types(),
-		RightTypes: batchColumnTypes(scan.Cols), Right: TableLayout(up), Cond: n.Cond}
+		RightTypes: batchColumnTypes(scan.Cols), Right: TableLayout(up)}
+	if spec.Cond, err = temporalCond(n, spec.LeftTypes, spec.RightTypes); err != nil {
+		return nil, err
+	}
 	if spec.Lookup, err = TemporalLookup(n, up); err != nil {
 		return nil, err
 	}
@@ -70,6 +73,29 @@ func (b *jobBuilder) buildTemporalJoin(n *Join) (*fragment, error) {
 		}
 	}
 	return f, nil
+}
+
+// temporalCond is what a row found must satisfy: every key pair equal
+// (the lookup reads the primary key's pairs only; a pair on another
+// column must hold too) and the join's condition.
+func temporalCond(n *Join, left, right []types.Type) (expr.Expr, error) {
+	var conds []expr.Expr
+	for i, lk := range n.LeftKeys {
+		rk := n.RightKeys[i]
+		eq, err := expr.Binary("=", expr.NewColumn(lk, left[lk], ""), expr.NewColumn(len(left)+rk, right[rk], ""))
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, eq)
+	}
+	if n.Cond != nil {
+		conds = append(conds, n.Cond)
+	}
+	cond, ok := andExprs(conds)
+	if !ok {
+		return nil, fmt.Errorf("planner: temporal join condition")
+	}
+	return cond, nil
 }
 
 // exchangeOnKey moves f's rows to a fragment partitioned by f's key.
