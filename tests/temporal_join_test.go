@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/streamdb/streamdb"
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -194,4 +195,31 @@ func TestTemporalJoinErrors(t *testing.T) {
 			t.Errorf("%s: %v (%s), want %q", q, err, got, code)
 		}
 	}
+}
+
+// TestTemporalJoinNexmarkQ13 runs RisingWave's Nexmark q13 as RisingWave
+// writes it: the bids of a nexmark source joined FOR SYSTEM_TIME AS OF
+// PROCTIME() with a side-input table on an expression of the bid.
+func TestTemporalJoinNexmarkQ13(t *testing.T) {
+	db := openMem(t)
+	mustExec(t, db, `CREATE SOURCE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
+		date_time TIMESTAMP, extra VARCHAR) WITH (connector = 'nexmark', nexmark.table.type = 'Bid',
+		nexmark.split.num = '2', nexmark.min.event.gap.in.ns = '100')`)
+	mustExec(t, db, "CREATE TABLE side_input (key BIGINT PRIMARY KEY, value VARCHAR)")
+	mustExec(t, db, "INSERT INTO side_input SELECT g, 'v' || g FROM generate_series(0, 9999) AS g")
+	mustExec(t, db, `CREATE MATERIALIZED VIEW nexmark_q13 AS SELECT B.auction, B.bidder, B.price, B.date_time, S.value
+		FROM bid B JOIN side_input FOR SYSTEM_TIME AS OF PROCTIME() S ON mod(B.auction, 10000) = S.key`)
+	deadline := time.Now().Add(20 * time.Second)
+	for queryInt(t, db, "SELECT count(*) FROM nexmark_q13") < 10 {
+		if time.Now().After(deadline) {
+			t.Fatal("no joined bids after 20s")
+		}
+		mustExec(t, db, "FLUSH")
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM nexmark_q13 WHERE value IS DISTINCT FROM 'v' || mod(auction, 10000)"); n != 0 {
+		t.Fatalf("%d bids joined with the wrong side input", n)
+	}
+	mustExec(t, db, "DROP MATERIALIZED VIEW nexmark_q13")
+	mustExec(t, db, "DROP SOURCE bid")
 }
