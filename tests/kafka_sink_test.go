@@ -238,6 +238,12 @@ func TestKafkaSinkOptions(t *testing.T) {
 	} {
 		expectSQLState(t, db, c.code, c.contains, c.q)
 	}
+	// RisingWave's type option stands for FORMAT ... ENCODE JSON.
+	mustExec(t, db, "CREATE SINK ty FROM t WITH ("+sinkWith(addr, "o", ", type = 'upsert'")+")")
+	if rows := queryRows(t, db, "SELECT format FROM streamdb_catalog.sinks WHERE name = 'ty'"); len(rows) != 1 || rows[0] != "UPSERT" {
+		t.Fatalf("the format of a sink of type 'upsert': %v", rows)
+	}
+	mustExec(t, db, "DROP SINK ty")
 	mustExec(t, db, "CREATE SINK s FROM t WITH ("+sinkWith(addr, "o", ", force_append_only = 'true'")+") FORMAT PLAIN ENCODE JSON")
 	mustExec(t, db, "INSERT INTO t VALUES (1, 'a'), (2, 'b')")
 	mustExec(t, db, "UPDATE t SET v = 'c' WHERE id = 1")
