@@ -17,6 +17,10 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, q := range []string{
 		"select 1; select 2",
+		"select * from s left join t for system_time as of proctime() as d on s.k = d.id and d.v > 0 join u on true",
+		"select first_value(x order by k desc nulls first, j), last_value(x order by k) filter (where x > 0) from t group by g",
+		"create table t (a int primary key) append only on conflict do update if not null with (appendonly = 'true')",
+		"create sink s from v with (connector = 'blackhole', type = 'append-only', force_append_only = 'true')",
 		"select a::int::text, cast(b as numeric(10,2)), date '2020-01-01' from t where x is distinct from $1",
 		"select * from generate_series(1, 10) g(x) full join t on g.x = t.a order by 1 nulls first",
 		"create table t (a int primary key, b varchar(3) default 'x'::text) with (k = 'v')",
