@@ -234,6 +234,10 @@ type Relation struct {
 	// Temporary: a subscription made for one COPY (SUBSCRIBE ...) or
 	// DB.Subscribe of a relation, dropped when it ends (and at Open).
 	Temporary bool `json:"temporary,omitempty"`
+	// Filling: a table CREATE TABLE AS has created and is filling. No
+	// statement sees it by name until the fill has committed and the
+	// mark is cleared; one left by a crash is dropped at Open.
+	Filling bool `json:"filling,omitempty"`
 	// Connector holds the connector options of a source or of a table fed
 	// by a connector (WITH connector = ...); nil for a plain table.
 	Connector map[string]string `json:"connector,omitempty"`

@@ -7,43 +7,104 @@ import (
 
 	"github.com/streamdb/streamdb/internal/catalog"
 	"github.com/streamdb/streamdb/internal/expr"
+	"github.com/streamdb/streamdb/internal/failpoint"
+	"github.com/streamdb/streamdb/internal/pgerr"
 	"github.com/streamdb/streamdb/planner"
 )
 
-// createTableAs runs CREATE TABLE ... AS query and SELECT ... INTO: it
-// creates the table, then fills it with the query's rows by one INSERT
-// (the bulk path of INSERT ... SELECT), which commits them all or none.
-// If the fill fails, the table is dropped again: the statement leaves
-// either the filled table or nothing. Between the two steps the empty
-// table is visible to other sessions.
+// createTableAs runs CREATE TABLE ... AS query and SELECT ... INTO. The
+// table appears with its rows or not at all, to other sessions and
+// across a crash: it is created marked Filling (durably, in its catalog
+// entry), which hides it from every lookup by name; one INSERT (the bulk
+// path of INSERT ... SELECT) commits all its rows in one epoch; then one
+// catalog write clears the mark and publishes it. A fill that fails
+// drops the table again, and a table a crash left Filling is dropped at
+// Open (dropUnfilledTables), its rows with it.
 func (db *DB) createTableAs(ctx context.Context, cta *planner.CreateTableAs, opts tableOptions, w ResultWriter) error {
 	cw := &tagWriter{ResultWriter: w}
+	opts.filling = true
 	if err := db.createTable(ctx, cta.Table, opts, cw); err != nil || cw.tag == "" {
 		if err == nil { // IF NOT EXISTS, and it does
 			return w.Complete("CREATE TABLE AS")
 		}
 		return err
 	}
-	if cta.NoData {
-		return w.Complete("CREATE TABLE AS")
-	}
 	rel, ok := db.Relation(cta.Table.Name)
 	if !ok {
 		return fmt.Errorf("streamdb: table %q vanished after CREATE TABLE AS created it", cta.Table.Name)
 	}
-	ins := &planner.Insert{Rel: rel, Source: fillRows(rel, cta.Query.Plan)}
-	defer db.coord.Live()()
-	start := time.Now()
-	n, err := db.writer.Insert(ctx, ins, nil)
-	db.metrics.wrote(writeInsert, start, n, err)
-	if err != nil {
-		d := &planner.Drop{Kind: catalog.KindTable, Names: []string{rel.Name}, IfExists: true}
-		if derr := db.drop(context.Background(), d, discardWriter{}); derr != nil {
-			db.opts.Logger.Error("dropping table after a failed CREATE TABLE AS", "table", rel.Name, "err", derr)
+	var n int64
+	if !cta.NoData {
+		ins := &planner.Insert{Rel: rel, Source: fillRows(rel, cta.Query.Plan)}
+		done := db.coord.Live()
+		start := time.Now()
+		var err error
+		n, err = db.writer.Insert(ctx, ins, nil)
+		db.metrics.wrote(writeInsert, start, n, err)
+		done()
+		if err == nil && failpoint.Enabled {
+			err = failpoint.Hit(failpoint.CreateTableAsFilled)
 		}
+		if err != nil {
+			db.dropUnfilled(rel)
+			return err
+		}
+	}
+	if err := db.publishFilled(rel); err != nil {
+		db.dropUnfilled(rel)
 		return err
 	}
+	if cta.NoData {
+		return w.Complete("CREATE TABLE AS")
+	}
 	return w.Complete(fmt.Sprintf("SELECT %d", n))
+}
+
+// publishFilled clears the Filling mark of a table CREATE TABLE AS has
+// filled, in one durable catalog write: from then on it is seen.
+func (db *DB) publishFilled(rel *catalog.Relation) error {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	cur, ok := db.RelationByID(rel.ID)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "table %q was dropped while CREATE TABLE AS filled it", rel.Name)
+	}
+	next := *cur
+	next.Filling = false
+	if err := db.saveRelation(&next); err != nil {
+		return err
+	}
+	db.replaceRelation(&next)
+	return nil
+}
+
+// dropUnfilled drops a table CREATE TABLE AS could not fill.
+func (db *DB) dropUnfilled(rel *catalog.Relation) {
+	db.ddlMu.Lock()
+	defer db.ddlMu.Unlock()
+	cur, ok := db.RelationByID(rel.ID)
+	if !ok {
+		return
+	}
+	if err := db.dropRelation(context.Background(), cur, true, discardWriter{}); err != nil {
+		db.opts.Logger.Error("dropping table after a failed CREATE TABLE AS", "table", rel.Name, "err", err)
+	}
+}
+
+// dropUnfilledTables drops the tables a crash left Filling (at Open):
+// their CREATE TABLE AS never returned, so they never existed.
+func (db *DB) dropUnfilledTables() error {
+	for _, r := range db.relationsSorted() {
+		if r.Kind == catalog.KindTable && r.Filling {
+			db.ddlMu.Lock()
+			err := db.dropRelation(context.Background(), r, true, discardWriter{})
+			db.ddlMu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // fillRows projects the rows of plan (one column per visible column of

@@ -25,6 +25,7 @@ type tableOptions struct {
 	dmlPaused       bool  // dml_rate_limit = 0
 	sourceRateLimit int64 // connector rows per second (0: its own rate)
 	sourcePaused    bool  // source_rate_limit = 0
+	filling         bool  // CREATE TABLE AS: the table starts Filling
 }
 
 // createTable creates a table, or a source (CREATE SOURCE), with its
@@ -73,6 +74,7 @@ func (db *DB) addTable(ctx context.Context, ct *planner.CreateTable, opts tableO
 	}
 	rel.AppendOnly = ct.AppendOnly
 	rel.OnConflict = ct.OnConflict
+	rel.Filling = opts.filling
 	rel.Checks = ct.Checks
 	rel.Uniques = ct.Uniques
 	seqs, err := db.addOwnedSequences(ct, rel)

@@ -221,6 +221,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.dropUnfilledTables(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -22,7 +23,11 @@ type systemSource struct{ db *DB }
 var _ systemcatalog.Engine = systemSource{}
 
 // Relations implements systemcatalog.Engine.
-func (s systemSource) Relations() []*catalog.Relation { return s.db.relationsSorted() }
+// A table CREATE TABLE AS is still filling is not listed.
+func (s systemSource) Relations() []*catalog.Relation {
+	rels := s.db.relationsSorted()
+	return slices.DeleteFunc(slices.Clone(rels), func(r *catalog.Relation) bool { return r.Filling })
+}
 
 // RelationByID implements systemcatalog.Engine.
 func (s systemSource) RelationByID(id uint32) (*catalog.Relation, bool) { return s.db.RelationByID(id) }
@@ -189,6 +194,16 @@ type sessionCatalog struct {
 	// session, when set, gives the sequence functions (nextval ...)
 	// their session.
 	session *Session
+}
+
+// Relation implements catalog.Reader: a table CREATE TABLE AS is still
+// filling is not there yet.
+func (c sessionCatalog) Relation(name string) (*catalog.Relation, bool) {
+	r, ok := c.DB.Relation(name)
+	if !ok || r.Filling {
+		return nil, false
+	}
+	return r, true
 }
 
 // IndexesOf implements catalog.IndexReader: none when the session's

@@ -88,6 +88,12 @@ const (
 	// tables is deleted; with Exit the process dies half-way through.
 	CatalogDropPurge = "catalog/drop-purge"
 
+	// CreateTableAsFilled is in CREATE TABLE AS once the table's rows
+	// have committed, before the catalog entry that publishes the table
+	// is written; with Exit the process dies in between (the table must
+	// then be gone after the restart).
+	CreateTableAsFilled = "ddl/create-table-as-filled"
+
 	// SinkDelivered is in a sink's delivery goroutine after its
 	// destination took a batch and before the batch is recorded as
 	// delivered in Pebble, as a failure there (the crash window of an
@@ -106,5 +112,5 @@ var Names = []string{
 	ExecMaterializeChunk, ExecMaterializeBarrier,
 	ExecProjectChunk, ExecProjectBarrier,
 	BackfillSnapshotRead, BackfillLogRead, BackfillJobCommit, BackfillJoin,
-	CatalogDropPurge, SinkDelivered,
+	CatalogDropPurge, CreateTableAsFilled, SinkDelivered,
 }
