@@ -120,6 +120,9 @@ type CreateTableAs struct {
 
 // CreateTable creates a table. PK empty means a hidden row id is added.
 type CreateTable struct {
+	// Temporary: a temporary table of the session (Name in its
+	// pg_temp_N schema).
+	Temporary   bool
 	Name        string
 	IfNotExists bool
 	Columns     []catalog.Column

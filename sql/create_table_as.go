@@ -4,6 +4,8 @@ package sql
 // query [WITH [NO] DATA], or SELECT ... INTO [TABLE] name FROM ...
 // (SelectInto): a table of the query's columns, filled with its rows.
 type CreateTableAsStmt struct {
+	// Temporary: CREATE TEMP[ORARY] TABLE ... AS.
+	Temporary   bool
 	Name        string
 	IfNotExists bool
 	// Columns optionally rename the query's output columns, in order.

@@ -16,6 +16,8 @@ func (s *stmtParser) parseCreate(c *cursor) (Node, error) {
 	switch {
 	case c.acceptWord("table"):
 		return s.parseCreateTable(c, false)
+	case c.peek().isWord("temp") || c.peek().isWord("temporary") || c.peek().isWord("local") && (c.peekAt(1).isWord("temp") || c.peekAt(1).isWord("temporary")):
+		return s.parseCreateTemp(c)
 	case c.acceptWord("source"):
 		return s.parseCreateTable(c, true)
 	case c.acceptWord("schema"):

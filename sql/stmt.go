@@ -198,6 +198,9 @@ type UniqueDef struct {
 
 // CreateTableStmt is CREATE TABLE.
 type CreateTableStmt struct {
+	// Temporary: CREATE TEMP[ORARY] TABLE, a table of the session
+	// (temp_table.go).
+	Temporary bool
 	// Source is CREATE SOURCE: a stream from a connector that stores no rows.
 	Source      bool
 	Name        string

@@ -234,6 +234,11 @@ type Relation struct {
 	// Temporary: a subscription made for one COPY (SUBSCRIBE ...) or
 	// DB.Subscribe of a relation, dropped when it ends (and at Open).
 	Temporary bool `json:"temporary,omitempty"`
+	// TempOwner, of a temporary table (CREATE TEMP TABLE), is the
+	// backend process ID of the session that owns it (its schema is
+	// TempSchema(TempOwner)); 0 for any other relation. The session's
+	// end drops it, and Open drops any a crash left.
+	TempOwner uint32 `json:"temp_owner,omitempty"`
 	// Filling: a table CREATE TABLE AS has created and is filling. No
 	// statement sees it by name until the fill has committed and the
 	// mark is cleared; one left by a crash is dropped at Open.

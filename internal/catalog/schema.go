@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/internal/pgerr"
@@ -61,6 +62,20 @@ type SchemaReader interface {
 	// order (pg_catalog is searched after them when not listed).
 	SearchPath() []string
 }
+
+// TempSchemaReader is implemented by a session's catalog: TempSchema
+// is the schema of the session's temporary tables, pg_temp_N, which
+// its search path starts with.
+type TempSchemaReader interface {
+	TempSchema() string
+}
+
+// TempSchema is the schema of the temporary tables of the session with
+// backend process ID pid.
+func TempSchema(pid uint32) string { return "pg_temp_" + strconv.FormatUint(uint64(pid), 10) }
+
+// IsTempSchema reports whether schema is one of temporary tables.
+func IsTempSchema(schema string) bool { return strings.HasPrefix(schema, "pg_temp_") }
 
 // ParseSearchPath reads a search_path setting: schema names separated by
 // commas, each possibly double-quoted; "$user" (no schema here is named

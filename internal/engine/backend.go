@@ -33,10 +33,15 @@ func (s wireSession) Close() error {
 	return s.Session.Close()
 }
 
-// Close implements pgwire.Session: it closes the session's cursors.
+// Close implements pgwire.Session: it closes the session's cursors and
+// drops its temporary tables (unless the DB is closing: Open drops them).
 func (s *Session) Close() error {
 	s.closeCursors()
-	return nil
+	if !s.db.enter() {
+		return nil
+	}
+	defer s.db.leave()
+	return s.db.dropTempTables(s.pid)
 }
 
 // Prepare implements pgwire.Session: it describes one statement's

@@ -20,12 +20,13 @@ const rowIDColumn = "_row_id"
 // tableOptions are the settings a new table or source takes (WITH
 // options, else the session's).
 type tableOptions struct {
-	parallelism     int   // actors materializing a table (0: defaultTableParallelism)
-	dmlRateLimit    int64 // DML rows per second (0: no limit)
-	dmlPaused       bool  // dml_rate_limit = 0
-	sourceRateLimit int64 // connector rows per second (0: its own rate)
-	sourcePaused    bool  // source_rate_limit = 0
-	filling         bool  // CREATE TABLE AS: the table starts Filling
+	parallelism     int    // actors materializing a table (0: defaultTableParallelism)
+	dmlRateLimit    int64  // DML rows per second (0: no limit)
+	dmlPaused       bool   // dml_rate_limit = 0
+	sourceRateLimit int64  // connector rows per second (0: its own rate)
+	sourcePaused    bool   // source_rate_limit = 0
+	filling         bool   // CREATE TABLE AS: the table starts Filling
+	tempOwner       uint32 // a temporary table's session (its backend PID)
 }
 
 // createTable creates a table, or a source (CREATE SOURCE), with its
@@ -75,6 +76,7 @@ func (db *DB) addTable(ctx context.Context, ct *planner.CreateTable, opts tableO
 	rel.AppendOnly = ct.AppendOnly
 	rel.OnConflict = ct.OnConflict
 	rel.Filling = opts.filling
+	rel.TempOwner = opts.tempOwner
 	rel.Checks = ct.Checks
 	rel.Uniques = ct.Uniques
 	seqs, err := db.addOwnedSequences(ct, rel)

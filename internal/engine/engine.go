@@ -225,6 +225,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.dropTempTables(0); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -193,7 +193,13 @@ func (db *DB) dropSchema(ctx context.Context, sc *catalog.Schema, w ResultWriter
 }
 
 // SearchPath implements catalog.SchemaReader: the session's search_path.
-func (c sessionCatalog) SearchPath() []string { return c.searchPath }
+// The session's temporary schema comes first, as PostgreSQL's pg_temp.
+func (c sessionCatalog) SearchPath() []string {
+	if c.session == nil {
+		return c.searchPath
+	}
+	return append([]string{c.TempSchema()}, c.searchPath...)
+}
 
 // pathCatalog is the catalog with a fixed search path and time zone: a
 // stored view's definition binds with the path and zone it was created
@@ -214,7 +220,10 @@ var (
 
 // storedPath is the search path a view keeps: none for public alone (the
 // default, and how views created before schemas existed bind).
+// A session's temporary schema is left out: nothing stored may read a
+// temporary table.
 func storedPath(path []string) []string {
+	path = slices.DeleteFunc(slices.Clone(path), catalog.IsTempSchema)
 	if len(path) == 1 && path[0] == catalog.PublicSchema {
 		return nil
 	}

@@ -355,12 +355,18 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 		}
 		return s.db.createTableAs(ctx, b, opts, w)
 	case *planner.CreateView:
+		if err := s.db.refuseTempRefs(b.Query.Refs, "materialized views"); err != nil {
+			return err
+		}
 		opts, err := s.viewOptions(b)
 		if err != nil {
 			return err
 		}
 		return s.db.createView(ctx, b, opts, w)
 	case *planner.CreatePlainView:
+		if err := s.db.refuseTempRefs(b.Deps, "views"); err != nil {
+			return err
+		}
 		return s.db.createPlainView(b, w)
 	case *planner.CreateIndex:
 		opts, err := s.viewOptionsWith(b.With)
@@ -377,6 +383,9 @@ func (s *Session) execBound(ctx context.Context, stmt any, w ResultWriter) error
 	case *planner.CreateSubscription:
 		return s.db.createSubscription(ctx, b, w)
 	case *planner.CreateSink:
+		if err := s.db.refuseTempRefs(b.Query.Refs, "sinks"); err != nil {
+			return err
+		}
 		opts, err := s.viewOptionsWith(nil)
 		if err != nil {
 			return err
@@ -529,6 +538,12 @@ func (s *Session) latencyTarget() (time.Duration, error) {
 // else the session's.
 func (s *Session) tableOptions(ct *planner.CreateTable) (tableOptions, error) {
 	var opts tableOptions
+	if ct.Temporary {
+		if ct.Source || ct.Connector != nil {
+			return opts, pgerr.New(pgerr.FeatureNotSupported, "a temporary table cannot be fed by a connector")
+		}
+		opts.tempOwner = s.pid
+	}
 	n, ok, err := s.rateLimit("dml_rate_limit", ct.With)
 	if err != nil {
 		return opts, err

@@ -197,13 +197,9 @@ type sessionCatalog struct {
 }
 
 // Relation implements catalog.Reader: a table CREATE TABLE AS is still
-// filling is not there yet.
+// filling is not there yet, nor another session's temporary table.
 func (c sessionCatalog) Relation(name string) (*catalog.Relation, bool) {
-	r, ok := c.DB.Relation(name)
-	if !ok || r.Filling {
-		return nil, false
-	}
-	return r, true
+	return c.sessionRelation(name)
 }
 
 // IndexesOf implements catalog.IndexReader: none when the session's

@@ -17,6 +17,9 @@ import (
 // lock.
 func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, error) {
 	name, err := b.creationName(s.Name)
+	if s.Temporary {
+		name, err = b.tempTableName(s.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +32,7 @@ func (b *binder) bindCreateTable(s *sql.CreateTableStmt) (*planner.CreateTable, 
 	}
 	// ct.Connector holds what withAvroColumns stored until bindKafka
 	// merges it into the connector options.
-	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists, Connector: avroConn}
+	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists, Connector: avroConn, Temporary: s.Temporary}
 	var colPK []int
 	for i := range s.Columns {
 		d := &s.Columns[i]

@@ -16,6 +16,9 @@ import (
 // text, as in PostgreSQL).
 func (b *binder) bindCreateTableAs(s *sql.CreateTableAsStmt) (*planner.CreateTableAs, error) {
 	name, err := b.creationName(s.Name)
+	if s.Temporary {
+		name, err = b.tempTableName(s.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +31,7 @@ func (b *binder) bindCreateTableAs(s *sql.CreateTableAsStmt) (*planner.CreateTab
 	if len(s.Columns) > len(cols) {
 		return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
 	}
-	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists}
+	ct := &planner.CreateTable{Name: name, IfNotExists: s.IfNotExists, Temporary: s.Temporary}
 	p := &planner.Project{Input: node}
 	for i, c := range cols {
 		n := c.Name

@@ -1,7 +1,10 @@
 package binder
 
 import (
+	"strings"
+
 	"github.com/streamdb/streamdb/internal/catalog"
+	"github.com/streamdb/streamdb/internal/pgerr"
 )
 
 // searchPath is the schemas an unqualified relation name is looked up
@@ -25,6 +28,23 @@ func (b *binder) schemaExists(name string) bool {
 // schema.name).
 func (b *binder) lookupName(qualified string) (*catalog.Relation, bool) {
 	return catalog.LookupName(b.cat, b.searchPath(), qualified)
+}
+
+// tempTableName is the catalog name of a temporary table: in the
+// session's pg_temp_N schema (pg_temp names it too); any other schema is
+// 42P16, as in PostgreSQL.
+func (b *binder) tempTableName(qualified string) (string, error) {
+	tr, ok := b.cat.(catalog.TempSchemaReader)
+	if !ok {
+		return "", notSupported("temporary tables outside a session")
+	}
+	schema, name, found := strings.Cut(qualified, ".")
+	if !found {
+		name = qualified
+	} else if schema != "pg_temp" && schema != tr.TempSchema() {
+		return "", pgerr.New(InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
+	}
+	return tr.TempSchema() + "." + name, nil
 }
 
 // creationName is the catalog name of a relation a statement creates.
