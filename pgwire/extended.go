@@ -32,6 +32,22 @@ type portal struct {
 	cols    []Column  // the columns rows are encoded with
 }
 
+// stmt returns the prepared statement name. A named one the Session
+// no longer has (a StatementKeeper's DEALLOCATE ended it) is closed and
+// not found.
+func (c *conn) stmt(name string) (*statement, bool) {
+	st, ok := c.stmts[name]
+	if !ok || name == "" {
+		return st, ok
+	}
+	if k, isKeeper := c.sess.(StatementKeeper); isKeeper && !k.HasStatement(name) {
+		delete(c.stmts, name)
+		c.closePortalsOf(st)
+		return nil, false
+	}
+	return st, true
+}
+
 // extendedError reports err and discards messages until Sync.
 func (c *conn) extendedError(err error) error {
 	if c.statementFailed(err) {
@@ -42,7 +58,7 @@ func (c *conn) extendedError(err error) error {
 }
 
 func (c *conn) handleParse(m *pgproto3.Parse) error {
-	if _, ok := c.stmts[m.Name]; ok && m.Name != "" {
+	if _, ok := c.stmt(m.Name); ok && m.Name != "" {
 		return c.extendedError(pgerr.New("42P05", "prepared statement %q already exists", m.Name))
 	}
 	st := &statement{query: m.Query, empty: isEmptyQuery(m.Query)}
@@ -65,13 +81,18 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 			return c.extendedError(err)
 		}
 	}
+	if k, ok := c.sess.(StatementKeeper); ok && m.Name != "" {
+		if err := k.KeepStatement(m.Name, m.Query, st.params); err != nil {
+			return c.extendedError(err)
+		}
+	}
 	c.stmts[m.Name] = st
 	c.send(&pgproto3.ParseComplete{})
 	return nil
 }
 
 func (c *conn) handleBind(m *pgproto3.Bind) error {
-	st, ok := c.stmts[m.PreparedStatement]
+	st, ok := c.stmt(m.PreparedStatement)
 	if !ok {
 		return c.extendedError(pgerr.New(pgerr.InvalidSQLStatement, "prepared statement %q does not exist", m.PreparedStatement))
 	}
@@ -99,7 +120,7 @@ func (c *conn) handleBind(m *pgproto3.Bind) error {
 func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 	switch m.ObjectType {
 	case 'S':
-		st, ok := c.stmts[m.Name]
+		st, ok := c.stmt(m.Name)
 		if !ok {
 			return c.extendedError(pgerr.New(pgerr.InvalidSQLStatement, "prepared statement %q does not exist", m.Name))
 		}
@@ -144,9 +165,12 @@ func (c *conn) describeRows(cols []Column, formats []int16) {
 func (c *conn) handleClose(m *pgproto3.Close) error {
 	switch m.ObjectType {
 	case 'S':
-		if st, ok := c.stmts[m.Name]; ok {
+		if st, ok := c.stmt(m.Name); ok {
 			delete(c.stmts, m.Name)
 			c.closePortalsOf(st)
+			if k, ok := c.sess.(StatementKeeper); ok && m.Name != "" {
+				k.ForgetStatement(m.Name)
+			}
 		}
 	case 'P':
 		c.closePortal(m.Name)

@@ -94,6 +94,22 @@ type PortalOpener interface {
 	OpenPortal(ctx context.Context, query string, args []types.Datum, w ResultWriter) (RowSource, error)
 }
 
+// StatementKeeper may be implemented by a Session that keeps SQL-level
+// prepared statements (PREPARE) too: PostgreSQL has one namespace for
+// both kinds, and pg_prepared_statements lists both. pgwire tells it of
+// each named statement a Parse makes and a Close ends.
+type StatementKeeper interface {
+	// KeepStatement records the statement a Parse named; an error (42P05
+	// when the session has a statement of that name) refuses the Parse.
+	KeepStatement(name, query string, params []types.Type) error
+	// ForgetStatement drops it (Close).
+	ForgetStatement(name string)
+	// HasStatement reports whether the statement a Parse named is still
+	// the session's: SQL's DEALLOCATE may have ended it, and pgwire then
+	// closes it too.
+	HasStatement(name string) bool
+}
+
 // CursorDescriber may be implemented by a Session with SQL cursors
 // (DECLARE ... CURSOR). In PostgreSQL such a cursor is a portal too: a
 // Describe of a portal name the protocol did not bind describes the

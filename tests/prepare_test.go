@@ -50,6 +50,19 @@ func TestPreparePgx(t *testing.T) {
 			t.Fatalf("%v: EXECUTE after DEALLOCATE: %s %s", mode, code, msg)
 		}
 	}
+	// The protocol's named statements share the namespace and the
+	// listing (from_sql false); DEALLOCATE ALL ends them too.
+	conn := pgxConnect(t, port, pgx.QueryExecModeCacheStatement)
+	var n int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql AND statement LIKE 'SELECT count(*)%'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("protocol statements listed: %d, %v", n, err)
+	}
+	if err := conn.DeallocateAll(ctx); err != nil {
+		t.Fatalf("DeallocateAll: %v", err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql AND statement LIKE 'SELECT count(*)%'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("protocol statements listed after DEALLOCATE ALL and a new Parse: %d, %v", n, err)
+	}
 	// Another session does not see this one's statements.
 	a, b := pgxConnect(t, port, pgx.QueryExecModeSimpleProtocol), pgxConnect(t, port, pgx.QueryExecModeSimpleProtocol)
 	if _, err := a.Exec(ctx, `PREPARE mine AS SELECT 1`); err != nil {

@@ -29,6 +29,50 @@ type namedStatement struct {
 	// execs counts the EXECUTEs that ran (pg_prepared_statements'
 	// custom_plans: every execution plans anew).
 	execs int64
+	// protocol: a statement the extended protocol's Parse named (source
+	// is then the statement itself, not a PREPARE); pgwire keeps it, the
+	// session lists it and EXECUTE runs it.
+	protocol bool
+}
+
+// KeepStatement implements pgwire.StatementKeeper.
+func (s *Session) KeepStatement(name, query string, params []types.Type) error {
+	if _, ok := s.named[name]; ok {
+		return pgerr.New("42P05", "prepared statement %q already exists", name)
+	}
+	if s.named == nil {
+		s.named = map[string]*namedStatement{}
+	}
+	s.named[name] = &namedStatement{source: query, shown: query, params: params, at: s.stmtTime, protocol: true}
+	return nil
+}
+
+// ForgetStatement implements pgwire.StatementKeeper.
+func (s *Session) ForgetStatement(name string) {
+	if ps, ok := s.named[name]; ok && ps.protocol {
+		delete(s.named, name)
+	}
+}
+
+// HasStatement implements pgwire.StatementKeeper.
+func (s *Session) HasStatement(name string) bool {
+	ps, ok := s.named[name]
+	return ok && ps.protocol
+}
+
+// preparedStatement parses the statement ps runs.
+func (s *Session) preparedStatement(ps *namedStatement) (*sql.Statement, error) {
+	stmts, err := s.parser.Parse(ps.source)
+	if err != nil {
+		return nil, err
+	}
+	if ps.protocol {
+		if len(stmts) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+		}
+		return stmts[0], nil
+	}
+	return stmts[0].Node.(*sql.PrepareStmt).Stmt, nil
 }
 
 // errPreparedMissing is 26000, as PostgreSQL words it.
@@ -81,11 +125,10 @@ func (s *Session) executeTarget(ctx context.Context, n *sql.ExecuteStmt, opts bi
 			return nil, opts, err
 		}
 	}
-	stmts, err := s.parser.Parse(ps.source)
+	inner, err := s.preparedStatement(ps)
 	if err != nil {
 		return nil, opts, err
 	}
-	inner := stmts[0].Node.(*sql.PrepareStmt).Stmt
 	ps.execs++
 	return inner, binder.Options{ParamTypes: ps.params, ParamValues: vals}, nil
 }
@@ -139,11 +182,11 @@ func (s *Session) describeExecute(n *sql.ExecuteStmt, paramTypes []types.Type) (
 	if !ok {
 		return nil, nil, errPreparedMissing(n.Name)
 	}
-	stmts, err := s.parser.Parse(ps.source)
+	inner, err := s.preparedStatement(ps)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := binder.Bind(s.catalog(), stmts[0].Node.(*sql.PrepareStmt).Stmt, binder.Options{ParamTypes: ps.params})
+	res, err := binder.Bind(s.catalog(), inner, binder.Options{ParamTypes: ps.params})
 	if err != nil {
 		return nil, nil, unpositioned(err)
 	}
@@ -162,7 +205,7 @@ func (s *Session) preparedStatements() []systemcatalog.PreparedStatement {
 	out := make([]systemcatalog.PreparedStatement, 0, len(s.named))
 	for name, ps := range s.named {
 		out = append(out, systemcatalog.PreparedStatement{Name: name, Statement: ps.shown, PrepareTime: ps.at,
-			ParamTypes: ps.params, FromSQL: true, CustomPlans: ps.execs})
+			ParamTypes: ps.params, FromSQL: !ps.protocol, CustomPlans: ps.execs})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
