@@ -41,7 +41,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	defer s.db.leave()
-	return s.db.dropTempTables(s.pid)
+	return s.db.dropTempTables(s.tempPID())
 }
 
 // Prepare implements pgwire.Session: it describes one statement's

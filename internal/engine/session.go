@@ -542,7 +542,7 @@ func (s *Session) tableOptions(ct *planner.CreateTable) (tableOptions, error) {
 		if ct.Source || ct.Connector != nil {
 			return opts, pgerr.New(pgerr.FeatureNotSupported, "a temporary table cannot be fed by a connector")
 		}
-		opts.tempOwner = s.pid
+		opts.tempOwner = s.tempPID()
 	}
 	n, ok, err := s.rateLimit("dml_rate_limit", ct.With)
 	if err != nil {

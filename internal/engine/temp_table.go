@@ -22,8 +22,12 @@ func (c sessionCatalog) TempSchema() string {
 	if c.session == nil {
 		return catalog.TempSchema(0)
 	}
-	return catalog.TempSchema(c.session.pid)
+	return catalog.TempSchema(c.session.tempPID())
 }
+
+// tempPID is the process ID a session's temporary tables are owned by
+// and named after: its backend PID as pg_backend_pid() gives it.
+func (s *Session) tempPID() uint32 { return s.pid & 0x7fffffff }
 
 // sessionRelation resolves name for the session: pg_temp.x is x in the
 // session's temporary schema; another session's temporary table does
@@ -33,7 +37,7 @@ func (c sessionCatalog) sessionRelation(name string) (*catalog.Relation, bool) {
 		name = c.TempSchema() + "." + rest
 	}
 	r, ok := c.DB.Relation(name)
-	if !ok || r.Filling || r.TempOwner != 0 && (c.session == nil || r.TempOwner != c.session.pid) {
+	if !ok || r.Filling || r.TempOwner != 0 && (c.session == nil || r.TempOwner != c.session.tempPID()) {
 		return nil, false
 	}
 	return r, true

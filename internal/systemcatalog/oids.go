@@ -1,6 +1,7 @@
 package systemcatalog
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/streamdb/streamdb/internal/catalog"
@@ -20,6 +21,7 @@ const (
 	firstUserOID     = catalog.FirstUserOID
 	indexOIDBit      = 1 << 30
 	constraintOIDBit = 1 << 29
+	tempNsOIDBit     = 1 << 28
 
 	nsPgCatalog = 11
 	nsPublic    = 2200
@@ -72,8 +74,29 @@ func (v *view) namespaces() []namespace {
 		for _, s := range v.e.Schemas() {
 			v.ns = append(v.ns, namespace{firstUserOID + int64(s.ID), s.Name, roleSuper})
 		}
+		v.ns = append(v.ns, v.tempNamespaces()...)
 	}
 	return v.ns
+}
+
+// tempNamespaces are the schemas pg_temp_N of the sessions' temporary
+// tables, as PostgreSQL lists them, each numbered after the first of its
+// tables (firstUserOID + id, with tempNsOIDBit set).
+func (v *view) tempNamespaces() []namespace {
+	first := map[uint32]uint32{}
+	for _, r := range v.e.Relations() {
+		if r.TempOwner == 0 {
+			continue
+		}
+		if id, ok := first[r.TempOwner]; !ok || r.ID < id {
+			first[r.TempOwner] = r.ID
+		}
+	}
+	var out []namespace
+	for _, owner := range slices.Sorted(maps.Keys(first)) {
+		out = append(out, namespace{firstUserOID + int64(first[owner]) + tempNsOIDBit, catalog.TempSchema(owner), roleSuper})
+	}
+	return out
 }
 
 func (v *view) nsName(oid int64) string {
@@ -110,7 +133,8 @@ func (v *view) searchPath() []string {
 	if !slices.Contains(path, "pg_catalog") {
 		path = append([]string{"pg_catalog"}, path...)
 	}
-	return path
+	// The session's temporary schema comes first, as pg_temp does.
+	return append([]string{catalog.TempSchema(uint32(v.id.PID))}, path...)
 }
 
 // visible reports whether a relation of schema ns named name is the one
