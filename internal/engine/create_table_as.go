@@ -19,7 +19,7 @@ import (
 // path of INSERT ... SELECT) commits all its rows in one epoch; then one
 // catalog write clears the mark and publishes it. A fill that fails
 // drops the table again, and a table a crash left Filling is dropped at
-// Open (dropUnfilledTables), its rows with it.
+// Open (dropLeftovers), its rows with it.
 func (db *DB) createTableAs(ctx context.Context, cta *planner.CreateTableAs, opts tableOptions, w ResultWriter) error {
 	cw := &tagWriter{ResultWriter: w}
 	opts.filling = true
@@ -89,22 +89,6 @@ func (db *DB) dropUnfilled(rel *catalog.Relation) {
 	if err := db.dropRelation(context.Background(), cur, true, discardWriter{}); err != nil {
 		db.opts.Logger.Error("dropping table after a failed CREATE TABLE AS", "table", rel.Name, "err", err)
 	}
-}
-
-// dropUnfilledTables drops the tables a crash left Filling (at Open):
-// their CREATE TABLE AS never returned, so they never existed.
-func (db *DB) dropUnfilledTables() error {
-	for _, r := range db.relationsSorted() {
-		if r.Kind == catalog.KindTable && r.Filling {
-			db.ddlMu.Lock()
-			err := db.dropRelation(context.Background(), r, true, discardWriter{})
-			db.ddlMu.Unlock()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // fillRows projects the rows of plan (one column per visible column of

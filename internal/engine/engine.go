@@ -217,15 +217,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	for _, j := range resumed {
 		db.startJob(j)
 	}
-	if err := db.dropTemporarySubscriptions(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := db.dropUnfilledTables(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := db.dropTempTables(0); err != nil {
+	if err := db.dropLeftovers(); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -53,21 +53,6 @@ func (db *DB) followRelation(ctx context.Context, name string) (sub string, drop
 	}, nil
 }
 
-// dropTemporarySubscriptions drops those a crash left (at Open).
-func (db *DB) dropTemporarySubscriptions() error {
-	for _, r := range db.relationsSorted() {
-		if r.Kind == catalog.KindSubscription && r.Temporary {
-			db.ddlMu.Lock()
-			err := db.dropRelation(context.Background(), r, true, discardWriter{})
-			db.ddlMu.Unlock()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // copySubscribe runs COPY (SUBSCRIBE [TO] name [WITH (snapshot = false)])
 // TO STDOUT, as Materialize's: a row per change, (mz_timestamp, mz_diff,
 // columns...), with mz_timestamp the epoch it committed in and mz_diff 1

@@ -55,10 +55,27 @@ func (db *DB) refuseTempRefs(ids []uint32, what string) error {
 }
 
 // dropTempTables drops the temporary tables of the session with backend
-// process ID pid, or with pid 0 every one (at Open).
+// process ID pid.
 func (db *DB) dropTempTables(pid uint32) error {
+	return db.dropWhere(func(r *catalog.Relation) bool { return r.TempOwner != 0 && r.TempOwner == pid })
+}
+
+// dropLeftovers drops, at Open, the relations that live only as long as
+// a session or a statement, which a crash or a close left: temporary
+// tables and subscriptions, and the tables of a CREATE TABLE AS that
+// never returned (still Filling: they never existed).
+func (db *DB) dropLeftovers() error {
+	return db.dropWhere(func(r *catalog.Relation) bool {
+		return r.TempOwner != 0 || r.Kind == catalog.KindSubscription && r.Temporary ||
+			r.Kind == catalog.KindTable && r.Filling
+	})
+}
+
+// dropWhere drops (with CASCADE) every relation drop reports, each under
+// ddlMu; one an earlier drop cascaded to is skipped.
+func (db *DB) dropWhere(drop func(*catalog.Relation) bool) error {
 	for _, r := range db.relationsSorted() {
-		if r.TempOwner == 0 || pid != 0 && r.TempOwner != pid {
+		if !drop(r) {
 			continue
 		}
 		db.ddlMu.Lock()
