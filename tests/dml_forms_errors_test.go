@@ -60,7 +60,7 @@ func TestDMLFormsErrors(t *testing.T) {
 		{"CREATE TABLE c AS SELECT 1 / 0 AS x", "22012", ""},
 		{"SELECT 1 AS a INTO t", "42P07", ""},
 		{"SELECT 1 AS a INTO TEMP c", "0A000", "TEMP"},
-		{"WITH s AS (SELECT 1) INSERT INTO t VALUES (1, 'a')", "0A000", "WITH"},
+		{"WITH d AS (DELETE FROM t RETURNING *) INSERT INTO t SELECT * FROM d", "0A000", "DELETE"},
 		// MySQL's forms are not PostgreSQL's.
 		{"INSERT INTO t VALUES (1,'a') ON DUPLICATE KEY UPDATE v = 'x'", "42601", "KEY"},
 		{"UPDATE t, u SET v = 'x'", "0A000", ""},
