@@ -55,8 +55,8 @@ func (s *stmtParser) parseCreateTableAs(c *cursor, name string, ifNotExists bool
 	return ct, true, nil
 }
 
-// parseSelectInto parses SELECT ... INTO [TABLE] name ... as CREATE
-// TABLE name AS SELECT ...; ok is false when toks is not a query with a
+// parseSelectInto parses SELECT ... INTO [TEMP[ORARY]] [TABLE] name ... as
+// CREATE [TEMP] TABLE name AS SELECT ...; ok is false when toks is not a query with a
 // top-level INTO.
 func (s *stmtParser) parseSelectInto(toks []Token) (Node, bool, error) {
 	if !toks[0].isWord("select") && !toks[0].isWord("with") {
@@ -67,7 +67,8 @@ func (s *stmtParser) parseSelectInto(toks []Token) (Node, bool, error) {
 		return nil, false, nil
 	}
 	c := newCursor(s.query, toks[into+1:])
-	if p := c.peek(); p.isWord("temp") || p.isWord("temporary") || p.isWord("unlogged") {
+	temp := c.acceptWord("temp") || c.acceptWord("temporary")
+	if p := c.peek(); p.isWord("unlogged") {
 		return nil, true, notSupportedAt(s.query, p, "SELECT INTO %s is not supported", p.Text)
 	}
 	c.acceptWord("table")
@@ -77,7 +78,7 @@ func (s *stmtParser) parseSelectInto(toks []Token) (Node, bool, error) {
 	}
 	end := into + 1 + c.i
 	q := append(append([]Token(nil), toks[:into]...), toks[end:]...)
-	ct := &CreateTableAsStmt{Name: name, SelectInto: true}
+	ct := &CreateTableAsStmt{Name: name, SelectInto: true, Temporary: temp}
 	if ct.Query, err = s.parseQuery(q); err != nil {
 		return nil, true, err
 	}

@@ -59,7 +59,7 @@ func TestDMLFormsErrors(t *testing.T) {
 		{"CREATE TABLE c AS SELECT * FROM nope", "42P01", "nope"},
 		{"CREATE TABLE c AS SELECT 1 / 0 AS x", "22012", ""},
 		{"SELECT 1 AS a INTO t", "42P07", ""},
-		{"SELECT 1 AS a INTO TEMP c", "0A000", "TEMP"},
+		{"SELECT 1 AS a INTO UNLOGGED c", "0A000", "UNLOGGED"},
 		{"WITH d AS (DELETE FROM t RETURNING *) INSERT INTO t SELECT * FROM d", "0A000", "DELETE"},
 		// MySQL's forms are not PostgreSQL's.
 		{"INSERT INTO t VALUES (1,'a') ON DUPLICATE KEY UPDATE v = 'x'", "42601", "KEY"},
